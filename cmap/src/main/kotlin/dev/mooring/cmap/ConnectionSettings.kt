@@ -1,0 +1,74 @@
+package dev.mooring.cmap
+
+/** The declared Stable API version (`serverApi`), sent in every command when set. */
+public data class ServerApi(
+    val version: String = "1",
+    val strict: Boolean? = null,
+    val deprecationErrors: Boolean? = null,
+)
+
+/** TLS options as the URI options spec names them. Immutable. */
+public data class TlsSettings(
+    val enabled: Boolean = false,
+    val allowInvalidCertificates: Boolean = false,
+    val allowInvalidHostnames: Boolean = false,
+    val caFile: String? = null,
+    val certificateKeyFile: String? = null,
+    val certificateKeyFilePassword: String? = null,
+    val disableOcspEndpointCheck: Boolean = false,
+    val disableCertificateRevocationCheck: Boolean = false,
+) {
+    override fun toString(): String =
+        "TlsSettings(enabled=$enabled, allowInvalidCertificates=$allowInvalidCertificates, " +
+            "allowInvalidHostnames=$allowInvalidHostnames, caFile=$caFile, certificateKeyFile=$certificateKeyFile, " +
+            "certificateKeyFilePassword=${if (certificateKeyFilePassword != null) "<hidden>" else "null"})"
+}
+
+/**
+ * How one connection is opened and used: timeouts, handshake metadata, auth, TLS,
+ * compression. Immutable; shared by every connection of a cluster.
+ */
+public data class ConnectionSettings(
+    /** Bound on TCP connect plus the handshake; 0 means no limit. */
+    val connectTimeoutMS: Long = 10_000,
+    /** Bound on each socket read and write; 0 means no limit. */
+    val socketTimeoutMS: Long = 0,
+    val appName: String? = null,
+    val credential: MongoCredential? = null,
+    val tls: TlsSettings = TlsSettings(),
+    /** Compressors to offer, in preference order (`snappy`, `zlib`, `zstd`). */
+    val compressors: List<String> = emptyList(),
+    /** zlib level -1..9 (-1 = library default). */
+    val zlibCompressionLevel: Int = -1,
+    val serverApi: ServerApi? = null,
+    val loadBalanced: Boolean = false,
+)
+
+/**
+ * Connection pool options (CMAP). Immutable.
+ *
+ * @property maxPoolSize the most connections (available + in use + pending); 0 = unlimited.
+ * @property minPoolSize connections the maintenance coroutine keeps open while the pool is ready.
+ * @property maxIdleTimeMS an available connection idle longer than this is perished; 0 = never.
+ * @property maxConnecting the most connections being established at once.
+ * @property waitQueueTimeoutMS bound on the whole checkout wait; 0 = no limit.
+ * @property maintenanceIntervalMS how often the maintenance coroutine runs (the spec runner's backgroundThreadIntervalMS).
+ */
+public data class ConnectionPoolSettings(
+    val maxPoolSize: Int = 100,
+    val minPoolSize: Int = 0,
+    val maxIdleTimeMS: Long = 0,
+    val maxConnecting: Int = 2,
+    val waitQueueTimeoutMS: Long = 0,
+    val maintenanceIntervalMS: Long = 10_000,
+) {
+    init {
+        require(maxPoolSize >= 0) { "maxPoolSize must be >= 0, was $maxPoolSize" }
+        require(minPoolSize >= 0) { "minPoolSize must be >= 0, was $minPoolSize" }
+        require(maxPoolSize == 0 || minPoolSize <= maxPoolSize) { "minPoolSize ($minPoolSize) must not exceed maxPoolSize ($maxPoolSize)" }
+        require(maxIdleTimeMS >= 0) { "maxIdleTimeMS must be >= 0" }
+        require(maxConnecting > 0) { "maxConnecting must be > 0, was $maxConnecting" }
+        require(waitQueueTimeoutMS >= 0) { "waitQueueTimeoutMS must be >= 0" }
+        require(maintenanceIntervalMS > 0) { "maintenanceIntervalMS must be > 0" }
+    }
+}

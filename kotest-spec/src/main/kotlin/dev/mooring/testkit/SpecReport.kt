@@ -1,0 +1,124 @@
+package dev.mooring.testkit
+
+import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import java.io.File
+import java.nio.file.Files
+import java.nio.file.Path
+import java.nio.file.Paths
+import java.nio.file.StandardCopyOption
+
+/**
+ * Where the official JSON spec tests are, and the `spec-report.json` every runner writes to.
+ *
+ * The corpus root comes from the system property `spec.tests.dir`, else the environment
+ * variable `SPEC_TESTS_DIR`, else `../shared/spec-tests` relative to the project root.
+ * The report is rewritten after every recorded outcome (so it exists even when a run dies),
+ * one entry per suite, in the shape DESIGN.md gives.
+ */
+object SpecTests {
+    /** The root folder of the spec-test corpus. */
+    val root: File by lazy {
+        val configured = System.getProperty("spec.tests.dir") ?: System.getenv("SPEC_TESTS_DIR")
+        val f = if (configured != null) File(configured) else File(projectRoot(), "../shared/spec-tests")
+        f.canonicalFile
+    }
+
+    /** Every `*.json` file below [suite] (a folder relative to [root]), sorted by path. */
+    fun files(suite: String): List<File> {
+        val dir = File(root, suite)
+        if (!dir.isDirectory) return emptyList()
+        return dir.walkTopDown().filter { it.isFile && it.name.endsWith(".json") }.sortedBy { it.path }.toList()
+    }
+
+    /** The file's path relative to the suite folder, as reported. */
+    fun relative(suite: String, file: File): String = File(root, suite).toPath().relativize(file.toPath()).toString()
+
+    /** The Maven project root: the first ancestor of the working directory holding `.ci` or the root pom with modules. */
+    fun projectRoot(): File {
+        var d: File? = File("").absoluteFile
+        while (d != null) {
+            if (File(d, ".ci").isDirectory || File(d, "kotest-spec").isDirectory) return d
+            d = d.parentFile
+        }
+        return File("").absoluteFile
+    }
+}
+
+/** Collects outcomes per suite and rewrites `kotest-spec/target/spec-report.json` after each. */
+object SpecReport {
+    private class Suite {
+        var passed = 0
+        var failed = 0
+        var skipped = 0
+        val failures = ArrayList<JsonObject>()
+        val skips = ArrayList<JsonObject>()
+    }
+
+    private val suites = java.util.TreeMap<String, Suite>()
+
+    val file: File by lazy { File(SpecTests.projectRoot(), "kotest-spec/target/spec-report.json") }
+
+    @Synchronized
+    fun passed(suite: String, file: String, test: String) {
+        suites.getOrPut(suite, ::Suite).passed++
+        write()
+    }
+
+    @Synchronized
+    fun failed(suite: String, file: String, test: String, message: String) {
+        val s = suites.getOrPut(suite, ::Suite)
+        s.failed++
+        s.failures += obj("file" to file, "test" to test, "message" to message.take(2000))
+        write()
+    }
+
+    @Synchronized
+    fun skipped(suite: String, file: String, test: String, reason: String) {
+        val s = suites.getOrPut(suite, ::Suite)
+        s.skipped++
+        s.skips += obj("file" to file, "test" to test, "reason" to reason)
+        write()
+    }
+
+    private fun obj(vararg p: Pair<String, String>) = JsonObject(p.associate { it.first to JsonPrimitive(it.second) })
+
+    private fun write() {
+        val merged = LinkedHashMap<String, JsonObject>()
+        for ((name, s) in suites) {
+            merged[name] = JsonObject(
+                linkedMapOf(
+                    "total" to JsonPrimitive(s.passed + s.failed + s.skipped),
+                    "passed" to JsonPrimitive(s.passed),
+                    "failed" to JsonPrimitive(s.failed),
+                    "skipped" to JsonPrimitive(s.skipped),
+                    "failures" to JsonArray(s.failures.toList()),
+                    "skips" to JsonArray(s.skips.toList()),
+                ),
+            )
+        }
+        val target: Path = file.toPath()
+        Files.createDirectories(target.parent)
+        // Suites run in one JVM per Maven run, so the report of this run replaces the last one
+        // for the suites it ran and keeps the others' entries.
+        val existing = if (Files.exists(target) && !initialized) readExisting(target) else emptyMap()
+        initialized = true
+        base.putAll(existing.filterKeys { it !in merged })
+        val all = java.util.TreeMap<String, kotlinx.serialization.json.JsonElement>(base)
+        all.putAll(merged)
+        val tmp = Paths.get("$target.tmp")
+        Files.writeString(tmp, pretty.encodeToString(JsonObject.serializer(), JsonObject(all)))
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
+    }
+
+    private var initialized = false
+    private val base = LinkedHashMap<String, kotlinx.serialization.json.JsonElement>()
+    private val pretty = kotlinx.serialization.json.Json { prettyPrint = true }
+
+    private fun readExisting(p: Path): Map<String, kotlinx.serialization.json.JsonElement> = try {
+        kotlinx.serialization.json.Json.parseToJsonElement(Files.readString(p)) as? JsonObject ?: emptyMap()
+    } catch (e: Exception) {
+        emptyMap()
+    }
+}
