@@ -27,7 +27,7 @@ public object TopologyStateMachine {
         val initial = TopologyDescription(
             settings.initialType,
             seeds.associateWith { ServerDescription.unknown(it) },
-            setName = if (settings.directConnection == true) null else settings.replicaSetName,
+            setName = settings.replicaSetName,
         )
         val plan = ArrayList<EventPlan>()
         plan += EventPlan.TopologyOpening

@@ -36,9 +36,9 @@ public class TopologyUpdate internal constructor(
     /**
      * The SDAM events of this step in publication order, stamped with [topologyId] and
      * [timestampMillis]: ServerDescriptionChanged for every server whose description changed
-     * (by server description equality; the checked server first), ServerOpening for every
-     * added server, ServerClosed for every removed one, and TopologyDescriptionChanged when
-     * the topology description changed. Nothing for an equal description.
+     * (by server description equality; the checked server first), ServerClosed for every
+     * removed server, TopologyDescriptionChanged when the topology description changed, then
+     * ServerOpening for every added server. Nothing for an equal description.
      */
     public fun events(topologyId: TopologyId, timestampMillis: Long): List<MooringEvent> =
         plan.map { it.toEvent(topologyId, timestampMillis) }

@@ -52,8 +52,8 @@ class TopologyStateMachineSpec : FunSpec({
         u.description.maxElectionId shouldBe ObjectId("000000000000000000000002")
         val kinds = u.events(id, 2).map { it::class }
         kinds shouldContainExactly listOf(
-            ServerDescriptionChangedEvent::class, ServerDescriptionChangedEvent::class, ServerOpeningEvent::class,
-            TopologyDescriptionChangedEvent::class,
+            ServerDescriptionChangedEvent::class, ServerDescriptionChangedEvent::class, TopologyDescriptionChangedEvent::class,
+            ServerOpeningEvent::class,
         )
     }
 
@@ -63,6 +63,23 @@ class TopologyStateMachineSpec : FunSpec({
         u.removedServers shouldBe setOf(b)
         u.actions shouldContainExactly listOf(TopologyAction.MarkPoolReady(a), TopologyAction.StopMonitoring(b))
         u.events(id, 1).filterIsInstance<ServerClosedEvent>().map { it.address } shouldBe listOf(b)
+    }
+
+    test("a member that reports new hosts: they are announced after the topology change, the reported primary becomes PossiblePrimary") {
+        val one = TopologySettings(listOf(a), replicaSetName = "rs")
+        val td = TopologyStateMachine.open(one).description
+        val other = hello(a, "{ok: 1, isWritablePrimary: false, hidden: true, setName: 'rs', primary: 'b:27017', hosts: ['b:27017'], maxWireVersion: 21}")
+        val u = TopologyStateMachine.onServerDescription(td, other, one)
+        u.description.servers.getValue(b).type shouldBe ServerType.POSSIBLE_PRIMARY
+        u.actions shouldContainExactly listOf(TopologyAction.StartMonitoring(b))
+        u.events(id, 1).map { it::class } shouldContainExactly listOf(
+            ServerDescriptionChangedEvent::class, TopologyDescriptionChangedEvent::class, ServerOpeningEvent::class,
+        )
+    }
+
+    test("Direct connection with a replicaSet keeps the set name in the Single description") {
+        val direct = TopologySettings(listOf(a), directConnection = true, replicaSetName = "rs")
+        TopologyStateMachine.open(direct).description.setName shouldBe "rs"
     }
 
     test("outcomes from removed servers and with an older topologyVersion are ignored") {

@@ -43,7 +43,8 @@ internal sealed interface EventPlan {
     companion object {
         /**
          * The events of one step from [before] to [after]: changed servers ([first] first),
-         * opened servers, closed servers, then the topology change.
+         * closed servers, the topology change, then opened servers (the order the SDAM
+         * monitoring tests pin down).
          */
         fun diff(before: TopologyDescription, after: TopologyDescription, first: ServerAddress?): List<EventPlan> {
             val out = ArrayList<EventPlan>()
@@ -55,9 +56,10 @@ internal sealed interface EventPlan {
                 val new = after.servers[a] ?: continue
                 if (old != new) out += ServerChanged(old, new)
             }
-            for (a in after.servers.keys) if (a !in before.servers) out += ServerOpening(a)
             for (a in before.servers.keys) if (a !in after.servers) out += ServerClosed(a)
             if (before != after) out += TopologyChanged(before, after)
+            // As at opening, a new server is announced after the description that holds it.
+            for (a in after.servers.keys) if (a !in before.servers) out += ServerOpening(a)
             return out
         }
     }

@@ -65,7 +65,8 @@ internal object HelloParser {
             setName = setName,
             electionId = r["electionId"]?.let { if (it.isObjectId) it.asObjectId().value else if (it.isNull) null else bad("electionId", it) },
             setVersion = r["setVersion"]?.let { if (it.isNumber) it.asNumber().longValue() else if (it.isNull) null else bad("setVersion", it) },
-            primary = string(r, "primary")?.let(::host),
+            // Some old servers answered `primary: true`; only a host string carries information.
+            primary = r["primary"]?.takeIf { it.isString }?.let { host(it.asString().value) },
             lastUpdateTimeMillis = lastUpdate,
             logicalSessionTimeoutMinutes = int(r, "logicalSessionTimeoutMinutes"),
             topologyVersion = topologyVersion,
