@@ -50,7 +50,7 @@ public object ErrorHandling {
         }
         val network = error.kind == ApplicationErrorKind.NETWORK
         if (network || !error.handshakeCompleted) {
-            if (ErrorHandlingLabels.isOverloaded(error)) return TopologyUpdate.ignored(current)
+            if (ErrorClassification.isOverloaded(error.errorLabels)) return TopologyUpdate.ignored(current)
             if (loadBalanced) {
                 return if (error.serviceId != null) actionsOnly(current, listOf(TopologyAction.ClearPool(address, error.serviceId))) else TopologyUpdate.ignored(current)
             }
@@ -89,9 +89,4 @@ public object ErrorHandling {
 
     private fun actionsOnly(current: TopologyDescription, actions: List<TopologyAction>): TopologyUpdate =
         TopologyUpdate(current, current, actions, actions.isEmpty(), emptyList())
-}
-
-/** The backpressure label rule of SDAM error handling. */
-internal object ErrorHandlingLabels {
-    fun isOverloaded(e: ApplicationError): Boolean = ApplicationError.SYSTEM_OVERLOADED_ERROR_LABEL in e.errorLabels
 }

@@ -1,5 +1,7 @@
 package dev.mooring.sdam.internal
 
+import dev.mooring.sdam.ApplicationError
+
 /** The spec's tables of state change error codes and the message fallback used only when there is no code. Pure. */
 internal object ErrorClassification {
     private val recoveringCodes = setOf(11600, 11602, 13436, 189, 91)
@@ -27,4 +29,7 @@ internal object ErrorClassification {
     fun isShutdown(code: Int?): Boolean = code != null && code in shutdownCodes
 
     fun isStateChange(code: Int?, message: String?): Boolean = isRecovering(code, message) || isNotWritablePrimary(code, message)
+
+    /** The backpressure rule: errors the pool labelled `SystemOverloadedError` leave SDAM state alone. */
+    fun isOverloaded(labels: Set<String>): Boolean = ApplicationError.SYSTEM_OVERLOADED_ERROR_LABEL in labels
 }
