@@ -1,0 +1,111 @@
+package dev.mooring.sdam
+
+import dev.mooring.events.ServerAddress
+import org.bson.types.ObjectId
+
+/**
+ * The client's view of the whole deployment. Immutable: every update produces a new
+ * instance (see [TopologyStateMachine]), so it is safe to share between threads and to
+ * publish through a `StateFlow`.
+ *
+ * [compatible], [compatibilityError] and [logicalSessionTimeoutMinutes] are derived from
+ * [servers] when the instance is built, by the spec's rules. Equality compares [type],
+ * [setName], [maxElectionId], [maxSetVersion] and [servers] (by server description equality);
+ * the derived fields follow from these.
+ */
+public class TopologyDescription(
+    /** The topology type. */
+    public val type: TopologyType,
+    /** One description per server, keyed by address, in discovery order. */
+    servers: Map<ServerAddress, ServerDescription>,
+    /** The replica set name, or null until known. */
+    public val setName: String? = null,
+    /** The largest electionId ever reported by a primary, or null. */
+    public val maxElectionId: ObjectId? = null,
+    /** The setVersion that goes with [maxElectionId] (the largest one seen by the pre-6.0 rules), or null. */
+    public val maxSetVersion: Long? = null,
+) {
+    /** One description per server, keyed by address, in discovery order. Read-only. */
+    public val servers: Map<ServerAddress, ServerDescription> = java.util.Collections.unmodifiableMap(LinkedHashMap(servers))
+
+    init {
+        for ((a, d) in this.servers) require(a == d.address) { "server description for ${d.address} is stored under $a" }
+    }
+
+    /** The compatibility error message, or null when every known server overlaps the client's wire version range. */
+    public val compatibilityError: String? = if (type == TopologyType.LOAD_BALANCED) null else computeCompatibilityError()
+
+    /** False when some known server's wire versions do not overlap the client's. */
+    public val compatible: Boolean get() = compatibilityError == null
+
+    /**
+     * The smallest `logicalSessionTimeoutMinutes` among data-bearing servers; null when any
+     * of them has none, or when there is no data-bearing server.
+     */
+    public val logicalSessionTimeoutMinutes: Int? = computeLogicalSessionTimeout()
+
+    /** True when some server is of type RSPrimary. */
+    public val hasPrimary: Boolean get() = servers.values.any { it.type == ServerType.RS_PRIMARY }
+
+    /** The primary's description, or null. */
+    public val primary: ServerDescription? get() = servers.values.firstOrNull { it.type == ServerType.RS_PRIMARY }
+
+    /** True when [address] is one of [servers]. */
+    public operator fun contains(address: ServerAddress): Boolean = address in servers
+
+    /** Returns a copy with the given fields replaced. */
+    public fun copy(
+        type: TopologyType = this.type,
+        servers: Map<ServerAddress, ServerDescription> = this.servers,
+        setName: String? = this.setName,
+        maxElectionId: ObjectId? = this.maxElectionId,
+        maxSetVersion: Long? = this.maxSetVersion,
+    ): TopologyDescription = TopologyDescription(type, servers, setName, maxElectionId, maxSetVersion)
+
+    private fun computeCompatibilityError(): String? {
+        for (s in servers.values) {
+            if (!s.isAvailable) continue
+            if (s.minWireVersion > WireVersions.CLIENT_MAX_WIRE_VERSION) {
+                return "Server at ${s.address} requires wire version ${s.minWireVersion}, but this version of " +
+                    "${WireVersions.DRIVER_NAME} only supports up to ${WireVersions.CLIENT_MAX_WIRE_VERSION}."
+            }
+            if (s.maxWireVersion < WireVersions.CLIENT_MIN_WIRE_VERSION) {
+                return "Server at ${s.address} reports wire version ${s.maxWireVersion}, but this version of " +
+                    "${WireVersions.DRIVER_NAME} requires at least ${WireVersions.CLIENT_MIN_WIRE_VERSION} " +
+                    "(MongoDB ${WireVersions.CLIENT_MIN_MONGODB_VERSION})."
+            }
+        }
+        return null
+    }
+
+    private fun computeLogicalSessionTimeout(): Int? {
+        var min: Int? = null
+        var any = false
+        for (s in servers.values) {
+            if (!s.isDataBearing) continue
+            any = true
+            val v = s.logicalSessionTimeoutMinutes ?: return null
+            min = if (min == null) v else minOf(min, v)
+        }
+        return if (any) min else null
+    }
+
+    override fun equals(other: Any?): Boolean {
+        if (this === other) return true
+        if (other !is TopologyDescription) return false
+        return type == other.type && setName == other.setName && maxElectionId == other.maxElectionId &&
+            maxSetVersion == other.maxSetVersion && servers == other.servers
+    }
+
+    override fun hashCode(): Int = ((type.hashCode() * 31 + (setName?.hashCode() ?: 0)) * 31) + servers.keys.hashCode()
+
+    override fun toString(): String =
+        "TopologyDescription(${type.specName}, setName=$setName, maxElectionId=$maxElectionId, maxSetVersion=$maxSetVersion, " +
+            "servers=${servers.values}${if (compatibilityError != null) ", incompatible: $compatibilityError" else ""})"
+
+    public companion object {
+        /** The empty Unknown description (no servers) that precedes every topology's first description. */
+        @JvmField
+        public val EMPTY: TopologyDescription = TopologyDescription(TopologyType.UNKNOWN, emptyMap())
+    }
+}
