@@ -19,6 +19,7 @@ import io.ktor.utils.io.ByteWriteChannel
 import io.ktor.utils.io.readFully
 import io.ktor.utils.io.writeFully
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancel
@@ -155,9 +156,19 @@ class WireServer private constructor(
                     ?.takeIf { it.isString }?.asString()?.value
             }
             val ctx = RequestContext(this, number, remotePort, req.viaOpQuery, appName, req.requestId, req.exhaustAllowed, name)
-            val reply = dispatch(ctx, db, cmd)
-            if (req.moreToCome) continue
-            if (!send(output, req, reply)) return
+            val keepOpen = coroutineScope {
+                // a client that hangs up while its request is being handled ends the connection at once
+                val watcher = launch {
+                    if (!input.awaitContent(1)) throw java.io.IOException("client closed the connection")
+                }
+                try {
+                    val reply = dispatch(ctx, db, cmd)
+                    req.moreToCome || send(output, req, reply)
+                } finally {
+                    watcher.cancel()
+                }
+            }
+            if (!keepOpen) return
         }
     }
 
