@@ -129,6 +129,48 @@ class ConnectionFailureSpec : FunSpec({
         }
     }
 
+    test("an unknown host and a missing Unix domain socket are network errors") {
+        withWireServer(ConnectionSettings(connectTimeoutMS = 5_000)) { _, factory ->
+            val dns = shouldThrow<MongoNetworkException> { factory.create(ServerAddress("no-such-host.invalid", 27017), 1, 0).establish() }
+            dns.handshakeCompleted shouldBe false
+            val path = java.io.File(System.getProperty("java.io.tmpdir"), "mooring-missing-${System.nanoTime()}.sock").path
+            shouldThrow<MongoNetworkException> { factory.create(ServerAddress.unixSocket(path), 1, 0).establish() }
+        }
+    }
+
+    test("negative timeouts are rejected when the factory is built") {
+        shouldThrow<IllegalArgumentException> { dev.mooring.cmap.DefaultConnectionFactory(ConnectionSettings(socketTimeoutMS = -1)) }
+    }
+
+    test("an oversized outgoing command fails before anything is written and the connection stays usable") {
+        withWireServer { server, factory ->
+            server.hello = { ctx, req ->
+                dev.mooring.testkit.server.DefaultHello.standalone(ctx, req)
+                    .append("maxBsonObjectSize", BsonInt32(1_000)).append("maxMessageSizeBytes", BsonInt32(40_000))
+            }
+            val c = factory.open(server)
+            c.description!!.maxBsonObjectSize shouldBe 1_000
+            val big = BsonDocument("insert", org.bson.BsonString("c"))
+                .append("documents", org.bson.BsonArray(listOf(BsonDocument("b", org.bson.BsonBinary(ByteArray(30_000))))))
+            shouldThrow<dev.mooring.cmap.MongoMessageEncodingException> { c.command("db", big) }.message shouldContain "limit"
+            val huge = BsonDocument("insert", org.bson.BsonString("c"))
+                .append("documents", org.bson.BsonArray(List(3) { BsonDocument("b", org.bson.BsonBinary(ByteArray(15_000))) }))
+            shouldThrow<dev.mooring.cmap.MongoMessageEncodingException> { c.command("db", huge) }
+            server.counters.commandCount("insert") shouldBe 0
+            c.isClosed shouldBe false
+            c.command("admin", ping)["ok"]!!.asNumber().intValue() shouldBe 1
+        }
+    }
+
+    test("the caller's command document is never mutated") {
+        withWireServer { server, factory ->
+            val c = factory.open(server)
+            val cmd = BsonDocument("ping", BsonInt32(1))
+            c.command("admin", cmd)
+            cmd shouldBe BsonDocument("ping", BsonInt32(1))
+        }
+    }
+
     test("socketTimeoutMS bounds a command") {
         withWireServer(ConnectionSettings(socketTimeoutMS = 300)) { server, factory ->
             val c = factory.open(server)

@@ -160,6 +160,24 @@ class HandshakeSpec : FunSpec({
         }
     }
 
+    test("an authentication failure closes the connection and counts as before the handshake completed") {
+        val cred = MongoCredential("SCRAM-SHA-256", "alice", "admin", "pw".toCharArray())
+        val factory = DefaultConnectionFactory(ConnectionSettings(credential = cred), authenticator = { c, _ ->
+            c.command("admin", BsonDocument("saslStart", BsonInt32(1)))
+        })
+        val server = WireServer.start()
+        try {
+            val c = factory.create(server.address, 1, 0)
+            val e = shouldThrow<MongoCommandException> { c.establish() }
+            e.code shouldBe 59
+            e.handshakeCompleted shouldBe false
+            c.isClosed shouldBe true
+        } finally {
+            factory.close()
+            server.close()
+        }
+    }
+
     test("monitoring connections never send saslSupportedMechs") {
         val cred = MongoCredential(null, "alice", "admin", "pw".toCharArray())
         val factory = DefaultConnectionFactory(ConnectionSettings(credential = cred), authenticator = { _, _ -> })

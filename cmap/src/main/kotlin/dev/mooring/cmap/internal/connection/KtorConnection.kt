@@ -72,7 +72,6 @@ internal class KtorConnection(
                 val desc = handshake.describe(reply, address, generation)
                 limits = MessageLimits(desc.maxBsonObjectSize, desc.maxMessageSizeBytes)
                 description = desc
-                handshakeCompleted = true
                 authenticator?.let { auth ->
                     busy.set(false)
                     try {
@@ -81,6 +80,8 @@ internal class KtorConnection(
                         if (!busy.compareAndSet(false, true)) error("authenticator left connection $id busy")
                     }
                 }
+                // SDAM counts authentication as part of the handshake ("beforeHandshakeCompletes")
+                handshakeCompleted = true
             }
         } catch (e: Throwable) {
             close()
