@@ -138,6 +138,40 @@ class ConnectionFailureSpec : FunSpec({
         }
     }
 
+    test("connections over a Unix domain socket") {
+        val path = java.io.File(System.getProperty("java.io.tmpdir"), "mooring-${System.nanoTime()}.sock")
+        val server = dev.mooring.testkit.server.WireServer.start(path.path)
+        val factory = dev.mooring.cmap.DefaultConnectionFactory(ConnectionSettings(connectTimeoutMS = 5_000))
+        try {
+            server.address.isUnixSocket shouldBe true
+            val c = factory.create(server.address, 1, 0).also { it.establish() }
+            c.command("admin", ping)["ok"]!!.asNumber().intValue() shouldBe 1
+            c.close()
+        } finally {
+            factory.close()
+            server.close()
+            path.delete()
+        }
+    }
+
+    test("cancelling establish closes the half-open connection") {
+        val blackhole = java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress())
+        try {
+            withWireServer(ConnectionSettings(connectTimeoutMS = 0)) { _, factory ->
+                val c = factory.create(ServerAddress("127.0.0.1", blackhole.localPort), 1, 0)
+                coroutineScope {
+                    // runs establish() up to its first suspension (connect or the handshake read) before cancelling
+                    val job = launch(start = kotlinx.coroutines.CoroutineStart.UNDISPATCHED) { c.establish() }
+                    job.cancel()
+                    job.join()
+                }
+                c.isClosed shouldBe true
+            }
+        } finally {
+            blackhole.close()
+        }
+    }
+
     test("negative timeouts are rejected when the factory is built") {
         shouldThrow<IllegalArgumentException> { dev.mooring.cmap.DefaultConnectionFactory(ConnectionSettings(socketTimeoutMS = -1)) }
     }

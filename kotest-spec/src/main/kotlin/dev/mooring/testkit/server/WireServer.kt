@@ -12,6 +12,7 @@ import io.ktor.network.selector.SelectorManager
 import io.ktor.network.sockets.InetSocketAddress
 import io.ktor.network.sockets.ServerSocket
 import io.ktor.network.sockets.Socket
+import io.ktor.network.sockets.UnixSocketAddress
 import io.ktor.network.sockets.aSocket
 import io.ktor.network.sockets.openReadChannel
 import io.ktor.network.sockets.openWriteChannel
@@ -62,11 +63,12 @@ class WireServer private constructor(
     private val closed = AtomicBoolean(false)
     private val failPoint = AtomicReference<FailCommandFailPoint?>(null)
 
-    /** The port the server listens on. */
-    val port: Int = (serverSocket.localAddress as InetSocketAddress).port
+    /** The TCP port the server listens on (0 for a Unix domain socket). */
+    val port: Int = (serverSocket.localAddress as? InetSocketAddress)?.port ?: 0
 
-    /** `127.0.0.1:port`. */
-    val address: ServerAddress = ServerAddress("127.0.0.1", port)
+    /** `127.0.0.1:port`, or the socket path. */
+    val address: ServerAddress = (serverSocket.localAddress as? UnixSocketAddress)?.let { ServerAddress.unixSocket(it.path) }
+        ?: ServerAddress("127.0.0.1", port)
 
     /** Connection and command counters. */
     val counters: WireServerCounters = WireServerCounters()
@@ -266,11 +268,18 @@ class WireServer private constructor(
     }
 
     companion object {
-        /** Binds to 127.0.0.1 on an ephemeral port and starts accepting. */
-        suspend fun start(): WireServer {
+        /**
+         * Binds to 127.0.0.1 on an ephemeral port (or, with [unixSocketPath], to that Unix domain
+         * socket, which must not exist yet) and starts accepting.
+         */
+        suspend fun start(unixSocketPath: String? = null): WireServer {
             val selector = SelectorManager(Dispatchers.IO)
             val socket = try {
-                aSocket(selector).tcp().bind("127.0.0.1", 0)
+                if (unixSocketPath != null) {
+                    aSocket(selector).tcp().bind(UnixSocketAddress(unixSocketPath))
+                } else {
+                    aSocket(selector).tcp().bind("127.0.0.1", 0)
+                }
             } catch (e: Throwable) {
                 selector.close()
                 throw e
