@@ -102,6 +102,8 @@ class ConnectionFailureSpec : FunSpec({
             shouldThrow<MongoProtocolException> { factory.open(server).command("admin", ping) }.message shouldContain "moreToCome"
             server.handler = { ctx, _, _ -> if (ctx.commandName == "ping") Reply.Raw { reqId -> header(16, 5, reqId, 1234) } else null }
             shouldThrow<MongoProtocolException> { factory.open(server).command("admin", ping) }.message shouldContain "opCode"
+            server.handler = { ctx, _, _ -> if (ctx.commandName == "ping") Reply.Raw { reqId -> header(16, 5, reqId, 2012) } else null }
+            shouldThrow<MongoProtocolException> { factory.open(server).command("admin", ping) }.message shouldContain "OP_COMPRESSED"
         }
     }
 
