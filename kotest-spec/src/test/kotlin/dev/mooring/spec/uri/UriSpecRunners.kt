@@ -13,7 +13,7 @@ import kotlinx.serialization.json.jsonObject
 class ConnectionStringSpecTestsSpec : FunSpec({
     specSuite("connection-string") { _, json ->
         UriTestCase.tests(json).map { t ->
-            SpecCase(t.str("description") ?: t.str("uri") ?: "?", UriTestCase.singleThreadedSkip(t.str("uri") ?: "")) { UriTestCase.run(t) }
+            SpecCase(t.str("description") ?: t.str("uri") ?: "?", UriTestCase.skipReason(t)) { UriTestCase.run(t) }
         }
     }
 })
@@ -22,7 +22,7 @@ class ConnectionStringSpecTestsSpec : FunSpec({
 class UriOptionsSpecTestsSpec : FunSpec({
     specSuite("uri-options") { _, json ->
         UriTestCase.tests(json).map { t ->
-            SpecCase(t.str("description") ?: t.str("uri") ?: "?", UriTestCase.singleThreadedSkip(t.str("uri") ?: "")) { UriTestCase.run(t) }
+            SpecCase(t.str("description") ?: t.str("uri") ?: "?", UriTestCase.skipReason(t)) { UriTestCase.run(t) }
         }
     }
 })
@@ -30,24 +30,9 @@ class UriOptionsSpecTestsSpec : FunSpec({
 /** Runs spec-tests/auth: the credential (username, password, source, mechanism, properties) each URI yields. */
 class AuthSpecTestsSpec : FunSpec({
     specSuite("auth") { _, json ->
-        UriTestCase.tests(json).map { t -> SpecCase(t.str("description") ?: "?", awsSkip(t)) { runAuth(t) } }
+        UriTestCase.tests(json).map { t -> SpecCase(t.str("description") ?: "?", UriTestCase.skipReason(t)) { runAuth(t) } }
     }
 })
-
-/**
- * auth.md (2025-09-30, "Obtaining Credentials") requires an error when MONGODB-AWS credentials
- * (username, password or AWS_SESSION_TOKEN) are given in the URI, and the same corpus holds
- * cases asserting exactly that; older cases that expect such URIs to be accepted contradict the
- * current spec text, which wins.
- */
-private fun awsSkip(t: JsonObject): String? {
-    val uri = t.str("uri") ?: return null
-    if (t.bool("valid") != true || !uri.contains("authMechanism=MONGODB-AWS", ignoreCase = true)) return null
-    val userInfo = uri.substringAfter("://").substringBefore('/').substringBefore('?').contains('@')
-    if (!userInfo && !uri.contains("AWS_SESSION_TOKEN", ignoreCase = true)) return null
-    return "expects MONGODB-AWS credentials in the URI to be accepted, but auth.md (changelog 2025-09-30, " +
-        "'Obtaining Credentials') now requires an error when credentials are provided in the URI, as other cases of this file assert"
-}
 
 private fun runAuth(t: JsonObject) {
     val uri = t.str("uri") ?: ""
