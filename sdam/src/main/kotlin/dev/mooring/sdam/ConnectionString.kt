@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory
  * records (and logs at WARN through SLF4J) a [warnings] entry for each unknown key or invalid
  * value it ignored, as the specs require. SRV names are validated but not resolved here.
  *
+ * Warnings go to the SLF4J logger `dev.mooring.connectionString`.
+ *
  * Immutable and safe to share between threads. [toString] shows the URI with the password
  * (and the values of `tlsCertificateKeyFilePassword` and `proxyPassword`) replaced by `****`.
  */
@@ -37,7 +39,11 @@ public class ConnectionString private constructor(
     public val database: String?,
     /** The credential with auth.md's defaults applied, or null when the URI asks for no authentication. */
     public val credential: MongoCredential?,
-    /** Every option as given: lower-cased key to its decoded values in order (unknown keys included). */
+    /**
+     * Every option as given: lower-cased key to its decoded values in order (unknown keys
+     * included). Holds secret option values (`tlsCertificateKeyFilePassword`, `proxyPassword`)
+     * as given: do not log it.
+     */
     public val options: Map<String, List<String>>,
     /**
      * The supported options with valid values, by canonical URI name (`maxPoolSize`, `tls`,
@@ -47,6 +53,7 @@ public class ConnectionString private constructor(
     public val typedOptions: Map<String, Any>,
     /** What was ignored and why (unknown keys, invalid values, deprecated keys, repeats), in order. */
     public val warnings: List<String>,
+    toSettings: (ConnectionString) -> MongoClusterSettings,
 ) {
     /** `mongodb` or `mongodb+srv`. */
     public val scheme: String get() = parts.scheme
@@ -57,10 +64,11 @@ public class ConnectionString private constructor(
     /** For `mongodb+srv`, the host name whose SRV records give the seed list; else null. */
     public val srvHost: String? get() = if (isSrv) hosts.single().host else null
 
-    private lateinit var built: MongoClusterSettings
-
-    /** The cluster settings this URI describes (over the defaults). */
-    public val settings: MongoClusterSettings get() = built
+    /**
+     * The cluster settings this URI describes (over the defaults). For `mongodb+srv` they hold
+     * [MongoClusterSettings.srvHost] and no hosts until the SRV records are resolved.
+     */
+    public val settings: MongoClusterSettings = toSettings(this)
 
     override fun toString(): String = buildString {
         append(parts.scheme).append("://")
@@ -86,7 +94,7 @@ public class ConnectionString private constructor(
     }
 
     public companion object {
-        private val log = LoggerFactory.getLogger(ConnectionString::class.java)
+        private val log = LoggerFactory.getLogger("dev.mooring.connectionString")
         private const val PROHIBITED_DB_CHARS = "/\\ \"$"
 
         /**
@@ -111,19 +119,17 @@ public class ConnectionString private constructor(
                 }
             }
             val credential = buildCredential(userInfo, database, opts.typed, warnings)
-            val cs = ConnectionString(
-                parts, hosts, userInfo?.username, userInfo?.password != null, database, credential,
-                opts.raw, opts.typed, warnings,
-            )
             for (w in warnings) log.warn("{}", w)
-            cs.built = try {
-                mongoClusterSettings { applyConnectionString(cs) }
+            return try {
+                ConnectionString(
+                    parts, hosts, userInfo?.username, userInfo?.password != null, database, credential,
+                    opts.raw, opts.typed, warnings,
+                ) { cs -> mongoClusterSettings { applyConnectionString(cs) } }
             } catch (e: InvalidConnectionStringException) {
                 throw e
             } catch (e: InvalidSettingsException) {
                 throw InvalidConnectionStringException(e.message ?: "invalid connection string", e)
             }
-            return cs
         }
 
         private fun parseHosts(parts: UriParts, echo: Boolean): List<ServerAddress> {

@@ -56,7 +56,7 @@ internal object HostListParser {
         val close = seg.indexOf(']')
         if (close < 0) throw InvalidConnectionStringException("unterminated IPv6 literal${quote(seg, echo)}")
         val literal = seg.substring(1, close)
-        if (literal.isEmpty() || !literal.contains(':') || !literal.all { it.isLetterOrDigit() && it.code < 0x80 || it == ':' || it == '.' }) {
+        if (literal.isEmpty() || !literal.contains(':') || !literal.all { it in '0'..'9' || it in 'a'..'f' || it in 'A'..'F' || it == ':' || it == '.' }) {
             throw InvalidConnectionStringException("invalid IPv6 literal${quote(literal, echo)}")
         }
         val rest = seg.substring(close + 1)
