@@ -24,6 +24,28 @@ import org.slf4j.LoggerFactory
  *
  * Warnings go to the SLF4J logger `dev.mooring.connectionString`.
  *
+ * Behaviour the specs ask drivers to document:
+ * - **Precedence**: [MongoClusterSettingsBuilder] statements apply in order;
+ *   [MongoClusterSettingsBuilder.applyConnectionString] sets the hosts, the credential (when the
+ *   URI has one) and only the options the URI states, so whatever comes later wins.
+ * - **Implicit TLS**: TLS is on only with `tls=true` (or `ssl=true`) or a `mongodb+srv` URI
+ *   (which `tls=false` turns off); other `tls*` options never enable it by themselves.
+ * - **tlsInsecure=true** relaxes certificate validation, host name verification and OCSP
+ *   endpoint checking (`tlsAllowInvalidCertificates`, `tlsAllowInvalidHostnames`,
+ *   `tlsDisableOCSPEndpointCheck`); it cannot be combined with any of them.
+ * - **Key-value options** (`authMechanismProperties`, `readPreferenceTags`): the key ends at the
+ *   first `:`, so values may contain `:`. A value containing `,` (for example a `TOKEN_RESOURCE`)
+ *   must not be given in a connection string; set it in code with
+ *   [MongoClusterSettingsBuilder.credential]. A `,` piece without `:` is kept as part of the
+ *   previous `authMechanismProperties` value, with a warning.
+ * - **Values**: booleans are `true`/`false` (any case; the legacy `1`, `yes`, … are ignored with a
+ *   warning); empty numeric or boolean values are ignored with a warning; `serverSelectionTimeoutMS`
+ *   must be positive; `+` is not decoded as a space (use `%20`); `;` does not separate options.
+ * - **Repeats**: the last value wins with a warning, except `readPreferenceTags` (each one is a
+ *   tag set, in order), the SOCKS5 options (an error) and `tls`/`ssl` (all must agree).
+ * - **Hosts**: Unix domain socket paths must be percent-encoded and end in `.sock`; IPv6
+ *   literals go in brackets; `mongodb+srv` takes exactly one host name and no port.
+ *
  * Immutable and safe to share between threads. [toString] shows the URI with the password
  * (and the values of `tlsCertificateKeyFilePassword` and `proxyPassword`) replaced by `****`.
  */
