@@ -40,9 +40,19 @@ public fun mongoClusterSettings(block: MongoClusterSettingsBuilder.() -> Unit): 
  */
 @MongoSettingsDsl
 public class MongoClusterSettingsBuilder internal constructor() {
-    /** The seed list; see [hosts] to set it from strings. */
+    private var hostsGiven = false
+
+    /**
+     * The seed list (default `localhost:27017`); see [hosts] to set it from strings. With
+     * [srvHost] set and no hosts given, the built settings have no hosts until SRV resolution.
+     */
     public var hosts: List<ServerAddress> = listOf(ServerAddress("localhost"))
-    /** The `mongodb+srv` name to resolve, or null. Setting it does not clear [hosts]; [applyConnectionString] does. */
+        set(value) {
+            field = value
+            hostsGiven = true
+        }
+
+    /** The `mongodb+srv` name to resolve, or null. */
     public var srvHost: String? = null
     /** `srvServiceName`. */
     public var srvServiceName: String = MongoClusterSettings.DEFAULT_SRV_SERVICE_NAME
@@ -159,7 +169,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
 
     /** Starts from [settings] (every field), for example to derive a variant. */
     public fun applySettings(settings: MongoClusterSettings) {
-        hosts = settings.hosts; srvHost = settings.srvHost; srvServiceName = settings.srvServiceName
+        hosts = settings.hosts; hostsGiven = settings.srvHost == null || settings.hosts.isNotEmpty(); srvHost = settings.srvHost; srvServiceName = settings.srvServiceName
         srvMaxHosts = settings.srvMaxHosts; directConnection = settings.directConnection; replicaSet = settings.replicaSet
         loadBalanced = settings.loadBalanced; heartbeatFrequencyMS = settings.heartbeatFrequencyMS
         localThresholdMS = settings.localThresholdMS; serverSelectionTimeoutMS = settings.serverSelectionTimeoutMS
@@ -171,7 +181,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
     }
 
     internal fun build(): MongoClusterSettings = MongoClusterSettings(
-        hosts = hosts, srvHost = srvHost, srvServiceName = srvServiceName, srvMaxHosts = srvMaxHosts,
+        hosts = if (srvHost != null && !hostsGiven) emptyList() else hosts, srvHost = srvHost, srvServiceName = srvServiceName, srvMaxHosts = srvMaxHosts,
         directConnection = directConnection, replicaSet = replicaSet, loadBalanced = loadBalanced,
         heartbeatFrequencyMS = heartbeatFrequencyMS, localThresholdMS = localThresholdMS,
         serverSelectionTimeoutMS = serverSelectionTimeoutMS, serverMonitoringMode = serverMonitoringMode,

@@ -86,6 +86,14 @@ class MongoClusterSettingsDslSpec : FunSpec({
         shouldThrow<InvalidConnectionStringException> { mongoClusterSettings { applyConnectionString("mongodb://h/?w") } }
     }
 
+    test("an SRV name without explicit hosts leaves the seed list to SRV resolution") {
+        val s = mongoClusterSettings { srvHost = "c.example.com" }
+        s.hosts shouldBe emptyList()
+        s shouldBe MongoClusterSettings.fromUri("mongodb+srv://c.example.com/?tls=false")
+        mongoClusterSettings { srvHost = "c.example.com"; hosts("a:1") }.hosts shouldBe listOf(ServerAddress("a", 1))
+        mongoClusterSettings { applySettings(s) } shouldBe s
+    }
+
     test("credential defaults in the DSL follow auth.md") {
         mongoClusterSettings { credential("u", "p".toCharArray()) }.connection.credential!!.source shouldBe "admin"
         mongoClusterSettings { credential("u", "p".toCharArray(), mechanism = "PLAIN") }.connection.credential!!.source shouldBe "\$external"
