@@ -108,8 +108,13 @@ public class ConnectionString private constructor(
                 q.split('&').joinToString("&") { seg ->
                     val eq = seg.indexOf('=')
                     val key = if (eq >= 0) seg.substring(0, eq) else seg
-                    val def = OptionDefs.byKey[key.lowercase()]
-                    if (eq >= 0 && (def?.sensitive == true || key.equals("sslPEMKeyPassword", ignoreCase = true))) "$key=****" else seg
+                    val decoded = try {
+                        PercentCodec.decode(key, "an option key").lowercase()
+                    } catch (e: InvalidConnectionStringException) {
+                        null
+                    }
+                    val secret = decoded == null || OptionDefs.byKey[decoded]?.sensitive == true || decoded == "sslpemkeypassword"
+                    if (eq >= 0 && secret) "$key=****" else seg
                 },
             )
         }

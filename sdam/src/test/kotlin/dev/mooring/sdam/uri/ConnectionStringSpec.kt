@@ -31,6 +31,10 @@ class ConnectionStringSpec : FunSpec({
         cs.toString() shouldContain "alice"
         cs.toString() shouldContain "db1.example.com"
         String(cs.credential!!.password!!) shouldBe "s3cr3tPw"
+        val encodedKey = ConnectionString.parse("mongodb://h/?tlsCertificateKeyFile%50assword=keyPw9&sslPEMKeyPassword=oldPw3")
+        encodedKey.settings.connection.tls.certificateKeyFilePassword shouldBe "keyPw9"
+        encodedKey.toString() shouldNotContain "keyPw9"
+        encodedKey.toString() shouldNotContain "oldPw3"
         cs.settings.proxy!!.password shouldBe "proxyPw7"
     }
 
