@@ -135,8 +135,10 @@ public class ConnectionString private constructor(
             val userInfo = parts.userInfo?.let { UserInfoParser.parse(it) }
             val hosts = parseHosts(parts, echo = parts.userInfo == null && !uri.contains('@'))
             val database = parts.database?.let { PercentCodec.decode(it, "the database name") }
-            if (database != null && database.any { it in PROHIBITED_DB_CHARS }) {
-                throw InvalidConnectionStringException("the database name '$database' contains a prohibited character (one of / \\ space \" \$)")
+            if (database != null && database.any { it in PROHIBITED_DB_CHARS || it == '\u0000' }) {
+                throw InvalidConnectionStringException(
+                    "the database name '${database.replace("\u0000", "\\0")}' contains a prohibited character (one of / \\ space \" \$ NUL)",
+                )
             }
             val opts = OptionReader.read(parts.query)
             val warnings = ArrayList(opts.warnings)

@@ -42,7 +42,7 @@ internal object HostListParser {
             val hostRaw = if (colons == 1) seg.substring(0, seg.indexOf(':')) else seg
             val host = PercentCodec.decode(hostRaw, "host", echo)
             if (host.isEmpty()) throw InvalidConnectionStringException("the host list contains an empty host name")
-            if (host.any { it.isWhitespace() || it in "/?#@[]%" }) {
+            if (host.any { it.isWhitespace() || it.isISOControl() || it in "/?#@[]%" }) {
                 throw InvalidConnectionStringException("invalid character in host${quote(host, echo)}")
             }
             val port = if (colons == 1) parsePort(seg.substring(seg.indexOf(':') + 1), seg, echo) else ServerAddress.DEFAULT_PORT
