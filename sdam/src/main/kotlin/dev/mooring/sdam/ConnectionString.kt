@@ -10,6 +10,8 @@ import dev.mooring.sdam.internal.uri.PercentCodec
 import dev.mooring.sdam.internal.uri.UriParts
 import dev.mooring.sdam.internal.uri.UserInfoParser
 import org.slf4j.LoggerFactory
+import java.util.Collections.unmodifiableList
+import java.util.Collections.unmodifiableMap
 
 /**
  * A parsed and validated `mongodb://` or `mongodb+srv://` connection string
@@ -151,8 +153,9 @@ public class ConnectionString private constructor(
             for (w in warnings) log.warn("{}", w)
             return try {
                 ConnectionString(
-                    parts, hosts, userInfo?.username, userInfo?.password != null, database, credential,
-                    opts.raw, opts.typed, warnings,
+                    parts, unmodifiableList(hosts), userInfo?.username, userInfo?.password != null, database, credential,
+                    unmodifiableMap(opts.raw.mapValues { unmodifiableList(it.value.toList()) }),
+                    unmodifiableMap(LinkedHashMap(opts.typed)), unmodifiableList(warnings.toList()),
                 ) { cs -> mongoClusterSettings { applyConnectionString(cs) } }
             } catch (e: InvalidConnectionStringException) {
                 throw e
