@@ -574,6 +574,8 @@ public class ConnectionPool(
                     }
                 }
                 dispatchLocked()
+                // A Run ends instead of waiting for maxConnecting; resume population once a slot is free.
+                if (poolState == ConnectionPoolState.READY && totalCount < settings.minPoolSize) maintenance.wake()
                 return
             }
             finishFailedLocked(p, serviceFailure, ConnectionClosedReason.ERROR, ConnectionCheckOutFailedReason.CONNECTION_ERROR)
