@@ -443,7 +443,7 @@ public class ConnectionPool(
             }
             if (!canEstablishLocked()) return
             val w = waiters.pollFirst()!!
-            w.result.complete(startEstablishmentLocked(w))
+            w.result.complete(startEstablishmentLocked(w)) // a PendingEstablishment, or the error to throw
         }
     }
 
@@ -502,10 +502,18 @@ public class ConnectionPool(
     }
 
     /** Creates a pending connection (no I/O) and launches its establishment on the pool's scope. */
-    private fun startEstablishmentLocked(owner: Waiter?): PendingEstablishment {
-        val id = nextId++
+    private fun startEstablishmentLocked(owner: Waiter?): Any {
+        val id = nextId
         val now = System.nanoTime()
-        val raw = connectionFactory.create(address, id, generation)
+        val raw = try {
+            connectionFactory.create(address, id, generation)
+        } catch (t: Throwable) {
+            // The factory must not fail (it does no I/O); if it does, the checkout gets the error.
+            val e = t as? MongoServerException ?: MongoServerException("could not create connection $id to $address: $t", address, generation, false, t)
+            if (owner != null) events.checkOutFailed(ConnectionCheckOutFailedReason.CONNECTION_ERROR, owner.startNanos, e)
+            return e
+        }
+        nextId++
         val c = PooledConnection(this, raw, id, generation, now)
         totalCount++
         pendingCount++
@@ -645,7 +653,9 @@ public class ConnectionPool(
             }
             for ((c, reason) in perished) closeLocked(c, reason, null)
             if (poolState == ConnectionPoolState.READY) {
-                while (totalCount < settings.minPoolSize && canEstablishLocked()) startEstablishmentLocked(null)
+                while (totalCount < settings.minPoolSize && canEstablishLocked()) {
+                    if (startEstablishmentLocked(null) is Throwable) break
+                }
             }
         }
     }
