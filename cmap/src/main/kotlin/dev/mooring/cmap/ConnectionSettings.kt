@@ -52,7 +52,8 @@ public data class ConnectionSettings(
  * @property maxIdleTimeMS an available connection idle longer than this is perished; 0 = never.
  * @property maxConnecting the most connections being established at once.
  * @property waitQueueTimeoutMS bound on the whole checkout wait; 0 = no limit.
- * @property maintenanceIntervalMS how often the maintenance coroutine runs (the spec runner's backgroundThreadIntervalMS).
+ * @property maintenanceIntervalMS how often the maintenance coroutine runs (the spec runner's backgroundThreadIntervalMS);
+ *   a negative value means it never runs (for tests only: no idle pruning, no minPoolSize population). 0 is invalid.
  */
 public data class ConnectionPoolSettings(
     val maxPoolSize: Int = 100,
@@ -69,6 +70,6 @@ public data class ConnectionPoolSettings(
         require(maxIdleTimeMS >= 0) { "maxIdleTimeMS must be >= 0" }
         require(maxConnecting > 0) { "maxConnecting must be > 0, was $maxConnecting" }
         require(waitQueueTimeoutMS >= 0) { "waitQueueTimeoutMS must be >= 0" }
-        require(maintenanceIntervalMS > 0) { "maintenanceIntervalMS must be > 0" }
+        require(maintenanceIntervalMS != 0L) { "maintenanceIntervalMS must be > 0 (or negative: never run)" }
     }
 }

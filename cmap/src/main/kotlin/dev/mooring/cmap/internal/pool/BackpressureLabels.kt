@@ -1,0 +1,38 @@
+package dev.mooring.cmap.internal.pool
+
+import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.PoolErrorLabels
+import java.net.UnknownHostException
+import java.nio.channels.UnresolvedAddressException
+import java.security.cert.CertificateException
+import javax.net.ssl.SSLPeerUnverifiedException
+
+/**
+ * The CMAP "backpressure-enabled" rule: network errors and network timeouts met while
+ * establishing a connection (TCP/TLS connect and the hello) get `SystemOverloadedError` and
+ * `RetryableError`, so SDAM does not clear the pool for them. Errors that cannot come from an
+ * overloaded server get no labels: DNS failures, certificate and hostname verification failures
+ * (non-I/O TLS errors), and failures during authentication after the hello (the connection
+ * reports those with `handshakeCompleted = true`: the hello had completed).
+ */
+internal object BackpressureLabels {
+    fun applyTo(error: Throwable) {
+        if (error !is MongoNetworkException) return
+        if (error.handshakeCompleted) return
+        if (causedByNonOverload(error)) return
+        error.addErrorLabel(PoolErrorLabels.SYSTEM_OVERLOADED_ERROR)
+        error.addErrorLabel(PoolErrorLabels.RETRYABLE_ERROR)
+    }
+
+    private fun causedByNonOverload(error: Throwable): Boolean {
+        var c: Throwable? = error.cause
+        var depth = 0
+        while (c != null && depth++ < 16) {
+            if (c is UnknownHostException || c is UnresolvedAddressException ||
+                c is CertificateException || c is SSLPeerUnverifiedException
+            ) return true
+            c = c.cause
+        }
+        return false
+    }
+}

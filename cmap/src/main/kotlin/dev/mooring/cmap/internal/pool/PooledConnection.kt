@@ -1,0 +1,78 @@
+package dev.mooring.cmap.internal.pool
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.ConnectionDescription
+import dev.mooring.cmap.EstablishableConnection
+import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.MongoProtocolException
+import dev.mooring.cmap.PoolClearedException
+import dev.mooring.events.ServerAddress
+import org.bson.BsonDocument
+import org.bson.types.ObjectId
+import kotlin.coroutines.cancellation.CancellationException
+
+/** Life-cycle states of a pooled connection (the CMAP spec's Connection.state). */
+internal object ConnState {
+    const val PENDING = 0
+    const val AVAILABLE = 1
+    const val IN_USE = 2
+    const val CLOSED = 3
+}
+
+/**
+ * The pool's wrapper around one [EstablishableConnection]; it is what checkOut returns. One
+ * wrapper per physical connection, reused across checkouts (no allocation per checkout).
+ * [state], [generation], [serviceId] and [availableSinceNanos] are guarded by the pool's lock
+ * (the hand-off through the lock or a deferred makes them visible to the holder). [errored] and
+ * [interrupted] may be set from any thread.
+ */
+internal class PooledConnection(
+    @JvmField val owner: Any,
+    @JvmField val raw: EstablishableConnection,
+    override val id: Long,
+    @JvmField var gen: Int,
+    @JvmField val createdNanos: Long,
+) : Connection {
+    @JvmField var state: Int = ConnState.PENDING
+    @JvmField var availableSinceNanos: Long = 0L
+    @JvmField var serviceId: ObjectId? = null
+
+    /** Set when an operation failed with a network or protocol error, or the holder closed it. */
+    @Volatile @JvmField var errored: Boolean = false
+
+    /** Set by clear(interruptInUseConnections = true); the raw connection is closed at the same time. */
+    @Volatile @JvmField var interrupted: Boolean = false
+
+    override val address: ServerAddress get() = raw.address
+    override val generation: Int get() = gen
+    override val description: ConnectionDescription? get() = raw.description
+    override val isClosed: Boolean get() = raw.isClosed || state == ConnState.CLOSED
+
+    override suspend fun command(database: String, command: BsonDocument): BsonDocument {
+        check(state == ConnState.IN_USE) { "connection $id to $address is not checked out" }
+        if (interrupted) throw PoolClearedException(address, PoolClearedException.interruptedMessage(address))
+        try {
+            return raw.command(database, command)
+        } catch (e: CancellationException) {
+            throw e
+        } catch (e: Throwable) {
+            if (interrupted) throw PoolClearedException(address, PoolClearedException.interruptedMessage(address), e)
+            if (e is MongoNetworkException || e is MongoProtocolException) errored = true
+            throw e
+        }
+    }
+
+    /** Closes the socket; the pool closes the wrapper (as errored) when it is checked in. */
+    override fun close() {
+        errored = true
+        raw.close()
+    }
+
+    /** Interrupts whatever the connection is doing (closes its socket); later operations fail with a retryable error. */
+    fun interrupt() {
+        interrupted = true
+        raw.close()
+    }
+
+    override fun toString(): String = "PooledConnection(id=$id, address=$address, generation=$gen)"
+}
