@@ -255,11 +255,16 @@ class WireServer private constructor(
     }
 
     companion object {
-        /** Binds to 127.0.0.1 on an ephemeral port and starts accepting. */
-        suspend fun start(): WireServer {
+        /**
+         * Binds to 127.0.0.1 on [port] (0, the default, picks an ephemeral port) and starts
+         * accepting. The listening socket uses SO_REUSEADDR, so a closed server's port can be
+         * bound again at once (the replica set simulator restarts members on the same port).
+         */
+        suspend fun start(port: Int = 0): WireServer {
+            require(port in 0..65535) { "port must be in 0..65535, got $port" }
             val selector = SelectorManager(Dispatchers.IO)
             val socket = try {
-                aSocket(selector).tcp().bind("127.0.0.1", 0)
+                aSocket(selector).tcp().bind("127.0.0.1", port) { reuseAddress = true }
             } catch (e: Throwable) {
                 selector.close()
                 throw e
