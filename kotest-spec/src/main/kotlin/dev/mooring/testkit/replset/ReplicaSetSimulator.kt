@@ -283,7 +283,6 @@ class ReplicaSetSimulator private constructor(
             everyMember.onEach { it.up = false }.mapNotNull { m -> m.server.also { m.server = null } }
         }
         for (s in servers) s.close()
-        for (m in allMembers) m.reachable.value = true
         for (s in servers) PortRelease.awaitBlocking(s.port)
     }
 

@@ -105,4 +105,49 @@ class JavaDriverFaithfulnessSpec : FunSpec({
             }
         }
     }
+
+    fun client(rs: ReplicaSetSimulator, options: String): MongoClient =
+        MongoClients.create(rs.seedUri("serverSelectionTimeoutMS=20000&heartbeatFrequencyMS=500&$options"))
+
+    fun typeOf(d: ClusterDescription, host: String): ServerType? =
+        d.serverDescriptions.firstOrNull { it.address.toString() == host }?.type
+
+    test("the Java driver follows a reconfiguration: a new member joins, a hidden one leaves its view") {
+        ReplicaSetSimulator.start().use { rs ->
+            val (m0, m1, m2) = rs.members
+            client(rs, "appName=reconfig").use { client ->
+                withContext(Dispatchers.IO) {
+                    client.getDatabase("test").getCollection("things").insertOne(Document("n", 1))
+                    waitFor("three members", client) { d -> rs.hosts.all { typeOf(d, it) != null && typeOf(d, it) != ServerType.UNKNOWN } }
+                    lateinit var added: SimulatedMember
+                    rs.reconfigure {
+                        added = addMember()
+                        update(m2) { it.copy(hidden = true, priority = 0.0) }
+                    }
+                    waitFor("${added.host} as a secondary and ${m2.host} gone", client) { d ->
+                        typeOf(d, added.host) == ServerType.REPLICA_SET_SECONDARY && typeOf(d, m2.host) == null
+                    }
+                    client.clusterDescription.serverDescriptions.map { it.address.toString() } shouldContainExactlyInAnyOrder
+                        listOf(m0.host, m1.host, added.host)
+                    client.clusterDescription.serverDescriptions.first { it.address.toString() == m0.host }.setVersion shouldBe 2
+                }
+            }
+        }
+    }
+
+    test("the Java driver sees a partitioned member time out and come back after heal") {
+        ReplicaSetSimulator.start().use { rs ->
+            val m2 = rs.members[2]
+            client(rs, "connectTimeoutMS=1000&appName=partition").use { client ->
+                withContext(Dispatchers.IO) {
+                    waitFor("${m2.host} as a secondary", client) { typeOf(it, m2.host) == ServerType.REPLICA_SET_SECONDARY }
+                    rs.partition(m2)
+                    waitFor("${m2.host} unknown while partitioned", client) { typeOf(it, m2.host) == ServerType.UNKNOWN }
+                    rs.heal(m2)
+                    waitFor("${m2.host} a secondary again after heal", client) { typeOf(it, m2.host) == ServerType.REPLICA_SET_SECONDARY }
+                    client.getDatabase("test").getCollection("things").insertOne(Document("n", 1))
+                }
+            }
+        }
+    }
 })
