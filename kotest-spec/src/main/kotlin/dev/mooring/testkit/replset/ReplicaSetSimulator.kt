@@ -107,7 +107,8 @@ class ReplicaSetSimulator private constructor(
     fun stepDown(member: SimulatedMember? = primary) {
         synchronized(lock) {
             checkOpen()
-            check(member != null && member === primaryMember) { "${member?.host ?: "no member"} is not the primary" }
+            checkNotNull(member) { "the set has no primary to step down" }
+            check(member === primaryMember) { "${member.host} is not the primary" }
             primaryMember = null
             bumpAll()
         }

@@ -1,5 +1,8 @@
 package dev.mooring.testkit.replset
 
+import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.MongoNetworkException
+import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
@@ -12,8 +15,11 @@ import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.withTimeoutOrNull
+import org.bson.BsonArray
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonString
 import org.bson.types.ObjectId
 import kotlin.time.Duration.Companion.seconds
 
@@ -125,6 +131,43 @@ class AwaitableHelloSpec : FunSpec({
                 rs.setRecovering(rs.members[1], true)
                 withTimeout(10_000) { changed.await() } shouldNotBe tv
             }
+        }
+    }
+
+    fun failHello(mode: BsonDocument, data: BsonDocument) = BsonDocument("configureFailPoint", BsonString("failCommand"))
+        .append("mode", mode)
+        .append("data", data.append("failCommands", BsonArray(listOf(BsonString("hello")))))
+
+    test("fail points fire on every exhaust reply, as mongod re-runs the hello: closeConnection drops the stream") {
+        ReplicaSetSimulator.start().use { rs ->
+            val s = rs.members[1]
+            val c = client.connect(s)
+            s.configureFailPoint(failHello(BsonDocument("skip", BsonInt32(1)), BsonDocument("closeConnection", BsonBoolean.TRUE)))
+            val seen = ArrayList<BsonDocument>()
+            shouldThrow<MongoNetworkException> {
+                withTimeout(20_000) {
+                    c.exhaust("admin", RawClient.awaitableHello(s.topologyVersion, 100), 0).collect { seen += it }
+                }
+            }
+            seen.size shouldBe 1
+            c.close()
+        }
+    }
+
+    test("fail points fire on every exhaust reply: an error code ends the stream with that error") {
+        ReplicaSetSimulator.start().use { rs ->
+            val s = rs.members[2]
+            val c = client.connect(s)
+            s.configureFailPoint(failHello(BsonDocument("skip", BsonInt32(2)), BsonDocument("errorCode", BsonInt32(91))))
+            val seen = ArrayList<BsonDocument>()
+            val e = shouldThrow<MongoCommandException> {
+                withTimeout(20_000) {
+                    c.exhaust("admin", RawClient.awaitableHello(s.topologyVersion, 100), 0).collect { seen += it }
+                }
+            }
+            e.code shouldBe 91
+            seen.size shouldBe 2
+            c.close()
         }
     }
 })

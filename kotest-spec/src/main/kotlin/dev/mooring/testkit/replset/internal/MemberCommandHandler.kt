@@ -7,6 +7,7 @@ import dev.mooring.testkit.replset.TopologyVersion
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.RequestContext
 import dev.mooring.testkit.server.WireServer
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.first
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.withTimeoutOrNull
@@ -67,7 +68,17 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         }
         return Reply.Exhaust(flow {
             var known = requested
+            var first = true
             while (true) {
+                if (!first) {
+                    // mongod re-runs the command for every exhaust reply, so fail points fire on each
+                    val failure = failPointOnRerun(ctx)
+                    if (failure != null) {
+                        emit(Reply.Streamed(failure, moreToCome = false))
+                        break
+                    }
+                }
+                first = false
                 val error = awaitChange(known, maxAwait)
                 if (error != null) {
                     emit(Reply.Streamed(error, moreToCome = false))
@@ -82,6 +93,21 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             }
         })
     }
+
+    /**
+     * The `failCommand` check for an exhaust re-run (the first run went through the WireServer's
+     * own check): blocks for blockTimeMS, closes the connection (by failing the stream, which makes
+     * the WireServer drop the socket) or returns the error reply to end the stream with.
+     */
+    private suspend fun failPointOnRerun(ctx: RequestContext): BsonDocument? {
+        val fp = ctx.server.activeFailPoint ?: return null
+        if (!fp.fires(ctx.commandName, ctx.appName)) return null
+        fp.blockTimeMS?.let { delay(it) }
+        if (fp.closeConnection) throw FailPointClosedConnection()
+        return if (fp.errorCode != null) fp.errorReply() else null
+    }
+
+    private class FailPointClosedConnection : RuntimeException("failCommand closeConnection on an exhaust hello")
 
     /**
      * Waits while [known] is the member's current topologyVersion, at most [maxAwaitMS]. Returns at
