@@ -34,6 +34,19 @@ import java.net.BindException
  * wire versions, recovering) increments the topologyVersion counter of every running member and
  * wakes their waiting awaitable hellos. lastWrite changes do not (as on mongod).
  *
+ * Fail points fire on every reply of an exhaust hello stream too (mongod re-runs the command for
+ * each reply): closeConnection drops the stream, errorCode ends it with that error.
+ *
+ * ```
+ * ReplicaSetSimulator.start().use { rs ->          // 3 members, "rs0", members[0] primary
+ *     val uri = rs.seedUri("heartbeatFrequencyMS=500")
+ *     rs.stepDown(); rs.elect(rs.members[1])      // failover
+ *     rs.kill(rs.members[2]); rs.restart(rs.members[2])
+ *     rs.partition(rs.members[0]); rs.heal(rs.members[0])
+ *     rs.reconfigure { addMember(tags = mapOf("dc" to "east")); update(rs.members[2]) { it.copy(hidden = true, priority = 0.0) } }
+ * }
+ * ```
+ *
  * Thread-safety: all controls may be called from any thread or coroutine; the state is guarded
  * by one lock, held only for short non-suspending updates. Suspending controls ([kill], [restart],
  * [reconfigure]) are serialized per member / per simulator and are not cancellable halfway through
@@ -248,6 +261,10 @@ class ReplicaSetSimulator private constructor(
             member.lastWriteValue = lastWrite
         }
     }
+
+    /** Sets [member]'s lastWriteDate to [lastWriteDateMillis] (opTime derived from it, current term). */
+    fun setLastWriteDate(member: SimulatedMember, lastWriteDateMillis: Long) =
+        setLastWrite(member, LastWrite.at(lastWriteDateMillis, term))
 
     /**
      * Puts [member] in (or out of) quiesce mode: every command, hello included (awaitable ones are

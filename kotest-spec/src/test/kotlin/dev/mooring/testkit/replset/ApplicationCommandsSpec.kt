@@ -31,6 +31,12 @@ class ApplicationCommandsSpec : FunSpec({
             rs.collections.documents("test", "things").size shouldBe 1
             (rs.members[1].lastWrite.opTime > lwBefore.opTime) shouldBe true
             rs.members[1].lastWrite.opTime shouldBe rs.members[0].lastWrite.opTime
+            // scripted replication lag shows in the secondary's hello, without a topologyVersion bump
+            val tv = rs.members[2].topologyVersion
+            rs.setLastWriteDate(rs.members[2], 1_000_000L)
+            val lagging = client.run(rs.members[2], RawClient.hello())
+            lagging.getDocument("lastWrite").getDateTime("lastWriteDate").value shouldBe 1_000_000L
+            lagging.tv() shouldBe tv
         }
     }
 
