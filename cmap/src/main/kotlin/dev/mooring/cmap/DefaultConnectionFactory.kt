@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicBoolean
  * [IllegalArgumentException]. Authentication is delegated to [authenticator]; a credential
  * without an authenticator is rejected the same way, so no connection silently skips auth.
  *
- * @throws IllegalArgumentException when appName is longer than 128 bytes, TLS is enabled, or a
- *   credential is configured without an [authenticator].
+ * @throws IllegalArgumentException when appName is longer than 128 bytes, a timeout is negative,
+ *   TLS is enabled, or a credential is configured without an [authenticator].
  */
 public class DefaultConnectionFactory(
     /** The settings every connection of this factory uses. */
@@ -43,6 +43,8 @@ public class DefaultConnectionFactory(
 
     init {
         try {
+            require(settings.connectTimeoutMS >= 0) { "connectTimeoutMS must be >= 0, was ${settings.connectTimeoutMS}" }
+            require(settings.socketTimeoutMS >= 0) { "socketTimeoutMS must be >= 0, was ${settings.socketTimeoutMS}" }
             require(!settings.tls.enabled) { "TLS is not supported yet by DefaultConnectionFactory" }
             require(settings.credential == null || authenticator != null) {
                 "a credential is configured but no ConnectionAuthenticator was given"

@@ -14,6 +14,15 @@ import org.bson.BsonDocument
  * (cancellation, `take(n)`, an exception) while the server still has replies to send, the
  * connection is closed, because its wire state is no longer known. Errors are the same typed
  * errors [command] throws; an `ok: 0` reply ends the flow with a [MongoCommandException].
+ *
+ * Replies: `ok: 1` replies are returned as they are, including ones that carry a
+ * `writeConcernError` (the operation layer and SDAM inspect that field; the connection is
+ * healthy). `ok: 0` becomes [MongoCommandException]. Timeouts become
+ * [MongoNetworkTimeoutException], socket failures [MongoNetworkException], malformed replies
+ * [MongoProtocolException]; all three close the connection. A command too large to send fails
+ * with [MongoMessageEncodingException] before anything is written, and the connection stays
+ * usable. Every error carries the address, this connection's generation and whether the
+ * handshake (including authentication) had completed.
  */
 public interface ExhaustConnection : EstablishableConnection {
     /**

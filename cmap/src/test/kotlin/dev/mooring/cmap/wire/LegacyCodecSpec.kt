@@ -50,6 +50,27 @@ class LegacyCodecSpec : FunSpec({
         shouldThrow<WireFormatException> { OpQuery.decode(h, bytes.copyOfRange(16, bytes.size)) }
     }
 
+    test("random corruption of OP_QUERY and OP_REPLY only ever ends in WireFormatException") {
+        val rnd = kotlin.random.Random(7)
+        val samples = listOf(
+            OpQuery.encode(OpQuery(1, 0, "admin.\$cmd", 0, -1, hello)),
+            OpReply.encode(OpReply(2, 1, 0, 0, 0, listOf(hello, BsonDocument("ok", BsonInt32(1))))),
+        )
+        repeat(2000) {
+            val good = samples[it % 2]
+            val bad = good.copyOf()
+            repeat(1 + rnd.nextInt(4)) { bad[16 + rnd.nextInt(bad.size - 16)] = rnd.nextInt(256).toByte() }
+            val cut = if (rnd.nextInt(4) == 0) bad.copyOfRange(0, 16 + rnd.nextInt(bad.size - 16)) else bad
+            cut.putIntLE(0, cut.size)
+            val h = MessageHeader.parse(cut, 48_000_000)
+            try {
+                if (h.opCode == OpCode.OP_QUERY) OpQuery.decode(h, cut.copyOfRange(16, cut.size)) else OpReply.decode(h, cut.copyOfRange(16, cut.size))
+            } catch (_: WireFormatException) {
+                // expected for most mutations
+            }
+        }
+    }
+
     test("request ids are positive and unique across threads") {
         val ids = withContext(Dispatchers.Default) {
             (1..8).map { async { List(2000) { RequestIds.next() } } }.awaitAll().flatten()

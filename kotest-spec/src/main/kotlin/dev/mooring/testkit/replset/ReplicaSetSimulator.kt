@@ -394,7 +394,7 @@ class ReplicaSetSimulator private constructor(
         var last: Throwable? = null
         repeat(50) {
             try {
-                return WireServer.start(port)
+                return WireServer.start(port = port)
             } catch (e: BindException) {
                 last = e
             } catch (e: java.io.IOException) {

@@ -12,6 +12,7 @@ import io.ktor.network.selector.SelectorManager
 import io.ktor.network.sockets.InetSocketAddress
 import io.ktor.network.sockets.ServerSocket
 import io.ktor.network.sockets.Socket
+import io.ktor.network.sockets.UnixSocketAddress
 import io.ktor.network.sockets.aSocket
 import io.ktor.network.sockets.openReadChannel
 import io.ktor.network.sockets.openWriteChannel
@@ -19,6 +20,7 @@ import io.ktor.utils.io.ByteWriteChannel
 import io.ktor.utils.io.readFully
 import io.ktor.utils.io.writeFully
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancel
@@ -61,11 +63,12 @@ class WireServer private constructor(
     private val closed = AtomicBoolean(false)
     private val failPoint = AtomicReference<FailCommandFailPoint?>(null)
 
-    /** The port the server listens on. */
-    val port: Int = (serverSocket.localAddress as InetSocketAddress).port
+    /** The TCP port the server listens on (0 for a Unix domain socket). */
+    val port: Int = (serverSocket.localAddress as? InetSocketAddress)?.port ?: 0
 
-    /** `127.0.0.1:port`. */
-    val address: ServerAddress = ServerAddress("127.0.0.1", port)
+    /** `127.0.0.1:port`, or the socket path. */
+    val address: ServerAddress = (serverSocket.localAddress as? UnixSocketAddress)?.let { ServerAddress.unixSocket(it.path) }
+        ?: ServerAddress("127.0.0.1", port)
 
     /** Connection and command counters. */
     val counters: WireServerCounters = WireServerCounters()
@@ -155,9 +158,19 @@ class WireServer private constructor(
                     ?.takeIf { it.isString }?.asString()?.value
             }
             val ctx = RequestContext(this, number, remotePort, req.viaOpQuery, appName, req.requestId, req.exhaustAllowed, name)
-            val reply = dispatch(ctx, db, cmd)
-            if (req.moreToCome) continue
-            if (!send(output, req, reply)) return
+            val keepOpen = coroutineScope {
+                // a client that hangs up while its request is being handled ends the connection at once
+                val watcher = launch {
+                    if (!input.awaitContent(1)) throw java.io.IOException("client closed the connection")
+                }
+                try {
+                    val reply = dispatch(ctx, db, cmd)
+                    req.moreToCome || send(output, req, reply)
+                } finally {
+                    watcher.cancel()
+                }
+            }
+            if (!keepOpen) return
         }
     }
 
@@ -256,15 +269,21 @@ class WireServer private constructor(
 
     companion object {
         /**
-         * Binds to 127.0.0.1 on [port] (0, the default, picks an ephemeral port) and starts
-         * accepting. The listening socket uses SO_REUSEADDR, so a closed server's port can be
+         * Binds to 127.0.0.1 on [port] (0, the default, picks an ephemeral port) or, with
+         * [unixSocketPath], to that Unix domain socket, which must not exist yet; then starts
+         * accepting. The TCP listening socket uses SO_REUSEADDR, so a closed server's port can be
          * bound again at once (the replica set simulator restarts members on the same port).
          */
-        suspend fun start(port: Int = 0): WireServer {
+        suspend fun start(unixSocketPath: String? = null, port: Int = 0): WireServer {
             require(port in 0..65535) { "port must be in 0..65535, got $port" }
+            require(unixSocketPath == null || port == 0) { "a port cannot be combined with a Unix domain socket" }
             val selector = SelectorManager(Dispatchers.IO)
             val socket = try {
-                aSocket(selector).tcp().bind("127.0.0.1", port) { reuseAddress = true }
+                if (unixSocketPath != null) {
+                    aSocket(selector).tcp().bind(UnixSocketAddress(unixSocketPath))
+                } else {
+                    aSocket(selector).tcp().bind("127.0.0.1", port) { reuseAddress = true }
+                }
             } catch (e: Throwable) {
                 selector.close()
                 throw e

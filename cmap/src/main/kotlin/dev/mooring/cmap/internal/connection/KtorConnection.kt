@@ -72,7 +72,6 @@ internal class KtorConnection(
                 val desc = handshake.describe(reply, address, generation)
                 limits = MessageLimits(desc.maxBsonObjectSize, desc.maxMessageSizeBytes)
                 description = desc
-                handshakeCompleted = true
                 authenticator?.let { auth ->
                     busy.set(false)
                     try {
@@ -81,6 +80,8 @@ internal class KtorConnection(
                         if (!busy.compareAndSet(false, true)) error("authenticator left connection $id busy")
                     }
                 }
+                // SDAM counts authentication as part of the handshake ("beforeHandshakeCompletes")
+                handshakeCompleted = true
             }
         } catch (e: Throwable) {
             close()
@@ -109,11 +110,13 @@ internal class KtorConnection(
     override fun exhaust(database: String, command: BsonDocument, readTimeoutMS: Long): Flow<BsonDocument> = flow {
         ensureOpen()
         acquire("exhaust")
+        var sent = false
         var finished = false
         try {
             val body = withApi(command, database)
             val requestId = RequestIds.next()
             val bytes = encode(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, body))
+            sent = true
             guarded(settings.socketTimeoutMS, "sending ${command.keys.firstOrNull()}") { transport().write(bytes) }
             var expected = requestId
             while (true) {
@@ -128,7 +131,8 @@ internal class KtorConnection(
                 emit(checkOk(doc))
             }
         } finally {
-            if (!finished) close()
+            // replies may still be on their way: the wire state is unknown unless the stream ended
+            if (sent && !finished) close()
             busy.set(false)
         }
     }
