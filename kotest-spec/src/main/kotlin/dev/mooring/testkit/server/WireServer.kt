@@ -269,16 +269,20 @@ class WireServer private constructor(
 
     companion object {
         /**
-         * Binds to 127.0.0.1 on an ephemeral port (or, with [unixSocketPath], to that Unix domain
-         * socket, which must not exist yet) and starts accepting.
+         * Binds to 127.0.0.1 on [port] (0, the default, picks an ephemeral port) or, with
+         * [unixSocketPath], to that Unix domain socket, which must not exist yet; then starts
+         * accepting. The TCP listening socket uses SO_REUSEADDR, so a closed server's port can be
+         * bound again at once (the replica set simulator restarts members on the same port).
          */
-        suspend fun start(unixSocketPath: String? = null): WireServer {
+        suspend fun start(unixSocketPath: String? = null, port: Int = 0): WireServer {
+            require(port in 0..65535) { "port must be in 0..65535, got $port" }
+            require(unixSocketPath == null || port == 0) { "a port cannot be combined with a Unix domain socket" }
             val selector = SelectorManager(Dispatchers.IO)
             val socket = try {
                 if (unixSocketPath != null) {
                     aSocket(selector).tcp().bind(UnixSocketAddress(unixSocketPath))
                 } else {
-                    aSocket(selector).tcp().bind("127.0.0.1", 0)
+                    aSocket(selector).tcp().bind("127.0.0.1", port) { reuseAddress = true }
                 }
             } catch (e: Throwable) {
                 selector.close()

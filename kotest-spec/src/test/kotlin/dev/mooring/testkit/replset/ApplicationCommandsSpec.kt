@@ -1,0 +1,84 @@
+package dev.mooring.testkit.replset
+
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.shouldNotBe
+import org.bson.BsonArray
+import org.bson.BsonBoolean
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonString
+import kotlin.time.Duration.Companion.seconds
+
+class ApplicationCommandsSpec : FunSpec({
+    timeout = 60.seconds.inWholeMilliseconds
+    val client = RawClient()
+    afterSpec { client.close() }
+
+    fun insert(x: Int) = BsonDocument("insert", BsonString("things"))
+        .append("documents", BsonArray(listOf(BsonDocument("x", BsonInt32(x)))))
+    fun find() = BsonDocument("find", BsonString("things"))
+    fun ok(d: BsonDocument) = d.getNumber("ok").intValue()
+
+    test("writes succeed only on the primary; others answer NotWritablePrimary with topologyVersion") {
+        ReplicaSetSimulator.start().use { rs ->
+            val lwBefore = rs.members[1].lastWrite
+            ok(client.run(rs.members[0], insert(1), "test")) shouldBe 1
+            val e = client.run(rs.members[1], insert(2), "test")
+            e.code() shouldBe 10107
+            e.getString("codeName").value shouldBe "NotWritablePrimary"
+            e.tv() shouldBe rs.members[1].topologyVersion
+            rs.collections.documents("test", "things").size shouldBe 1
+            (rs.members[1].lastWrite.opTime > lwBefore.opTime) shouldBe true
+            rs.members[1].lastWrite.opTime shouldBe rs.members[0].lastWrite.opTime
+            // scripted replication lag shows in the secondary's hello, without a topologyVersion bump
+            val tv = rs.members[2].topologyVersion
+            rs.setLastWriteDate(rs.members[2], 1_000_000L)
+            val lagging = client.run(rs.members[2], RawClient.hello())
+            lagging.getDocument("lastWrite").getDateTime("lastWriteDate").value shouldBe 1_000_000L
+            lagging.tv() shouldBe tv
+        }
+    }
+
+    test("reads on a secondary need a non-primary \$readPreference") {
+        ReplicaSetSimulator.start(dataMembers = 2, arbiters = 1).use { rs ->
+            ok(client.run(rs.members[0], insert(7), "test")) shouldBe 1
+            client.run(rs.members[1], find(), "test").code() shouldBe 13435
+            val r = client.run(rs.members[1], find().append("\$readPreference", BsonDocument("mode", BsonString("secondaryPreferred"))), "test")
+            r.getDocument("cursor").getArray("firstBatch").size shouldBe 1
+            client.run(rs.members[2], find().append("\$readPreference", BsonDocument("mode", BsonString("secondary"))), "test").code() shouldBe 13436
+        }
+    }
+
+    test("replSetStepDown over the wire steps the primary down; on a secondary it is an error") {
+        ReplicaSetSimulator.start().use { rs ->
+            val cmd = BsonDocument("replSetStepDown", BsonInt32(60))
+            client.run(rs.members[1], cmd).code() shouldBe 10107
+            client.run(rs.members[0], cmd, "test").code() shouldBe 13
+            ok(client.run(rs.members[0], cmd)) shouldBe 1
+            rs.primary shouldBe null
+            client.run(rs.members[0], RawClient.hello())["isWritablePrimary"] shouldBe BsonBoolean.FALSE
+        }
+    }
+
+    test("ping works everywhere, unknown commands are CommandNotFound, fail points are per member") {
+        ReplicaSetSimulator.start().use { rs ->
+            rs.members.forEach { ok(client.run(it, BsonDocument("ping", BsonInt32(1)))) shouldBe 1 }
+            client.run(rs.members[0], BsonDocument("frobnicate", BsonInt32(1))).code() shouldBe 59
+            rs.members[0].configureFailPoint(
+                BsonDocument("configureFailPoint", BsonString("failCommand"))
+                    .append("mode", BsonDocument("times", BsonInt32(1)))
+                    .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("insert")))).append("errorCode", BsonInt32(91))),
+            )
+            client.run(rs.members[0], insert(1), "test").code() shouldBe 91
+            ok(client.run(rs.members[0], insert(1), "test")) shouldBe 1
+            rs.members[1].counters shouldNotBe null
+            // a fail point set over the wire on one member does not affect another
+            ok(client.run(rs.members[1], BsonDocument("configureFailPoint", BsonString("failCommand"))
+                .append("mode", BsonString("alwaysOn"))
+                .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("ping")))).append("errorCode", BsonInt32(11600))))) shouldBe 1
+            client.run(rs.members[1], BsonDocument("ping", BsonInt32(1))).code() shouldBe 11600
+            ok(client.run(rs.members[2], BsonDocument("ping", BsonInt32(1)))) shouldBe 1
+        }
+    }
+})
