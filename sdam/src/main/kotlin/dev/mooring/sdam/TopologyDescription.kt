@@ -1,5 +1,7 @@
 package dev.mooring.sdam
 
+import dev.mooring.cmap.ClientWireVersion
+
 import dev.mooring.events.ServerAddress
 import org.bson.types.ObjectId
 
@@ -62,21 +64,10 @@ public class TopologyDescription(
         maxSetVersion: Long? = this.maxSetVersion,
     ): TopologyDescription = TopologyDescription(type, servers, setName, maxElectionId, maxSetVersion)
 
-    private fun computeCompatibilityError(): String? {
-        for (s in servers.values) {
-            if (!s.isAvailable) continue
-            if (s.minWireVersion > WireVersions.CLIENT_MAX_WIRE_VERSION) {
-                return "Server at ${s.address} requires wire version ${s.minWireVersion}, but this version of " +
-                    "${WireVersions.DRIVER_NAME} only supports up to ${WireVersions.CLIENT_MAX_WIRE_VERSION}."
-            }
-            if (s.maxWireVersion < WireVersions.CLIENT_MIN_WIRE_VERSION) {
-                return "Server at ${s.address} reports wire version ${s.maxWireVersion}, but this version of " +
-                    "${WireVersions.DRIVER_NAME} requires at least ${WireVersions.CLIENT_MIN_WIRE_VERSION} " +
-                    "(MongoDB ${WireVersions.CLIENT_MIN_MONGODB_VERSION})."
-            }
-        }
-        return null
-    }
+    private fun computeCompatibilityError(): String? =
+        servers.values.asSequence()
+            .filter { it.isAvailable }
+            .firstNotNullOfOrNull { ClientWireVersion.compatibilityError(it.address, it.minWireVersion, it.maxWireVersion) }
 
     private fun computeLogicalSessionTimeout(): Int? {
         var min: Int? = null

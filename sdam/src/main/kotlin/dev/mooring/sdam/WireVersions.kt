@@ -1,19 +1,18 @@
 package dev.mooring.sdam
 
-/** The wire protocol range this client speaks (SDAM clientMinWireVersion / clientMaxWireVersion). */
+import dev.mooring.cmap.ClientWireVersion
+
+/**
+ * The wire protocol range this client speaks (SDAM clientMinWireVersion / clientMaxWireVersion),
+ * as defined once in [ClientWireVersion], plus the SDAM-specific version thresholds. Constants.
+ */
 public object WireVersions {
-    /** The oldest wire version supported: 8, MongoDB 4.2. */
-    public const val CLIENT_MIN_WIRE_VERSION: Int = 8
+    /** The oldest wire version supported ([ClientWireVersion.MIN]). */
+    public const val CLIENT_MIN_WIRE_VERSION: Int = ClientWireVersion.MIN
 
-    /** The newest wire version supported: 27, MongoDB 8.2. */
-    public const val CLIENT_MAX_WIRE_VERSION: Int = 27
-
-    /** The MongoDB release that introduced [CLIENT_MIN_WIRE_VERSION], named in compatibility errors. */
-    public const val CLIENT_MIN_MONGODB_VERSION: String = "4.2"
+    /** The newest wire version supported ([ClientWireVersion.MAX]). */
+    public const val CLIENT_MAX_WIRE_VERSION: Int = ClientWireVersion.MAX
 
     /** The wire version of MongoDB 6.0, from which primaries are ordered by electionId before setVersion. */
     public const val MONGODB_6_0: Int = 17
-
-    /** The name used in compatibility error messages. */
-    public const val DRIVER_NAME: String = "Mooring"
 }
