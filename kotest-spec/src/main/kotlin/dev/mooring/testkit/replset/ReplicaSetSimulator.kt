@@ -186,15 +186,19 @@ class ReplicaSetSimulator private constructor(
                 check(!member.up) { "${member.host} is running; kill it first" }
             }
             val server = bindAgain(member.port)
+            synchronized(lock) {
+                // a fresh process: new processId, not recovering, not quiescing
+                member.topology.value = TopologyVersion.fresh()
+                member.recovering = false
+                member.shuttingDown = false
+            }
+            install(member, server)
             val accepted = synchronized(lock) {
                 if (closed) {
                     false
                 } else {
                     member.server = server
                     member.up = true
-                    member.recovering = false
-                    member.shuttingDown = false
-                    member.topology.value = TopologyVersion.fresh()
                     true
                 }
             }
@@ -202,7 +206,6 @@ class ReplicaSetSimulator private constructor(
                 server.close()
                 throw IllegalStateException("the replica set simulator is closed")
             }
-            install(member, server)
         }
     }
 
@@ -368,16 +371,13 @@ class ReplicaSetSimulator private constructor(
     /** Starts a member's server on a fresh port and registers it (not yet configured). */
     internal suspend fun startMember(): SimulatedMember {
         val server = WireServer.start()
-        val member = synchronized(lock) {
-            if (closed) null
-            else SimulatedMember(this, server, LastWrite.at(System.currentTimeMillis(), currentTerm), 0, defaultMaxWireVersion)
-                .also { everyMember += it }
-        }
-        if (member == null) {
+        val member = SimulatedMember(this, server, LastWrite.at(System.currentTimeMillis(), synchronized(lock) { currentTerm }), 0, defaultMaxWireVersion)
+        install(member, server)
+        val registered = synchronized(lock) { if (closed) false else everyMember.add(member) }
+        if (!registered) {
             server.close()
             throw IllegalStateException("the replica set simulator is closed")
         }
-        install(member, server)
         return member
     }
 
