@@ -5,6 +5,8 @@ import dev.mooring.testkit.replset.internal.HelloReplies
 import dev.mooring.testkit.replset.internal.HelloSnapshot
 import dev.mooring.testkit.replset.internal.MemberCommandHandler
 import dev.mooring.testkit.replset.internal.PortRelease
+import dev.mooring.testkit.replset.internal.ReplSetStatus
+import dev.mooring.testkit.replset.internal.StatusRow
 import dev.mooring.testkit.server.InMemoryCollections
 import dev.mooring.testkit.server.WireServer
 import kotlinx.coroutines.delay
@@ -27,7 +29,8 @@ import java.net.BindException
  * on the primary only (else `NotWritablePrimary` 10107), `find` on the primary, or on a secondary
  * when the OP_MSG carries a non-primary `$readPreference` (else 13435/13436). The data lives in one
  * [collections] shared by all members (replication is instant). `replSetStepDown` steps the
- * primary down. Unknown commands get `CommandNotFound` (59). Fail points: per member through
+ * primary down; `replSetGetStatus` reports the members as this one sees them. Unknown commands
+ * get `CommandNotFound` (59). Fail points: per member through
  * [SimulatedMember.configureFailPoint] or the `configureFailPoint` command.
  *
  * Every state change that alters a member's hello (election, step down, reconfiguration, quiesce,
@@ -358,6 +361,24 @@ class ReplicaSetSimulator private constructor(
             if (m.up && m.reachable.value && mc != null && !mc.arbiterOnly) m.lastWriteValue = lw
         }
         reply
+    }
+
+    /**
+     * `replSetGetStatus` as [member] sees the set: members that are down or partitioned are
+     * unhealthy. A member without a configuration answers `NotYetInitialized` (94).
+     */
+    internal fun status(member: SimulatedMember): BsonDocument = synchronized(lock) {
+        val cfg = config!!
+        val myState = stateLocked(member)
+        if (myState == MemberState.REMOVED) {
+            return WireServer.error(94, "NotYetInitialized", "no replset config has been received")
+        }
+        val rows = cfg.members.map { mc ->
+            val m = everyMember.first { it.host == mc.host }
+            val self = m === member
+            StatusRow(mc.id, mc.host, stateLocked(m), self || (m.up && m.reachable.value), m.lastWriteValue, self)
+        }
+        ReplSetStatus.build(setName, currentTerm, myState, rows)
     }
 
     /** Steps [member] down if it is the primary; false otherwise. */
