@@ -5,6 +5,8 @@ import dev.mooring.testkit.replset.internal.HelloReplies
 import dev.mooring.testkit.replset.internal.HelloSnapshot
 import dev.mooring.testkit.replset.internal.MemberCommandHandler
 import dev.mooring.testkit.replset.internal.PortRelease
+import dev.mooring.testkit.replset.internal.ReplSetStatus
+import dev.mooring.testkit.replset.internal.StatusRow
 import dev.mooring.testkit.server.InMemoryCollections
 import dev.mooring.testkit.server.WireServer
 import kotlinx.coroutines.delay
@@ -27,7 +29,8 @@ import java.net.BindException
  * on the primary only (else `NotWritablePrimary` 10107), `find` on the primary, or on a secondary
  * when the OP_MSG carries a non-primary `$readPreference` (else 13435/13436). The data lives in one
  * [collections] shared by all members (replication is instant). `replSetStepDown` steps the
- * primary down. Unknown commands get `CommandNotFound` (59). Fail points: per member through
+ * primary down; `replSetGetStatus` reports the members as this one sees them. Unknown commands
+ * get `CommandNotFound` (59). Fail points: per member through
  * [SimulatedMember.configureFailPoint] or the `configureFailPoint` command.
  *
  * Every state change that alters a member's hello (election, step down, reconfiguration, quiesce,
@@ -186,15 +189,19 @@ class ReplicaSetSimulator private constructor(
                 check(!member.up) { "${member.host} is running; kill it first" }
             }
             val server = bindAgain(member.port)
+            synchronized(lock) {
+                // a fresh process: new processId, not recovering, not quiescing
+                member.topology.value = TopologyVersion.fresh()
+                member.recovering = false
+                member.shuttingDown = false
+            }
+            install(member, server)
             val accepted = synchronized(lock) {
                 if (closed) {
                     false
                 } else {
                     member.server = server
                     member.up = true
-                    member.recovering = false
-                    member.shuttingDown = false
-                    member.topology.value = TopologyVersion.fresh()
                     true
                 }
             }
@@ -202,7 +209,6 @@ class ReplicaSetSimulator private constructor(
                 server.close()
                 throw IllegalStateException("the replica set simulator is closed")
             }
-            install(member, server)
         }
     }
 
@@ -357,6 +363,24 @@ class ReplicaSetSimulator private constructor(
         reply
     }
 
+    /**
+     * `replSetGetStatus` as [member] sees the set: members that are down or partitioned are
+     * unhealthy. A member without a configuration answers `NotYetInitialized` (94).
+     */
+    internal fun status(member: SimulatedMember): BsonDocument = synchronized(lock) {
+        val cfg = config!!
+        val myState = stateLocked(member)
+        if (myState == MemberState.REMOVED) {
+            return WireServer.error(94, "NotYetInitialized", "no replset config has been received")
+        }
+        val rows = cfg.members.map { mc ->
+            val m = everyMember.first { it.host == mc.host }
+            val self = m === member
+            StatusRow(mc.id, mc.host, stateLocked(m), self || (m.up && m.reachable.value), m.lastWriteValue, self)
+        }
+        ReplSetStatus.build(setName, currentTerm, myState, rows)
+    }
+
     /** Steps [member] down if it is the primary; false otherwise. */
     internal fun stepDownIfPrimary(member: SimulatedMember): Boolean = synchronized(lock) {
         if (closed || primaryMember !== member) return false
@@ -368,16 +392,13 @@ class ReplicaSetSimulator private constructor(
     /** Starts a member's server on a fresh port and registers it (not yet configured). */
     internal suspend fun startMember(): SimulatedMember {
         val server = WireServer.start()
-        val member = synchronized(lock) {
-            if (closed) null
-            else SimulatedMember(this, server, LastWrite.at(System.currentTimeMillis(), currentTerm), 0, defaultMaxWireVersion)
-                .also { everyMember += it }
-        }
-        if (member == null) {
+        val member = SimulatedMember(this, server, LastWrite.at(System.currentTimeMillis(), synchronized(lock) { currentTerm }), 0, defaultMaxWireVersion)
+        install(member, server)
+        val registered = synchronized(lock) { if (closed) false else everyMember.add(member) }
+        if (!registered) {
             server.close()
             throw IllegalStateException("the replica set simulator is closed")
         }
-        install(member, server)
         return member
     }
 

@@ -81,4 +81,21 @@ class ApplicationCommandsSpec : FunSpec({
             ok(client.run(rs.members[2], BsonDocument("ping", BsonInt32(1)))) shouldBe 1
         }
     }
+
+    test("replSetGetStatus lists the members with their states as this member sees them") {
+        ReplicaSetSimulator.start(dataMembers = 3, arbiters = 1).use { rs ->
+            val (m0, m1, m2, arb) = rs.members
+            rs.kill(m2)
+            val st = client.run(m1, BsonDocument("replSetGetStatus", BsonInt32(1)))
+            ok(st) shouldBe 1
+            st.getString("set").value shouldBe "rs0"
+            st.getInt32("myState").value shouldBe 2
+            val byName = st.getArray("members").associate { it.asDocument().getString("name").value to it.asDocument() }
+            byName.getValue(m0.host).getString("stateStr").value shouldBe "PRIMARY"
+            byName.getValue(m1.host)["self"] shouldBe BsonBoolean.TRUE
+            byName.getValue(m2.host).getDouble("health").value shouldBe 0.0
+            byName.getValue(arb.host).getInt32("state").value shouldBe 7
+            client.run(m1, BsonDocument("replSetGetStatus", BsonInt32(1)), "test").code() shouldBe 13
+        }
+    }
 })

@@ -31,6 +31,11 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             "insert", "delete", "drop" -> write(ctx, db, cmd)
             "find" -> read(db, cmd)
             "replSetStepDown" -> stepDown(db)
+            "replSetGetStatus" -> if (db != "admin") {
+                err(13, "Unauthorized", "replSetGetStatus may only be run against the admin database.")
+            } else {
+                Reply.Document(sim.status(member))
+            }
             else -> null
         }
     }
