@@ -99,7 +99,7 @@ class HandshakeSpec : FunSpec({
     }
 
     test("the reply is kept: limits, connectionId, helloOk, compressor") {
-        withWireServer { server, factory ->
+        withWireServer(ConnectionSettings(connectTimeoutMS = 10_000, socketTimeoutMS = 10_000, compressors = listOf("zlib"))) { server, factory ->
             server.hello = { ctx, req ->
                 DefaultHello.standalone(ctx, req).append("maxMessageSizeBytes", BsonInt32(1_000_000))
                     .append("topologyVersion", BsonDocument("processId", BsonObjectId()).append("counter", org.bson.BsonInt64(3)))

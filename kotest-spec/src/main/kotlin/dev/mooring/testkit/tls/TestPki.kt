@@ -9,6 +9,7 @@ import org.bouncycastle.asn1.x509.GeneralNames
 import org.bouncycastle.asn1.x509.KeyPurposeId
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder
+import org.bouncycastle.jce.provider.BouncyCastleProvider
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator
 import org.bouncycastle.openssl.jcajce.JceOpenSSLPKCS8EncryptorBuilder
@@ -69,7 +70,7 @@ class TestPki(private val dir: Path, caName: String = "Mooring Test CA") {
      */
     fun writeCertificateKeyFile(issued: Issued, name: String, password: String? = null): Path {
         val encryptor = password?.let {
-            JceOpenSSLPKCS8EncryptorBuilder(JcaPKCS8Generator.AES_256_CBC).setRandom(SecureRandom()).setPassword(it.toCharArray()).build()
+            JceOpenSSLPKCS8EncryptorBuilder(JcaPKCS8Generator.AES_256_CBC).setProvider(BouncyCastleProvider()).setRandom(SecureRandom()).setPassword(it.toCharArray()).build()
         }
         val key = StringWriter().also { w -> JcaPEMWriter(w).use { it.writeObject(JcaPKCS8Generator(issued.keyPair.private, encryptor)) } }
         return write(name, issued.chain.joinToString("") { pem(it) } + key)

@@ -66,7 +66,11 @@ public object OpCompressed {
         }
         val compressor = Compressors.byId(compressorId)
             ?: throw WireFormatException("OP_COMPRESSED uses unknown compressorId $compressorId")
-        val inner = compressor.decompress(body.copyOfRange(PREFIX_LENGTH, body.size), uncompressedSize)
+        val inner = try {
+            compressor.decompress(body.copyOfRange(PREFIX_LENGTH, body.size), uncompressedSize)
+        } catch (e: WireFormatException) {
+            throw WireFormatException("invalid OP_COMPRESSED (${compressor.name}): ${e.message}", e)
+        }
         val innerHeader = MessageHeader(uncompressedSize + MessageHeader.HEADER_LENGTH, header.requestId, header.responseTo, originalOpcode)
         val hb = ByteBuffer.allocate(MessageHeader.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
             .putInt(innerHeader.messageLength).putInt(innerHeader.requestId).putInt(innerHeader.responseTo).putInt(originalOpcode)
