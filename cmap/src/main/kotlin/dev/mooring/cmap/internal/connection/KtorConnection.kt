@@ -80,7 +80,15 @@ internal class KtorConnection(
                     t.close()
                     throw closedError()
                 }
-                t.startTls()
+                try {
+                    t.startTls()
+                } catch (e: java.io.EOFException) {
+                    throw MongoTlsException(
+                        "TLS handshake with $address failed: the server closed the connection " +
+                            "(it may require a client certificate, or not speak TLS)",
+                        address, generation, false, e,
+                    )
+                }
                 val scram = authenticator as? ScramAuthenticator
                 val speculative: Pair<ScramConversation, BsonDocument>? = scram?.speculativeStart()
                 val reply = roundTrip(withApi(handshake.command(speculative?.second), "admin"))
