@@ -170,6 +170,46 @@ class ScramAuthenticationSpec : FunSpec({
         }
     }
 
+    test("a server asking for fewer than 4096 iterations is refused (downgrade protection)") {
+        withScram { s ->
+            s.scram.addUser("admin", "alice", password, iterations = 1000)
+            DefaultConnectionFactory(settings("SCRAM-SHA-256")).use { f ->
+                val e = shouldThrow<MongoAuthenticationException> { f.create(s.server.address, 1, 0).establish() }
+                e.message!! shouldContain "1000 iterations"
+            }
+            s.scram.successfulAuthentications shouldBe 0
+        }
+    }
+
+    test("without speculative support on the server, a wrong password fails in the standard conversation") {
+        withScram { s ->
+            s.scram.addUser("admin", "alice", password)
+            s.server.hello = run {
+                val h = s.server.hello
+                { ctx, cmd -> cmd.remove("speculativeAuthenticate"); h(ctx, cmd) }
+            }
+            DefaultConnectionFactory(settings(null, pw = "nope-$password")).use { f ->
+                val e = shouldThrow<MongoAuthenticationException> { f.create(s.server.address, 1, 5).establish() }
+                e.serverCode shouldBe 18
+                e.generation shouldBe 5
+                e.message!! shouldContain "SCRAM-SHA-256"
+                e.message!! shouldNotContain password
+            }
+            s.server.counters.commandCount("saslStart") shouldBe 1
+        }
+    }
+
+    test("a password SASLprep prohibits is an authentication error, not a network error") {
+        withScram { s ->
+            s.scram.addUser("admin", "alice", password)
+            DefaultConnectionFactory(settings(null, pw = "bad\u0007pw")).use { f ->
+                val e = shouldThrow<MongoAuthenticationException> { f.create(s.server.address, 1, 0).establish() }
+                e.message!! shouldContain "SASLprep"
+                e.message!! shouldNotContain "bad\u0007pw"
+            }
+        }
+    }
+
     test("users in another authSource and names needing escaping authenticate") {
         withScram { s ->
             s.scram.addUser("app", "bob,the=admin", password)

@@ -147,6 +147,30 @@ class TlsSpec : FunSpec({
         }
     }
 
+    test("large messages cross TLS intact (many TLS records each way), compressed or not") {
+        withTlsServer(goodServer) { server ->
+            server.compressors = listOf("snappy")
+            for (compressors in listOf(emptyList(), listOf("snappy"))) {
+                DefaultConnectionFactory(
+                    ConnectionSettings(connectTimeoutMS = 10_000, socketTimeoutMS = 10_000, tls = TlsSettings(true, caFile = caFile), compressors = compressors),
+                ).use { f ->
+                    val c = f.create(server.address, 1, 0).also { it.establish() }
+                    val coll = org.bson.BsonString("big${compressors.size}")
+                    val random = java.util.Random(42)
+                    val docs = (1..4).map { i ->
+                        val bytes = ByteArray(1_000_000).also { random.nextBytes(it) }
+                        BsonDocument("_id", BsonInt32(i)).append("blob", org.bson.BsonBinary(bytes))
+                    }
+                    c.command("db", BsonDocument("insert", coll).append("documents", org.bson.BsonArray(docs)))
+                    val batch = c.command("db", BsonDocument("find", coll)).getDocument("cursor").getArray("firstBatch")
+                    batch.map { it.asDocument() } shouldBe docs
+                    c.close()
+                }
+            }
+            server.counters.compressedCommandCount("insert") shouldBe 1
+        }
+    }
+
     test("a plain-text client against a TLS server fails with a network error, not a hang") {
         withTlsServer(goodServer) { server ->
             shouldThrowAny {

@@ -32,10 +32,15 @@ internal class ScramAuthenticator(private val credential: MongoCredential) : Con
     /**
      * Starts the conversation for `speculativeAuthenticate`: the user's mechanism, or
      * SCRAM-SHA-256 when it is negotiated (handshake.md). Returns the conversation and the
-     * document for the handshake command.
+     * document for the handshake command, or null when the credential cannot start one.
      */
-    fun speculativeStart(): Pair<ScramConversation, BsonDocument> {
-        val conversation = newConversation(explicit ?: ScramKind.SHA_256)
+    fun speculativeStart(): Pair<ScramConversation, BsonDocument>? {
+        val conversation = try {
+            newConversation(explicit ?: ScramKind.SHA_256)
+        } catch (e: IllegalArgumentException) {
+            // e.g. a password SASLprep prohibits: the standard conversation reports it as an auth error
+            return null
+        }
         val doc = saslStart(conversation).append("db", BsonString(credential.source))
         return conversation to doc
     }
@@ -57,6 +62,7 @@ internal class ScramAuthenticator(private val credential: MongoCredential) : Con
                 kind = speculative.kind
                 speculative to specReply
             } else {
+                speculative?.discard()
                 val c = newConversation(kind)
                 c to connection.command(credential.source, saslStart(c).append("autoAuthorize", BsonInt32(1)))
             }

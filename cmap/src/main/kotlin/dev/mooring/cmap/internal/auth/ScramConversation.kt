@@ -74,6 +74,12 @@ internal class ScramConversation(
         }
     }
 
+    /** Wipes the prepared password of a conversation that will not continue (an unanswered speculative start). */
+    fun discard() {
+        prepared?.fill('\u0000')
+        prepared = null
+    }
+
     /** Verifies the server-final message: the server must prove it knows the password. */
     fun verifyServerFinal(serverFinal: ByteArray) {
         val expected = expectedServerSignature ?: throw ScramFailure("server-final message before the client-final message")
