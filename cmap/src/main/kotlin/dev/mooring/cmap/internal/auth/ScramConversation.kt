@@ -15,8 +15,9 @@ internal class ScramFailure(message: String, cause: Throwable? = null) : Excepti
  * client-final for the server-first message (enforcing the 4096 minimum iteration count and the
  * nonce rule), then the server signature check.
  *
- * The key derivation, HMACs and proofs come from the scram-client library's [ScramFunctions]; the
- * messages are formatted here because the library's client SASLprep's the user name, which auth.md
+ * The key derivation (PBKDF2), HMACs, proofs and SASLprep come from the maintained
+ * com.ongres.scram library (scram-common: [ScramFunctions], [StringPreparation]); the messages are
+ * formatted here because that library's `ScramClient` SASLprep's the user name, which auth.md
  * forbids ("User names MUST NOT be prepared with SASLprep").
  *
  * One per connection; not thread-safe (used by one establishing connection).
