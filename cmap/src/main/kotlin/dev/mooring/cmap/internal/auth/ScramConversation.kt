@@ -99,6 +99,7 @@ internal class ScramConversation(
 
     private fun attributes(message: String): Map<String, String> {
         val out = HashMap<String, String>()
+        if (message.isEmpty()) return out
         for (part in message.split(',')) {
             if (part.length < 2 || part[1] != '=') throw ScramFailure("malformed SCRAM message")
             out.putIfAbsent(part.substring(0, 1), part.substring(2))
