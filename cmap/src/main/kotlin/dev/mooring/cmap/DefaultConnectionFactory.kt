@@ -45,6 +45,10 @@ public class DefaultConnectionFactory(
     public val settings: ConnectionSettings,
     /** Wrapping libraries to append to the handshake metadata. */
     driverInfo: List<DriverInfo> = emptyList(),
+    /**
+     * A custom authenticator for pooled connections; null (the default) means SCRAM built from
+     * `settings.credential` (or no authentication without a credential).
+     */
     private val authenticator: ConnectionAuthenticator? = null,
 ) : ConnectionFactory, AutoCloseable {
     private val selector: SelectorManager = SelectorManager(Dispatchers.IO)

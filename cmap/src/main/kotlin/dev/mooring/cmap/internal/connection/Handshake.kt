@@ -29,7 +29,11 @@ internal class Handshake(
     /** True when the first message is `hello` (Stable API declared or load-balanced), else legacy hello. */
     val usesHello: Boolean get() = settings.serverApi != null || settings.loadBalanced
 
-    /** The handshake command, without `$db` (the connection adds it and the API version). */
+    /**
+     * The handshake command, without `$db` (the connection adds it and the API version).
+     * [speculativeAuthenticate] (the first SCRAM message, auth.md) is added for pooled
+     * connections only; monitors never authenticate.
+     */
     fun command(speculativeAuthenticate: BsonDocument? = null): BsonDocument {
         val cmd = if (usesHello) {
             BsonDocument("hello", BsonInt32(1))
