@@ -204,7 +204,10 @@ internal class KtorConnection(
             throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
         }
         val c = compressor ?: return bytes
-        return if (OpCompressed.mayCompress(msg.body.keys.firstOrNull() ?: "")) OpCompressed.wrap(bytes, c) else bytes
+        if (!OpCompressed.mayCompress(msg.body.keys.firstOrNull() ?: "")) return bytes
+        val wrapped = OpCompressed.wrap(bytes, c)
+        // incompressible data can grow a little; never let compression push a message over the limit
+        return if (wrapped.size <= limits.maxMessageSizeBytes) wrapped else bytes
     }
 
     private fun checkOk(doc: BsonDocument): BsonDocument {
