@@ -2,6 +2,7 @@ package dev.mooring.cmap.internal.wire.compression
 
 import dev.mooring.cmap.internal.wire.WireFormatException
 import org.xerial.snappy.Snappy
+import org.xerial.snappy.SnappyError
 import java.io.IOException
 
 /** snappy (compressorId 1) via snappy-java. Stateless; thread-safe. */
@@ -21,6 +22,8 @@ public object SnappyCompressor : Compressor {
             Snappy.uncompressedLength(source)
         } catch (e: IOException) {
             throw WireFormatException("corrupt snappy data: ${e.message}", e)
+        } catch (e: SnappyError) {
+            throw WireFormatException("corrupt snappy data: ${e.message}", e)
         }
         if (length != uncompressedSize) {
             throw WireFormatException("snappy data decompresses to $length bytes, uncompressedSize says $uncompressedSize")
@@ -28,6 +31,8 @@ public object SnappyCompressor : Compressor {
         return try {
             Snappy.uncompress(source)
         } catch (e: IOException) {
+            throw WireFormatException("corrupt snappy data: ${e.message}", e)
+        } catch (e: SnappyError) {
             throw WireFormatException("corrupt snappy data: ${e.message}", e)
         }
     }
