@@ -7,7 +7,14 @@ public data class ServerApi(
     val deprecationErrors: Boolean? = null,
 )
 
-/** TLS options as the URI options spec names them. Immutable. */
+/**
+ * TLS options as the URI options spec names them. Immutable.
+ *
+ * [sslContext] is a user-supplied context (from code only, never from a URI); when set, it
+ * replaces tlsCAFile, tlsCertificateKeyFile and tlsAllowInvalidCertificates (the context decides
+ * trust and client keys), while host name verification still follows [allowInvalidHostnames].
+ * It is compared by identity and shown in [toString] only as present or absent.
+ */
 public data class TlsSettings(
     val enabled: Boolean = false,
     val allowInvalidCertificates: Boolean = false,
@@ -17,11 +24,13 @@ public data class TlsSettings(
     val certificateKeyFilePassword: String? = null,
     val disableOcspEndpointCheck: Boolean = false,
     val disableCertificateRevocationCheck: Boolean = false,
+    val sslContext: javax.net.ssl.SSLContext? = null,
 ) {
     override fun toString(): String =
         "TlsSettings(enabled=$enabled, allowInvalidCertificates=$allowInvalidCertificates, " +
             "allowInvalidHostnames=$allowInvalidHostnames, caFile=$caFile, certificateKeyFile=$certificateKeyFile, " +
-            "certificateKeyFilePassword=${if (certificateKeyFilePassword != null) "<hidden>" else "null"})"
+            "certificateKeyFilePassword=${if (certificateKeyFilePassword != null) "<hidden>" else "null"}" +
+            (if (sslContext != null) ", sslContext=<custom>" else "") + ")"
 }
 
 /**

@@ -2,7 +2,11 @@ package dev.mooring.cmap
 
 import dev.mooring.cmap.internal.connection.ClientMetadata
 import dev.mooring.cmap.internal.connection.Handshake
+import dev.mooring.cmap.internal.auth.ScramAuthenticator
+import dev.mooring.cmap.internal.auth.ScramKind
 import dev.mooring.cmap.internal.connection.KtorConnection
+import dev.mooring.cmap.internal.connection.tls.ClientTls
+import dev.mooring.cmap.internal.wire.compression.Compressors
 import dev.mooring.events.ServerAddress
 import io.ktor.network.selector.SelectorManager
 import kotlinx.coroutines.Dispatchers
@@ -18,18 +22,33 @@ import java.util.concurrent.atomic.AtomicBoolean
  * no I/O (the pool may call them under its lock); the I/O happens in
  * [EstablishableConnection.establish]. After [close], both throw [IllegalStateException].
  *
- * TLS is not implemented yet: a factory with `tls.enabled` is rejected with
- * [IllegalArgumentException]. Authentication is delegated to [authenticator]; a credential
- * without an authenticator is rejected the same way, so no connection silently skips auth.
+ * TLS: with `tls.enabled` every connection runs a TLS handshake (JDK SSLEngine) before the
+ * MongoDB handshake; the SSLContext is the user's [TlsSettings.sslContext] or is built here,
+ * once, from tlsCAFile / tlsCertificateKeyFile (read at construction). Host names are verified
+ * unless tlsAllowInvalidHostnames. TLS failures are [MongoTlsException]s.
+ *
+ * Authentication: pooled connections authenticate with [authenticator] when given, else with
+ * SCRAM-SHA-256 / SCRAM-SHA-1 built from `settings.credential` (mechanism negotiated through
+ * `saslSupportedMechs` when the credential names none, with speculative authentication in the
+ * handshake). Failures are [MongoAuthenticationException]s. Monitoring connections never
+ * authenticate.
+ *
+ * Compression: the `compressors` list is offered in the handshake; the first one the server
+ * accepts compresses every later message except those OP_COMPRESSED.md forbids.
  *
  * @throws IllegalArgumentException when appName is longer than 128 bytes, a timeout is negative,
- *   TLS is enabled, or a credential is configured without an [authenticator].
+ *   a compressor name or zlibCompressionLevel is invalid, a TLS file cannot be read, or the
+ *   credential uses a mechanism Mooring does not implement (or lacks a username or password).
  */
 public class DefaultConnectionFactory(
     /** The settings every connection of this factory uses. */
     public val settings: ConnectionSettings,
     /** Wrapping libraries to append to the handshake metadata. */
     driverInfo: List<DriverInfo> = emptyList(),
+    /**
+     * A custom authenticator for pooled connections; null (the default) means SCRAM built from
+     * `settings.credential` (or no authentication without a credential).
+     */
     private val authenticator: ConnectionAuthenticator? = null,
 ) : ConnectionFactory, AutoCloseable {
     private val selector: SelectorManager = SelectorManager(Dispatchers.IO)
@@ -39,16 +58,27 @@ public class DefaultConnectionFactory(
     public val clientMetadata: BsonDocument
 
     private val poolHandshake: Handshake
+    private val effectiveAuthenticator: ConnectionAuthenticator?
+    private val tls: ClientTls?
     private val monitorHandshake: Handshake
 
     init {
         try {
             require(settings.connectTimeoutMS >= 0) { "connectTimeoutMS must be >= 0, was ${settings.connectTimeoutMS}" }
             require(settings.socketTimeoutMS >= 0) { "socketTimeoutMS must be >= 0, was ${settings.socketTimeoutMS}" }
-            require(!settings.tls.enabled) { "TLS is not supported yet by DefaultConnectionFactory" }
-            require(settings.credential == null || authenticator != null) {
-                "a credential is configured but no ConnectionAuthenticator was given"
+            for (name in settings.compressors) {
+                require(name in Compressors.NAMES) { "unsupported compressor '$name' (supported: ${Compressors.NAMES.joinToString()})" }
             }
+            require(settings.zlibCompressionLevel in -1..9) { "zlibCompressionLevel must be in -1..9, was ${settings.zlibCompressionLevel}" }
+            effectiveAuthenticator = authenticator ?: settings.credential?.let { cred ->
+                require(cred.mechanism == null || ScramKind.byName(cred.mechanism) != null) {
+                    "authentication mechanism ${cred.mechanism} is not supported by Mooring (supported: SCRAM-SHA-256, SCRAM-SHA-1)"
+                }
+                require(!cred.username.isNullOrEmpty()) { "SCRAM authentication needs a username" }
+                require(cred.hasPassword) { "SCRAM authentication needs a password" }
+                ScramAuthenticator(cred)
+            }
+            tls = if (settings.tls.enabled) ClientTls(settings.tls) else null
             clientMetadata = ClientMetadata.build(ClientMetadata.Inputs(settings.appName, driverInfo))
             poolHandshake = Handshake(settings, clientMetadata, forMonitoring = false)
             monitorHandshake = Handshake(settings, clientMetadata, forMonitoring = true)
@@ -61,7 +91,7 @@ public class DefaultConnectionFactory(
     /** A pooled connection: full handshake, wire-version check, then [authenticator]. No I/O here. */
     override fun create(address: ServerAddress, id: Long, generation: Int): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return KtorConnection(address, id, generation, settings, selector, poolHandshake, authenticator)
+        return KtorConnection(address, id, generation, settings, selector, poolHandshake, effectiveAuthenticator, tls)
     }
 
     /**
@@ -71,7 +101,7 @@ public class DefaultConnectionFactory(
      */
     public fun createMonitoringConnection(address: ServerAddress): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null)
+        return KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null, tls)
     }
 
     /** Closes the selector; every connection of this factory stops working. Idempotent, non-blocking. */

@@ -1,6 +1,9 @@
 package dev.mooring.testkit.server
 
+import dev.mooring.cmap.internal.connection.tls.TlsChannel
 import dev.mooring.cmap.internal.wire.MessageHeader
+import dev.mooring.cmap.internal.wire.OpCompressed
+import dev.mooring.cmap.internal.wire.compression.Compressor
 import dev.mooring.cmap.internal.wire.OpCode
 import dev.mooring.cmap.internal.wire.OpMsg
 import dev.mooring.cmap.internal.wire.OpMsgCodec
@@ -16,9 +19,6 @@ import io.ktor.network.sockets.UnixSocketAddress
 import io.ktor.network.sockets.aSocket
 import io.ktor.network.sockets.openReadChannel
 import io.ktor.network.sockets.openWriteChannel
-import io.ktor.utils.io.ByteWriteChannel
-import io.ktor.utils.io.readFully
-import io.ktor.utils.io.writeFully
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.Dispatchers
@@ -56,6 +56,8 @@ typealias CommandHandler = suspend (ctx: RequestContext, database: String, comma
 class WireServer private constructor(
     private val selector: SelectorManager,
     private val serverSocket: ServerSocket,
+    /** TLS termination, or null for plain TCP. */
+    val tls: ServerTlsConfig? = null,
 ) : AutoCloseable {
     private val scope = CoroutineScope(SupervisorJob() + Dispatchers.IO)
     private val sockets = ConcurrentHashMap.newKeySet<Socket>()
@@ -81,6 +83,14 @@ class WireServer private constructor(
 
     /** Produces the hello / legacy hello reply; replace to script topology changes. */
     @Volatile var hello: (RequestContext, BsonDocument) -> BsonDocument = DefaultHello::standalone
+
+    /**
+     * Compressors this server accepts (`snappy`, `zlib`, `zstd`); empty (the default) disables
+     * compression. A hello asking for compression is answered with the common ones, requests may
+     * then arrive as OP_COMPRESSED (counted in [WireServerCounters.compressedCommandCount]) and
+     * replies to compressed requests are compressed with the connection's first agreed compressor.
+     */
+    @Volatile var compressors: List<String> = emptyList()
 
     /** The fail point in force, if any. */
     val activeFailPoint: FailCommandFailPoint? get() = failPoint.get()
@@ -130,14 +140,35 @@ class WireServer private constructor(
     private suspend fun serve(socket: Socket, number: Int) {
         val input = socket.openReadChannel()
         val output = socket.openWriteChannel(autoFlush = false)
+        val tlsChannel = tls?.let { TlsChannel(it.newEngine(), input, output) }
+        if (tlsChannel != null) {
+            try {
+                tlsChannel.handshake()
+            } catch (e: Exception) {
+                counters.tlsHandshakeFailed()
+                throw e
+            }
+        }
+        val stream = ServerStream(input, output, tlsChannel)
         val remotePort = (socket.remoteAddress as? InetSocketAddress)?.port ?: 0
         var appName: String? = null
+        var compressor: Compressor? = null
         while (true) {
-            val headerBytes = ByteArray(MessageHeader.HEADER_LENGTH)
-            input.readFully(headerBytes, 0, headerBytes.size)
-            val header = MessageHeader.parse(headerBytes, 48_000_000)
-            val body = ByteArray(header.bodyLength)
-            input.readFully(body, 0, body.size)
+            var headerBytes = ByteArray(MessageHeader.HEADER_LENGTH)
+            stream.readFully(headerBytes)
+            var header = MessageHeader.parse(headerBytes, 48_000_000)
+            var body = ByteArray(header.bodyLength)
+            stream.readFully(body)
+            val compressedWith = if (header.opCode == OpCode.OP_COMPRESSED) {
+                val inner = OpCompressed.unwrap(header, body, 48_000_000)
+                val used = body[8].toInt() and 0xff
+                header = inner.header
+                headerBytes = inner.headerBytes
+                body = inner.body
+                used
+            } else {
+                null
+            }
             val (req, db, cmd) = when (header.opCode) {
                 OpCode.OP_QUERY -> {
                     val q = OpQuery.decode(header, body)
@@ -153,6 +184,12 @@ class WireServer private constructor(
             }
             val name = cmd.keys.firstOrNull() ?: ""
             counters.command(name)
+            if (compressedWith != null) counters.compressedCommand(name)
+            val agreed = if (isHello(name)) ServerCompression.negotiate(cmd, compressors) else null
+            if (agreed != null && compressor == null) {
+                compressor = agreed.firstOrNull()?.let { ServerCompression.compressor(it, -1) }
+            }
+            val replyCompressor = if (compressedWith != null) compressor else null
             if (appName == null && isHello(name)) {
                 appName = (cmd["client"] as? BsonDocument)?.let { (it["application"] as? BsonDocument)?.get("name") }
                     ?.takeIf { it.isString }?.asString()?.value
@@ -161,11 +198,14 @@ class WireServer private constructor(
             val keepOpen = coroutineScope {
                 // a client that hangs up while its request is being handled ends the connection at once
                 val watcher = launch {
-                    if (!input.awaitContent(1)) throw java.io.IOException("client closed the connection")
+                    if (!stream.awaitClientBytes()) throw java.io.IOException("client closed the connection")
                 }
                 try {
-                    val reply = dispatch(ctx, db, cmd)
-                    req.moreToCome || send(output, req, reply)
+                    var reply = dispatch(ctx, db, cmd)
+                    if (!agreed.isNullOrEmpty() && reply is Reply.Document) {
+                        reply = Reply.Document(ServerCompression.answer(reply.document, agreed))
+                    }
+                    req.moreToCome || send(Outgoing(stream, replyCompressor), req, reply)
                 } finally {
                     watcher.cancel()
                 }
@@ -218,13 +258,16 @@ class WireServer private constructor(
         else -> error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
     }
 
+    /** Where replies go: the connection's stream, compressed with [compressor] when set. */
+    private class Outgoing(val stream: ServerStream, val compressor: Compressor?)
+
     /** Writes [reply]; false when the connection must be closed. */
-    private suspend fun send(out: ByteWriteChannel, req: Request, reply: Reply): Boolean {
+    private suspend fun send(out: Outgoing, req: Request, reply: Reply): Boolean {
         when (reply) {
             is Reply.Document -> write(out, encode(req, req.requestId, reply.document, moreToCome = false))
             Reply.CloseConnection -> return false
             is Reply.Raw -> {
-                write(out, reply.bytes(req.requestId))
+                out.stream.write(reply.bytes(req.requestId))
                 if (reply.closeAfter) return false
             }
             is Reply.Delayed -> {
@@ -253,9 +296,9 @@ class WireServer private constructor(
             OpMsgCodec.encode(OpMsg(id, responseTo, if (moreToCome) OpMsg.MORE_TO_COME else 0, doc))
         }
 
-    private suspend fun write(out: ByteWriteChannel, bytes: ByteArray) {
-        out.writeFully(bytes, 0, bytes.size)
-        out.flush()
+    private suspend fun write(out: Outgoing, bytes: ByteArray) {
+        val c = out.compressor
+        out.stream.write(if (c != null) OpCompressed.wrap(bytes, c) else bytes)
     }
 
     /** Stops accepting, closes every connection and cancels the server's coroutines. Idempotent; does not block. */
@@ -274,7 +317,7 @@ class WireServer private constructor(
          * accepting. The TCP listening socket uses SO_REUSEADDR, so a closed server's port can be
          * bound again at once (the replica set simulator restarts members on the same port).
          */
-        suspend fun start(unixSocketPath: String? = null, port: Int = 0): WireServer {
+        suspend fun start(unixSocketPath: String? = null, port: Int = 0, tls: ServerTlsConfig? = null): WireServer {
             require(port in 0..65535) { "port must be in 0..65535, got $port" }
             require(unixSocketPath == null || port == 0) { "a port cannot be combined with a Unix domain socket" }
             val selector = SelectorManager(Dispatchers.IO)
@@ -288,7 +331,7 @@ class WireServer private constructor(
                 selector.close()
                 throw e
             }
-            return WireServer(selector, socket).also { it.start() }
+            return WireServer(selector, socket, tls).also { it.start() }
         }
 
         private fun isHello(name: String) = name == "hello" || name == "isMaster" || name == "ismaster"

@@ -24,6 +24,17 @@ class WireServerCounters internal constructor() {
     /** Every command name seen, with its count. */
     fun commandCounts(): Map<String, Int> = commands.mapValues { it.value.get() }
 
+    private val compressed = ConcurrentHashMap<String, AtomicInteger>()
+    private val tlsFailures = AtomicInteger()
+
+    /** How many commands named [name] arrived inside OP_COMPRESSED. */
+    fun compressedCommandCount(name: String): Int = compressed[name]?.get() ?: 0
+
+    /** Accepted connections whose TLS handshake failed. */
+    val tlsHandshakeFailures: Int get() = tlsFailures.get()
+
+    internal fun compressedCommand(name: String) { compressed.computeIfAbsent(name) { AtomicInteger() }.incrementAndGet() }
+    internal fun tlsHandshakeFailed() { tlsFailures.incrementAndGet() }
     internal fun opened(): Int = opened.incrementAndGet()
     internal fun closed() { closed.incrementAndGet() }
     internal fun command(name: String) { commands.computeIfAbsent(name) { AtomicInteger() }.incrementAndGet() }

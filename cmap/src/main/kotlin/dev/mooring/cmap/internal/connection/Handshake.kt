@@ -6,6 +6,7 @@ import dev.mooring.cmap.ConnectionSettings
 import dev.mooring.cmap.MongoHandshakeException
 import dev.mooring.cmap.MongoIncompatibleServerException
 import dev.mooring.events.ServerAddress
+import dev.mooring.cmap.internal.wire.compression.Compressors
 import org.bson.BsonArray
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
@@ -28,8 +29,12 @@ internal class Handshake(
     /** True when the first message is `hello` (Stable API declared or load-balanced), else legacy hello. */
     val usesHello: Boolean get() = settings.serverApi != null || settings.loadBalanced
 
-    /** The handshake command, without `$db` (the connection adds it and the API version). */
-    fun command(): BsonDocument {
+    /**
+     * The handshake command, without `$db` (the connection adds it and the API version).
+     * [speculativeAuthenticate] (the first SCRAM message, auth.md) is added for pooled
+     * connections only; monitors never authenticate.
+     */
+    fun command(speculativeAuthenticate: BsonDocument? = null): BsonDocument {
         val cmd = if (usesHello) {
             BsonDocument("hello", BsonInt32(1))
         } else {
@@ -43,6 +48,7 @@ internal class Handshake(
         if (!forMonitoring && cred != null && cred.mechanism == null && cred.username != null) {
             cmd["saslSupportedMechs"] = BsonString("${cred.source}.${cred.username}")
         }
+        if (!forMonitoring && speculativeAuthenticate != null) cmd["speculativeAuthenticate"] = speculativeAuthenticate
         return cmd
     }
 
@@ -64,7 +70,9 @@ internal class Handshake(
                 generation,
             )
         }
-        val compressor = (reply["compression"] as? BsonArray)?.firstOrNull { it.isString }?.asString()?.value
+        // the server answers with the subset of our list it supports; use the first we implement
+        val compressor = (reply["compression"] as? BsonArray)?.filter { it.isString }?.map { it.asString().value }
+            ?.firstOrNull { it in settings.compressors && it in Compressors.NAMES }
         return ConnectionDescription(
             address = address,
             helloReply = reply,

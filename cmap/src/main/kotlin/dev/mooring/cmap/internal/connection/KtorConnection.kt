@@ -10,6 +10,14 @@ import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.MongoServerException
+import dev.mooring.cmap.MongoTlsException
+import dev.mooring.cmap.internal.auth.ScramAuthenticator
+import dev.mooring.cmap.internal.auth.ScramConversation
+import dev.mooring.cmap.internal.connection.tls.ClientTls
+import dev.mooring.cmap.internal.connection.tls.TlsErrors
+import dev.mooring.cmap.internal.wire.OpCompressed
+import dev.mooring.cmap.internal.wire.compression.Compressor
+import dev.mooring.cmap.internal.wire.compression.Compressors
 import dev.mooring.cmap.internal.wire.MessageLimits
 import dev.mooring.cmap.internal.wire.OpCode
 import dev.mooring.cmap.internal.wire.OpMsg
@@ -40,6 +48,7 @@ internal class KtorConnection(
     private val selector: SelectorManager,
     private val handshake: Handshake,
     private val authenticator: ConnectionAuthenticator?,
+    private val tls: ClientTls? = null,
 ) : ExhaustConnection {
     private val closed = AtomicBoolean(false)
     private val busy = AtomicBoolean(false)
@@ -50,6 +59,9 @@ internal class KtorConnection(
     @Volatile private var handshakeCompleted = false
 
     @Volatile private var limits = MessageLimits.DEFAULT
+
+    /** The negotiated compressor; null until the handshake agreed on one (the handshake itself is never compressed). */
+    @Volatile private var compressor: Compressor? = null
 
     @Volatile override var description: ConnectionDescription? = null
         private set
@@ -62,20 +74,32 @@ internal class KtorConnection(
         try {
             guarded(settings.connectTimeoutMS, "connecting and handshaking") {
                 val socket = Connector.connect(selector, address)
-                val t = SocketTransport(socket)
+                val t = SocketTransport(socket, tls?.newEngine(address))
                 transport = t
                 if (closed.get()) {
                     t.close()
                     throw closedError()
                 }
-                val reply = roundTrip(withApi(handshake.command(), "admin"))
+                try {
+                    t.startTls()
+                } catch (e: java.io.EOFException) {
+                    throw MongoTlsException(
+                        "TLS handshake with $address failed: the server closed the connection " +
+                            "(it may require a client certificate, or not speak TLS)",
+                        address, generation, false, e,
+                    )
+                }
+                val scram = authenticator as? ScramAuthenticator
+                val speculative: Pair<ScramConversation, BsonDocument>? = scram?.speculativeStart()
+                val reply = roundTrip(withApi(handshake.command(speculative?.second), "admin"))
                 val desc = handshake.describe(reply, address, generation)
                 limits = MessageLimits(desc.maxBsonObjectSize, desc.maxMessageSizeBytes)
+                compressor = desc.compressor?.let { Compressors.byName(it, settings.zlibCompressionLevel) }
                 description = desc
                 authenticator?.let { auth ->
                     busy.set(false)
                     try {
-                        auth.authenticate(this, desc)
+                        if (scram != null) scram.authenticate(this, desc, speculative?.first) else auth.authenticate(this, desc)
                     } finally {
                         if (!busy.compareAndSet(false, true)) error("authenticator left connection $id busy")
                     }
@@ -162,15 +186,28 @@ internal class KtorConnection(
         }
         return when (raw.header.opCode) {
             OpCode.OP_MSG -> OpMsgCodec.decode(raw.header, raw.headerBytes, raw.body)
-            OpCode.OP_COMPRESSED -> throw WireFormatException("received OP_COMPRESSED, but this connection did not send compressed messages")
+            OpCode.OP_COMPRESSED -> {
+                val inner = OpCompressed.unwrap(raw.header, raw.body, limits.maxMessageSizeBytes)
+                if (inner.header.opCode != OpCode.OP_MSG) {
+                    throw WireFormatException("OP_COMPRESSED wraps opCode ${inner.header.opCode}, expected OP_MSG")
+                }
+                OpMsgCodec.decode(inner.header, inner.headerBytes, inner.body)
+            }
             else -> throw WireFormatException("unexpected opCode ${raw.header.opCode} in a reply to OP_MSG")
         }
     }
 
-    private fun encode(msg: OpMsg): ByteArray = try {
-        OpMsgCodec.encode(msg, limits)
-    } catch (e: WireFormatException) {
-        throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
+    private fun encode(msg: OpMsg): ByteArray {
+        val bytes = try {
+            OpMsgCodec.encode(msg, limits)
+        } catch (e: WireFormatException) {
+            throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
+        }
+        val c = compressor ?: return bytes
+        if (!OpCompressed.mayCompress(msg.body.keys.firstOrNull() ?: "")) return bytes
+        val wrapped = OpCompressed.wrap(bytes, c)
+        // incompressible data can grow a little; never let compression push a message over the limit
+        return if (wrapped.size <= limits.maxMessageSizeBytes) wrapped else bytes
     }
 
     private fun checkOk(doc: BsonDocument): BsonDocument {
@@ -234,6 +271,9 @@ internal class KtorConnection(
         } catch (e: CancellationException) {
             close()
             throw e
+        } catch (e: javax.net.ssl.SSLException) {
+            close()
+            throw MongoTlsException("TLS failure $what on $address: ${TlsErrors.describe(e)}", address, generation, handshakeCompleted, e)
         } catch (e: WireFormatException) {
             close()
             throw MongoProtocolException("protocol error $what on $address: ${e.message}", address, generation, handshakeCompleted, e)

@@ -1,27 +1,44 @@
 package dev.mooring.cmap.internal.connection
 
+import dev.mooring.cmap.internal.connection.tls.TlsChannel
 import dev.mooring.cmap.internal.wire.MessageHeader
 import io.ktor.network.sockets.Socket
 import io.ktor.network.sockets.openReadChannel
 import io.ktor.network.sockets.openWriteChannel
 import io.ktor.utils.io.readFully
 import io.ktor.utils.io.writeFully
+import javax.net.ssl.SSLEngine
 
 /** A message as read from the socket: its validated header, the header bytes and the body. */
 internal class RawMessage(val header: MessageHeader, val headerBytes: ByteArray, val body: ByteArray)
 
 /**
- * Byte transport over one connected Ktor socket. Not thread-safe: the owning connection's
- * single-track rule guarantees one reader and one writer at a time. [close] is idempotent and
- * does not suspend.
+ * Byte transport over one connected Ktor socket, in plain text or, with an [SSLEngine], TLS
+ * (see [TlsChannel]; call [startTls] before anything else). Not thread-safe: the owning
+ * connection's single-track rule guarantees one reader and one writer at a time. [close] is
+ * idempotent and does not suspend.
  */
-internal class SocketTransport(private val socket: Socket) {
+internal class SocketTransport(private val socket: Socket, engine: SSLEngine? = null) {
     private val input = socket.openReadChannel()
     private val output = socket.openWriteChannel(autoFlush = false)
+    private val tls: TlsChannel? = engine?.let { TlsChannel(it, input, output) }
+
+    /** Runs the TLS handshake (no-op in plain text). */
+    suspend fun startTls() {
+        tls?.handshake()
+    }
 
     suspend fun write(bytes: ByteArray) {
-        output.writeFully(bytes, 0, bytes.size)
-        output.flush()
+        if (tls != null) {
+            tls.write(bytes)
+        } else {
+            output.writeFully(bytes, 0, bytes.size)
+            output.flush()
+        }
+    }
+
+    private suspend fun readFully(dst: ByteArray) {
+        if (tls != null) tls.readFully(dst, 0, dst.size) else input.readFully(dst, 0, dst.size)
     }
 
     /**
@@ -31,10 +48,10 @@ internal class SocketTransport(private val socket: Socket) {
      */
     suspend fun readMessage(maxMessageSizeBytes: Int): RawMessage {
         val headerBytes = ByteArray(MessageHeader.HEADER_LENGTH)
-        input.readFully(headerBytes, 0, headerBytes.size)
+        readFully(headerBytes)
         val header = MessageHeader.parse(headerBytes, maxMessageSizeBytes)
         val body = ByteArray(header.bodyLength)
-        input.readFully(body, 0, body.size)
+        readFully(body)
         return RawMessage(header, headerBytes, body)
     }
 

@@ -1,0 +1,20 @@
+package dev.mooring.cmap.internal.wire.compression
+
+import dev.mooring.cmap.internal.wire.WireFormatException
+
+/** compressorId 0: the content is not compressed (the spec keeps it for testing). Stateless; thread-safe. */
+public object NoopCompressor : Compressor {
+    /** The compressorId of noop. */
+    public const val ID: Int = 0
+    override val name: String = "noop"
+    override val id: Int = ID
+
+    override fun compress(source: ByteArray): ByteArray = source.copyOf()
+
+    override fun decompress(source: ByteArray, uncompressedSize: Int): ByteArray {
+        if (source.size != uncompressedSize) {
+            throw WireFormatException("noop OP_COMPRESSED holds ${source.size} bytes, uncompressedSize says $uncompressedSize")
+        }
+        return source.copyOf()
+    }
+}

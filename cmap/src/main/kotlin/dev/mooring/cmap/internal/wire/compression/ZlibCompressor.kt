@@ -1,0 +1,78 @@
+package dev.mooring.cmap.internal.wire.compression
+
+import dev.mooring.cmap.internal.wire.WireFormatException
+import java.io.ByteArrayOutputStream
+import java.util.zip.DataFormatException
+import java.util.zip.Deflater
+import java.util.zip.Inflater
+
+/**
+ * zlib (compressorId 2) via java.util.zip, at [level] -1..9 (-1 = zlib's default). Immutable;
+ * thread-safe (a Deflater/Inflater per call).
+ */
+public class ZlibCompressor(public val level: Int = -1) : Compressor {
+    init {
+        require(level in -1..9) { "zlibCompressionLevel must be in -1..9, was $level" }
+    }
+
+    override val name: String = NAME
+    override val id: Int = ID
+
+    override fun compress(source: ByteArray): ByteArray {
+        val deflater = Deflater(level)
+        try {
+            deflater.setInput(source)
+            deflater.finish()
+            val out = ByteArrayOutputStream(maxOf(64, source.size / 2))
+            val buf = ByteArray(8192)
+            while (!deflater.finished()) {
+                val n = deflater.deflate(buf)
+                out.write(buf, 0, n)
+            }
+            return out.toByteArray()
+        } finally {
+            deflater.end()
+        }
+    }
+
+    override fun decompress(source: ByteArray, uncompressedSize: Int): ByteArray {
+        val inflater = Inflater()
+        try {
+            inflater.setInput(source)
+            val out = ByteArray(uncompressedSize)
+            var n = 0
+            while (n < uncompressedSize && !inflater.finished()) {
+                val got = inflater.inflate(out, n, uncompressedSize - n)
+                if (got == 0 && (inflater.needsInput() || inflater.needsDictionary())) break
+                n += got
+            }
+            if (n != uncompressedSize) {
+                throw WireFormatException("zlib data decompresses to $n bytes, uncompressedSize says $uncompressedSize")
+            }
+            if (!inflater.finished()) {
+                // more output than announced
+                val extra = inflater.inflate(ByteArray(1))
+                if (extra > 0 || !inflater.finished()) {
+                    throw WireFormatException("zlib data decompresses to more than uncompressedSize $uncompressedSize bytes")
+                }
+            }
+            return out
+        } catch (e: DataFormatException) {
+            throw WireFormatException("corrupt zlib data: ${e.message}", e)
+        } finally {
+            inflater.end()
+        }
+    }
+
+    override fun equals(other: Any?): Boolean = other is ZlibCompressor && other.level == level
+    override fun hashCode(): Int = level
+    override fun toString(): String = "ZlibCompressor(level=$level)"
+
+    public companion object {
+        /** Handshake name. */
+        public const val NAME: String = "zlib"
+
+        /** compressorId. */
+        public const val ID: Int = 2
+    }
+}

@@ -1,0 +1,33 @@
+package dev.mooring.cmap.internal.wire.compression
+
+import com.github.luben.zstd.Zstd
+import com.github.luben.zstd.ZstdException
+import dev.mooring.cmap.internal.wire.WireFormatException
+
+/** zstd (compressorId 3) via zstd-jni. Stateless; thread-safe. */
+public object ZstdCompressor : Compressor {
+    /** Handshake name. */
+    public const val NAME: String = "zstd"
+
+    /** compressorId. */
+    public const val ID: Int = 3
+    override val name: String = NAME
+    override val id: Int = ID
+
+    override fun compress(source: ByteArray): ByteArray = Zstd.compress(source)
+
+    override fun decompress(source: ByteArray, uncompressedSize: Int): ByteArray {
+        val out = ByteArray(uncompressedSize)
+        val n = try {
+            Zstd.decompressByteArray(out, 0, out.size, source, 0, source.size)
+        } catch (e: ZstdException) {
+            throw WireFormatException("corrupt zstd data (or larger than uncompressedSize $uncompressedSize): ${e.message}", e)
+        } catch (e: RuntimeException) {
+            throw WireFormatException("corrupt zstd data: ${e.message}", e)
+        }
+        if (n.toInt() != uncompressedSize) {
+            throw WireFormatException("zstd data decompresses to $n bytes, uncompressedSize says $uncompressedSize")
+        }
+        return out
+    }
+}

@@ -1,0 +1,26 @@
+package dev.mooring.testkit.server
+
+import dev.mooring.cmap.internal.connection.tls.TlsChannel
+import io.ktor.utils.io.ByteReadChannel
+import io.ktor.utils.io.ByteWriteChannel
+import io.ktor.utils.io.readFully
+import io.ktor.utils.io.writeFully
+
+/** The bytes of one server-side connection, plain or TLS. Not thread-safe (one reader, one writer, never at once). */
+internal class ServerStream(private val input: ByteReadChannel, private val output: ByteWriteChannel, private val tls: TlsChannel?) {
+    suspend fun readFully(dst: ByteArray) {
+        if (tls != null) tls.readFully(dst, 0, dst.size) else input.readFully(dst, 0, dst.size)
+    }
+
+    suspend fun write(bytes: ByteArray) {
+        if (tls != null) {
+            tls.write(bytes)
+        } else {
+            output.writeFully(bytes, 0, bytes.size)
+            output.flush()
+        }
+    }
+
+    /** Suspends until the client sends more bytes; false when it closed the connection. */
+    suspend fun awaitClientBytes(): Boolean = (tls?.hasBufferedData == true) || input.awaitContent(1)
+}

@@ -1,0 +1,17 @@
+package dev.mooring.testkit.server
+
+import javax.net.ssl.SSLContext
+import javax.net.ssl.SSLEngine
+
+/**
+ * Makes a [WireServer] terminate TLS: every accepted connection runs a server-side TLS
+ * handshake with [sslContext] before any MongoDB message. With [needClientAuth] the client must
+ * present a certificate the context trusts. Immutable.
+ */
+class ServerTlsConfig(val sslContext: SSLContext, val needClientAuth: Boolean = false) {
+    /** A server-mode engine for one accepted connection. */
+    fun newEngine(): SSLEngine = sslContext.createSSLEngine().apply {
+        useClientMode = false
+        needClientAuth = this@ServerTlsConfig.needClientAuth
+    }
+}
