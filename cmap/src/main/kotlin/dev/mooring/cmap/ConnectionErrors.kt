@@ -1,0 +1,31 @@
+package dev.mooring.cmap
+
+import dev.mooring.events.MooringException
+import dev.mooring.events.ServerAddress
+
+/**
+ * A command that could not be encoded: a document larger than maxBsonObjectSize, a message
+ * larger than maxMessageSizeBytes, or a name with a NUL byte. Nothing was written, so the
+ * connection is still usable. Immutable.
+ */
+public class MongoMessageEncodingException(message: String, cause: Throwable? = null) : MooringException(message, cause)
+
+/**
+ * The handshake found a server whose wire version range does not overlap [ClientWireVersion];
+ * the message is the SDAM spec's compatibility error. The connection is closed. Immutable.
+ */
+public class MongoIncompatibleServerException(
+    message: String,
+    address: ServerAddress,
+    generation: Int? = null,
+) : MongoServerException(message, address, generation, handshakeCompleted = false)
+
+/**
+ * The handshake reply broke a rule of the handshake or load-balancer specs (for example a
+ * load-balanced handshake without `serviceId`). The connection is closed. Immutable.
+ */
+public class MongoHandshakeException(
+    message: String,
+    address: ServerAddress,
+    generation: Int? = null,
+) : MongoServerException(message, address, generation, handshakeCompleted = false)

@@ -1,0 +1,247 @@
+package dev.mooring.cmap.internal.connection
+
+import dev.mooring.cmap.ConnectionAuthenticator
+import dev.mooring.cmap.ConnectionDescription
+import dev.mooring.cmap.ConnectionSettings
+import dev.mooring.cmap.ExhaustConnection
+import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.MongoMessageEncodingException
+import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.MongoNetworkTimeoutException
+import dev.mooring.cmap.MongoProtocolException
+import dev.mooring.cmap.MongoServerException
+import dev.mooring.cmap.internal.wire.MessageLimits
+import dev.mooring.cmap.internal.wire.OpCode
+import dev.mooring.cmap.internal.wire.OpMsg
+import dev.mooring.cmap.internal.wire.OpMsgCodec
+import dev.mooring.cmap.internal.wire.RequestIds
+import dev.mooring.cmap.internal.wire.WireFormatException
+import dev.mooring.events.ServerAddress
+import io.ktor.network.selector.SelectorManager
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.flow
+import kotlinx.coroutines.isActive
+import kotlinx.coroutines.withTimeout
+import org.bson.BsonDocument
+import java.util.concurrent.atomic.AtomicBoolean
+
+/**
+ * A connection over a Ktor raw socket. See [ExhaustConnection] for the concurrency contract:
+ * single-track (enforced by [busy]), cancellation closes, [close] idempotent and non-blocking.
+ */
+internal class KtorConnection(
+    override val address: ServerAddress,
+    override val id: Long,
+    override val generation: Int,
+    private val settings: ConnectionSettings,
+    private val selector: SelectorManager,
+    private val handshake: Handshake,
+    private val authenticator: ConnectionAuthenticator?,
+) : ExhaustConnection {
+    private val closed = AtomicBoolean(false)
+    private val busy = AtomicBoolean(false)
+    private val establishStarted = AtomicBoolean(false)
+
+    @Volatile private var transport: SocketTransport? = null
+
+    @Volatile private var handshakeCompleted = false
+
+    @Volatile private var limits = MessageLimits.DEFAULT
+
+    @Volatile override var description: ConnectionDescription? = null
+        private set
+
+    override val isClosed: Boolean get() = closed.get()
+
+    override suspend fun establish() {
+        check(establishStarted.compareAndSet(false, true)) { "establish() was already called on connection $id to $address" }
+        acquire("establish")
+        try {
+            guarded(settings.connectTimeoutMS, "connecting and handshaking") {
+                val socket = Connector.connect(selector, address)
+                val t = SocketTransport(socket)
+                transport = t
+                if (closed.get()) {
+                    t.close()
+                    throw closedError()
+                }
+                val reply = roundTrip(withApi(handshake.command(), "admin"))
+                val desc = handshake.describe(reply, address, generation)
+                limits = MessageLimits(desc.maxBsonObjectSize, desc.maxMessageSizeBytes)
+                description = desc
+                authenticator?.let { auth ->
+                    busy.set(false)
+                    try {
+                        auth.authenticate(this, desc)
+                    } finally {
+                        if (!busy.compareAndSet(false, true)) error("authenticator left connection $id busy")
+                    }
+                }
+                // SDAM counts authentication as part of the handshake ("beforeHandshakeCompletes")
+                handshakeCompleted = true
+            }
+        } catch (e: Throwable) {
+            close()
+            throw e
+        } finally {
+            busy.set(false)
+        }
+    }
+
+    override suspend fun command(database: String, command: BsonDocument): BsonDocument =
+        command(database, command, settings.socketTimeoutMS)
+
+    override suspend fun command(database: String, command: BsonDocument, timeoutMS: Long): BsonDocument {
+        ensureOpen()
+        acquire("command")
+        try {
+            val body = withApi(command, database)
+            return guarded(timeoutMS, "running ${command.keys.firstOrNull()}") {
+                roundTrip(body)
+            }
+        } finally {
+            busy.set(false)
+        }
+    }
+
+    override fun exhaust(database: String, command: BsonDocument, readTimeoutMS: Long): Flow<BsonDocument> = flow {
+        ensureOpen()
+        acquire("exhaust")
+        var sent = false
+        var finished = false
+        try {
+            val body = withApi(command, database)
+            val requestId = RequestIds.next()
+            val bytes = encode(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, body))
+            sent = true
+            guarded(settings.socketTimeoutMS, "sending ${command.keys.firstOrNull()}") { transport().write(bytes) }
+            var expected = requestId
+            while (true) {
+                val reply = guarded(readTimeoutMS, "awaiting an exhaust reply") { readOpMsg(expected) }
+                expected = reply.requestId
+                val doc = reply.bodyWithSequences()
+                if (!reply.moreToCome) {
+                    finished = true
+                    emit(checkOk(doc))
+                    break
+                }
+                emit(checkOk(doc))
+            }
+        } finally {
+            // replies may still be on their way: the wire state is unknown unless the stream ended
+            if (sent && !finished) close()
+            busy.set(false)
+        }
+    }
+
+    override fun close() {
+        if (closed.compareAndSet(false, true)) transport?.close()
+    }
+
+    override fun toString(): String = "KtorConnection(id=$id, address=$address, generation=$generation, closed=$isClosed)"
+
+    // --- internals ---
+
+    /** Sends one OP_MSG and reads its single reply (no moreToCome allowed). Must run inside [guarded]. */
+    private suspend fun roundTrip(body: BsonDocument): BsonDocument {
+        val requestId = RequestIds.next()
+        val bytes = encode(OpMsg(requestId, 0, 0, body))
+        transport().write(bytes)
+        val reply = readOpMsg(requestId)
+        if (reply.moreToCome) throw WireFormatException("reply to a request without exhaustAllowed has moreToCome set")
+        return checkOk(reply.bodyWithSequences())
+    }
+
+    private suspend fun readOpMsg(expectedResponseTo: Int): OpMsg {
+        val raw = transport().readMessage(limits.maxMessageSizeBytes)
+        if (raw.header.responseTo != expectedResponseTo) {
+            throw WireFormatException("reply has responseTo ${raw.header.responseTo}, expected $expectedResponseTo")
+        }
+        return when (raw.header.opCode) {
+            OpCode.OP_MSG -> OpMsgCodec.decode(raw.header, raw.headerBytes, raw.body)
+            OpCode.OP_COMPRESSED -> throw WireFormatException("received OP_COMPRESSED, but this connection did not send compressed messages")
+            else -> throw WireFormatException("unexpected opCode ${raw.header.opCode} in a reply to OP_MSG")
+        }
+    }
+
+    private fun encode(msg: OpMsg): ByteArray = try {
+        OpMsgCodec.encode(msg, limits)
+    } catch (e: WireFormatException) {
+        throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
+    }
+
+    private fun checkOk(doc: BsonDocument): BsonDocument {
+        val ok = doc["ok"]
+        val isOk = ok != null && ((ok.isNumber && ok.asNumber().doubleValue() == 1.0) || (ok.isBoolean && ok.asBoolean().value))
+        if (!isOk) throw MongoCommandException(doc, address, generation, handshakeCompleted)
+        return doc
+    }
+
+    /** Adds `$db` and the Stable API fields without mutating the caller's document. */
+    private fun withApi(command: BsonDocument, database: String): BsonDocument {
+        if (database.isEmpty()) throw IllegalArgumentException("database name must not be empty")
+        val d = BsonDocument()
+        d.putAll(command)
+        d["\$db"] = org.bson.BsonString(database)
+        settings.serverApi?.let { api ->
+            if (!d.containsKey("apiVersion")) d["apiVersion"] = org.bson.BsonString(api.version)
+            api.strict?.let { if (!d.containsKey("apiStrict")) d["apiStrict"] = org.bson.BsonBoolean(it) }
+            api.deprecationErrors?.let { if (!d.containsKey("apiDeprecationErrors")) d["apiDeprecationErrors"] = org.bson.BsonBoolean(it) }
+        }
+        return d
+    }
+
+    private fun transport(): SocketTransport = transport ?: throw closedError()
+
+    private fun ensureOpen() {
+        if (closed.get()) throw closedError()
+        checkNotNull(description) { "connection $id to $address has not completed its handshake" }
+    }
+
+    private fun acquire(what: String) {
+        check(busy.compareAndSet(false, true)) {
+            "connection $id to $address is single-track: $what called while another operation is in progress"
+        }
+    }
+
+    private fun closedError() = MongoNetworkException("connection $id to $address is closed", address, generation, handshakeCompleted)
+
+    /**
+     * Runs [block] bounded by [timeoutMS] (0 = none) and maps failures to typed errors. Any
+     * failure except an `ok: 0` reply on an established connection closes the connection;
+     * cancellation closes it too, because its wire state is unknown.
+     */
+    private suspend fun <T> guarded(timeoutMS: Long, what: String, block: suspend () -> T): T {
+        try {
+            return if (timeoutMS > 0) withTimeout(timeoutMS) { block() } else block()
+        } catch (e: MongoCommandException) {
+            if (!handshakeCompleted) close()
+            throw e
+        } catch (e: MongoServerException) {
+            close()
+            throw e
+        } catch (e: MongoMessageEncodingException) {
+            throw e
+        } catch (e: TimeoutCancellationException) {
+            close()
+            if (!currentCoroutineContext().isActive) throw e
+            throw MongoNetworkTimeoutException(
+                "timed out after $timeoutMS ms $what on $address", address, generation, handshakeCompleted, e,
+            )
+        } catch (e: CancellationException) {
+            close()
+            throw e
+        } catch (e: WireFormatException) {
+            close()
+            throw MongoProtocolException("protocol error $what on $address: ${e.message}", address, generation, handshakeCompleted, e)
+        } catch (e: Exception) {
+            val wasClosed = closed.get()
+            close()
+            val reason = if (wasClosed) "connection was closed" else (e.message ?: e.javaClass.simpleName)
+            throw MongoNetworkException("network error $what on $address: $reason", address, generation, handshakeCompleted, e)
+        }
+    }
+}

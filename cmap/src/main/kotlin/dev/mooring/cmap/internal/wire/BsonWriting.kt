@@ -1,0 +1,49 @@
+package dev.mooring.cmap.internal.wire
+
+import org.bson.BsonBinaryWriter
+import org.bson.BsonDocument
+import org.bson.codecs.BsonDocumentCodec
+import org.bson.codecs.EncoderContext
+import org.bson.io.BasicOutputBuffer
+
+/** Little-endian writing helpers over the driver's [BasicOutputBuffer]. Stateless; thread-safe. */
+internal object BsonWriting {
+    private val codec = BsonDocumentCodec()
+
+    /** Writes [doc] and returns its encoded size; throws [WireFormatException] when it exceeds [maxSize]. */
+    fun writeDocument(out: BasicOutputBuffer, doc: BsonDocument, maxSize: Int, what: String): Int {
+        val start = out.position
+        try {
+            BsonBinaryWriter(out).use { codec.encode(it, doc, EncoderContext.builder().build()) }
+        } catch (e: RuntimeException) {
+            throw WireFormatException("cannot encode $what: ${e.message}", e)
+        }
+        val size = out.position - start
+        if (size > maxSize) throw WireFormatException("$what is $size bytes, larger than the limit of $maxSize bytes")
+        return size
+    }
+
+    fun writeCString(out: BasicOutputBuffer, s: String, what: String) {
+        if (s.indexOf('\u0000') >= 0) throw WireFormatException("$what must not contain a NUL character")
+        out.writeBytes(s.toByteArray(Charsets.UTF_8))
+        out.write(0)
+    }
+
+    /** Writes the header with a placeholder length; [patchLength] fills it in. */
+    fun writeHeader(out: BasicOutputBuffer, requestId: Int, responseTo: Int, opCode: Int) {
+        out.writeInt32(0)
+        out.writeInt32(requestId)
+        out.writeInt32(responseTo)
+        out.writeInt32(opCode)
+    }
+
+    /** Sets messageLength at offset 0 and checks it against [maxMessageSizeBytes]; returns the bytes. */
+    fun finish(out: BasicOutputBuffer, maxMessageSizeBytes: Int): ByteArray {
+        val len = out.position
+        if (len > maxMessageSizeBytes) {
+            throw WireFormatException("message is $len bytes, larger than maxMessageSizeBytes $maxMessageSizeBytes")
+        }
+        out.writeInt32(0, len)
+        return out.toByteArray()
+    }
+}

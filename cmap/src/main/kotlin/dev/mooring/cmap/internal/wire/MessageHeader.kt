@@ -1,0 +1,43 @@
+package dev.mooring.cmap.internal.wire
+
+import java.nio.ByteBuffer
+import java.nio.ByteOrder
+
+/**
+ * The 16-byte standard message header. Immutable.
+ *
+ * @property messageLength total length of the message including this header.
+ */
+public data class MessageHeader(
+    val messageLength: Int,
+    val requestId: Int,
+    val responseTo: Int,
+    val opCode: Int,
+) {
+    /** Length of the part after the header. */
+    public val bodyLength: Int get() = messageLength - HEADER_LENGTH
+
+    public companion object {
+        /** Size of the header in bytes. */
+        public const val HEADER_LENGTH: Int = 16
+
+        /**
+         * Parses the first 16 bytes of [bytes] and validates messageLength against
+         * 16..[maxMessageSizeBytes] before anything else is allocated. Throws [WireFormatException].
+         */
+        public fun parse(bytes: ByteArray, maxMessageSizeBytes: Int): MessageHeader {
+            if (bytes.size < HEADER_LENGTH) throw WireFormatException("message header needs 16 bytes, got ${bytes.size}")
+            val b = ByteBuffer.wrap(bytes, 0, HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
+            val h = MessageHeader(b.int, b.int, b.int, b.int)
+            if (h.messageLength < HEADER_LENGTH) {
+                throw WireFormatException("invalid messageLength ${h.messageLength}: less than the 16-byte header")
+            }
+            if (h.messageLength > maxMessageSizeBytes) {
+                throw WireFormatException(
+                    "invalid messageLength ${h.messageLength}: larger than maxMessageSizeBytes $maxMessageSizeBytes",
+                )
+            }
+            return h
+        }
+    }
+}
