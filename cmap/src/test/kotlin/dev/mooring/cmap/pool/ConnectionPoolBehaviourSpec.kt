@@ -195,7 +195,8 @@ class ConnectionPoolBehaviourSpec : FunSpec({
         f.factory.establishError = { MongoNetworkException("no such host", TEST_ADDRESS, 0, false, UnknownHostException("db.example")) }
         val e2 = shouldThrow<MongoNetworkException> { f.pool.checkOut() }
         e2.errorLabels shouldBe emptySet()
-        f.factory.establishError = { MongoNetworkException("auth read failed", TEST_ADDRESS, 0, true) }
+        f.factory.failAfterHello = true
+        f.factory.establishError = { MongoNetworkException("auth read failed", TEST_ADDRESS, 0, false) }
         val e3 = shouldThrow<MongoNetworkException> { f.pool.checkOut() }
         e3.errorLabels shouldBe emptySet()
         f.eventsOf<ConnectionCheckOutFailedEvent>().map { it.reason }.toSet() shouldBe setOf(ConnectionCheckOutFailedReason.CONNECTION_ERROR)

@@ -24,6 +24,8 @@ class FakeConnectionFactory : ConnectionFactory {
     @Volatile var establishError: (() -> Throwable)? = null
     @Volatile var serviceId: ObjectId? = null
     @Volatile var commandGate: CompletableDeferred<Unit>? = null
+    /** When set, [establishError] is thrown after the hello completed (as during authentication). */
+    @Volatile var failAfterHello: Boolean = false
     val created = ConcurrentLinkedQueue<FakeConnection>()
     val establishStarted = AtomicInteger()
 
@@ -47,17 +49,20 @@ class FakeConnection(
         factory.establishStarted.incrementAndGet()
         try {
             factory.establishGate?.await()
+            if (factory.failAfterHello) desc = describe()
             factory.establishError?.let { throw it() }
         } catch (t: Throwable) {
             closed = true
             throw t
         }
-        desc = ConnectionDescription(
+        desc = describe()
+    }
+
+    private fun describe() = ConnectionDescription(
             address, BsonDocument(), 0, 21, ConnectionDescription.DEFAULT_MAX_BSON_OBJECT_SIZE,
             ConnectionDescription.DEFAULT_MAX_MESSAGE_SIZE_BYTES, ConnectionDescription.DEFAULT_MAX_WRITE_BATCH_SIZE,
             id, factory.serviceId, true, null,
         )
-    }
 
     override suspend fun command(database: String, command: BsonDocument): BsonDocument {
         if (closed) throw MongoNetworkException("connection $id is closed", address, generation)

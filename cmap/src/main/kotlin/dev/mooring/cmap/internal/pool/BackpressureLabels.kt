@@ -12,13 +12,13 @@ import javax.net.ssl.SSLPeerUnverifiedException
  * establishing a connection (TCP/TLS connect and the hello) get `SystemOverloadedError` and
  * `RetryableError`, so SDAM does not clear the pool for them. Errors that cannot come from an
  * overloaded server get no labels: DNS failures, certificate and hostname verification failures
- * (non-I/O TLS errors), and failures during authentication after the hello (the connection
- * reports those with `handshakeCompleted = true`: the hello had completed).
+ * (non-I/O TLS errors), and failures during authentication after the hello ([helloCompleted]:
+ * the connection already has its [dev.mooring.cmap.ConnectionDescription]).
  */
 internal object BackpressureLabels {
-    fun applyTo(error: Throwable) {
+    fun applyTo(error: Throwable, helloCompleted: Boolean) {
         if (error !is MongoNetworkException) return
-        if (error.handshakeCompleted) return
+        if (helloCompleted) return
         if (causedByNonOverload(error)) return
         error.addErrorLabel(PoolErrorLabels.SYSTEM_OVERLOADED_ERROR)
         error.addErrorLabel(PoolErrorLabels.RETRYABLE_ERROR)

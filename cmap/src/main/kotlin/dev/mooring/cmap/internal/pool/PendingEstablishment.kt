@@ -19,4 +19,8 @@ internal class PendingEstablishment(
 
     /** Set by clear(interruptInUseConnections = true) before cancelling [job]. */
     @JvmField var interrupted = false
+
+    override fun equals(other: Any?): Boolean = this === other
+
+    override fun hashCode(): Int = connection.hashCode()
 }

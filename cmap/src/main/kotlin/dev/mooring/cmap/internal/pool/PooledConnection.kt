@@ -75,4 +75,9 @@ internal class PooledConnection(
     }
 
     override fun toString(): String = "PooledConnection(id=$id, address=$address, generation=$gen)"
+
+    // Identity equality; the hash is the pool-unique id, so pool bookkeeping is deterministic.
+    override fun equals(other: Any?): Boolean = this === other
+
+    override fun hashCode(): Int = id.hashCode()
 }

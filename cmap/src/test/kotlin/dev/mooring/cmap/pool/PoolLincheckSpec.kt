@@ -1,0 +1,69 @@
+package dev.mooring.cmap.pool
+
+import dev.mooring.cmap.ConnectionPool
+import dev.mooring.cmap.ConnectionPoolSettings
+import dev.mooring.cmap.PoolClearedException
+import dev.mooring.events.EventBus
+import io.kotest.core.spec.style.FunSpec
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.runBlocking
+import org.jetbrains.kotlinx.lincheck.annotations.Operation
+import org.jetbrains.kotlinx.lincheck.check
+import org.jetbrains.kotlinx.lincheck.strategy.managed.modelchecking.ModelCheckingOptions
+
+/**
+ * The Lincheck model: a pool of at most one connection over fake connections. Every
+ * [useConnection] checks out and checks back in, so in any sequential history it never waits;
+ * a concurrent history is correct only if no connection is lost or owned twice, no waiter is
+ * forgotten (it would stay suspended) and a checkout fails with "cleared" only when a clear
+ * could have come before it. Establishment runs on the unconfined dispatcher, so it happens on
+ * the threads Lincheck controls.
+ */
+class PoolLincheckScenario {
+    private val factory = FakeConnectionFactory()
+    private val pool = ConnectionPool(
+        TEST_ADDRESS,
+        ConnectionPoolSettings(maxPoolSize = 1, maxConnecting = 1, maintenanceIntervalMS = -1),
+        factory, EventBus(), context = Dispatchers.Unconfined,
+    )
+
+    init {
+        runBlocking { pool.ready() }
+    }
+
+    @Operation(cancellableOnSuspension = false)
+    suspend fun useConnection(): String = try {
+        val c = pool.checkOut()
+        val owner = c.id
+        pool.checkIn(c)
+        if (owner > 0) "ok" else "bad id"
+    } catch (e: PoolClearedException) {
+        "cleared"
+    }
+
+    @Operation(cancellableOnSuspension = false)
+    suspend fun clear() = pool.clear()
+
+    @Operation(cancellableOnSuspension = false)
+    suspend fun ready() = pool.ready()
+
+    @Operation(cancellableOnSuspension = false)
+    suspend fun consistent(): Boolean {
+        val s = pool.statistics()
+        return s.totalConnections <= 1 &&
+            s.totalConnections == s.availableConnections + s.pendingConnections + s.inUseConnections &&
+            s.inUseConnections <= 1
+    }
+}
+
+class PoolLincheckSpec : FunSpec({
+    test("checkOut and checkIn are linearizable under model checking (with clear and ready)") {
+        ModelCheckingOptions()
+            .iterations(10)
+            .invocationsPerIteration(100)
+            .threads(3)
+            .actorsPerThread(2)
+            .sequentialSpecification(PoolLincheckScenario::class.java)
+            .check(PoolLincheckScenario::class)
+    }
+})
