@@ -66,12 +66,19 @@ public class MongoCluster internal constructor(
     /** The settings this cluster was built with. */
     public val settings: MongoClusterSettings,
     monitorFactory: MonitorFactory?,
+    initialListeners: List<EventListener>,
 ) : AutoCloseable {
     /** A cluster for [settings]. Throws [InvalidSettingsException] subtypes for settings the specs forbid. */
-    public constructor(settings: MongoClusterSettings) : this(settings, null)
+    public constructor(settings: MongoClusterSettings) : this(settings, null, emptyList())
+
+    /**
+     * A cluster for [settings] whose [listeners] are registered before anything is published,
+     * so they also see the opening events (TopologyOpening, ServerOpening, ...).
+     */
+    public constructor(settings: MongoClusterSettings, listeners: List<EventListener>) : this(settings, null, listeners)
 
     /** A cluster for the connection string [uri]. Throws [InvalidConnectionStringException] for a malformed URI. */
-    public constructor(uri: String) : this(MongoClusterSettings.fromUri(uri), null)
+    public constructor(uri: String) : this(MongoClusterSettings.fromUri(uri), null, emptyList())
 
     private val job = SupervisorJob()
     private val scope = CoroutineScope(job + Dispatchers.Default)
@@ -87,6 +94,7 @@ public class MongoCluster internal constructor(
         if (settings.srvHost != null && settings.hosts.isEmpty()) {
             throw InvalidSettingsException("mongodb+srv seed lists must be resolved first (ConnectionString.applySrvLookup); MongoCluster does not poll SRV records yet")
         }
+        initialListeners.forEach { bus.addListener(it) }
         connectionFactory = DefaultConnectionFactory(settings.connection)
         val id = TopologyId.next()
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)

@@ -2,6 +2,7 @@ package dev.mooring.sdam.internal.topology
 
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.events.EventListener
 import kotlinx.coroutines.Job
 
 /**
@@ -9,9 +10,14 @@ import kotlinx.coroutines.Job
  * Thread-safe (stateless).
  */
 public object ClusterInternals {
-    /** A cluster whose monitors come from [monitorFactory] (for example scripted monitors). */
+    /** A cluster whose monitors come from [monitorFactory] (null: the real ServerMonitor), with [listeners] registered first. */
     @JvmStatic
-    public fun create(settings: MongoClusterSettings, monitorFactory: MonitorFactory): MongoCluster = MongoCluster(settings, monitorFactory)
+    @JvmOverloads
+    public fun create(
+        settings: MongoClusterSettings,
+        monitorFactory: MonitorFactory?,
+        listeners: List<EventListener> = emptyList(),
+    ): MongoCluster = MongoCluster(settings, monitorFactory, listeners)
 
     /** The root job of [cluster]'s scope: its children are every coroutine the cluster still runs. */
     @JvmStatic
