@@ -221,6 +221,9 @@ public class MongoCluster internal constructor(
     /** Internal API for tests: the cluster's root job (its children are the cluster's coroutines). */
     internal val rootJob: Job get() = job
 
+    /** Internal API for tests: the live topology. */
+    internal val liveTopology: Topology get() = live
+
     public companion object {
         /** A cluster built with the settings DSL: `MongoCluster { hosts("a:27017"); replicaSet = "rs0" }`. */
         @JvmSynthetic

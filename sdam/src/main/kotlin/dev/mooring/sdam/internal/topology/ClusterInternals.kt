@@ -22,4 +22,8 @@ public object ClusterInternals {
     /** The root job of [cluster]'s scope: its children are every coroutine the cluster still runs. */
     @JvmStatic
     public fun rootJob(cluster: MongoCluster): Job = cluster.rootJob
+
+    /** The live topology of [cluster] (to inject application errors in tests). */
+    @JvmStatic
+    public fun topology(cluster: MongoCluster): Topology = cluster.liveTopology
 }
