@@ -34,7 +34,13 @@ class RecordingHandler(private val onOutcome: suspend (CheckOutcome) -> Unit = {
     val outcomes: List<CheckOutcome> get() = state.value
     val count: Int get() = state.value.size
 
+    private val times = java.util.IdentityHashMap<CheckOutcome, Long>()
+
+    /** When [outcome] reached this handler, in [System.nanoTime] units. */
+    fun receivedAtNanos(outcome: CheckOutcome): Long = synchronized(times) { times.getValue(outcome) }
+
     override suspend fun onCheckOutcome(outcome: CheckOutcome) {
+        synchronized(times) { times[outcome] = System.nanoTime() }
         state.update { it + outcome }
         onOutcome(outcome)
     }
