@@ -101,9 +101,9 @@ class StreamingMonitorSpec : FunSpec({
             } finally {
                 f.shutdown()
             }
+            val before = m.counters!!.connectionsOpened
             val p = MonitorFixture(m.address, heartbeatFrequencyMS = 500, mode = ServerMonitoringMode.POLL).start()
             try {
-                val before = m.counters!!.connectionsOpened
                 p.handler.awaitCount(4)
                 p.monitor.rttMonitorStarted shouldBe false
                 m.counters!!.connectionsOpened shouldBe before + 1
