@@ -268,6 +268,25 @@ class PollingMonitorSpec : FunSpec({
         }
     }
 
+    test("close() called from the monitor's own handler stops it without deadlock") {
+        val server = WireServer.start()
+        var self: MonitorFixture? = null
+        val f = MonitorFixture(server.address, 500, ServerMonitoringMode.POLL, onOutcome = { self!!.monitor.close() })
+        self = f
+        f.start()
+        try {
+            f.handler.awaitCount(1)
+            withTimeout(5_000) { f.monitor.close() } // from outside: waits until stopped
+            f.parentJob.children.toList().shouldBeEmpty()
+            delay(1_200)
+            f.handler.count shouldBe 1
+            eventually("the socket is closed") { server.counters.currentlyOpen == 0 }
+        } finally {
+            f.shutdown()
+            server.close()
+        }
+    }
+
     test("an unreachable server gives Unknown outcomes at the heartbeat, not at once") {
         val server = WireServer.start()
         val address = server.address

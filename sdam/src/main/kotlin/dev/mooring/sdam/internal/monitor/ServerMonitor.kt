@@ -305,6 +305,7 @@ public class ServerMonitor(
      * requests made meanwhile are dropped again (the stream is the check in progress).
      */
     private suspend fun deliver(outcome: CheckOutcome, streaming: Boolean = false) {
+        currentCoroutineContext().ensureActive() // nothing reaches the handler once close() has begun
         lastDelivered = outcome.description
         checking = false
         try {
