@@ -9,6 +9,8 @@ import dev.mooring.cmap.PoolClearedException
 import dev.mooring.events.ServerAddress
 import org.bson.BsonDocument
 import org.bson.types.ObjectId
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.isActive
 import kotlin.coroutines.cancellation.CancellationException
 
 /** Life-cycle states of a pooled connection (the CMAP spec's Connection.state). */
@@ -54,6 +56,11 @@ internal class PooledConnection(
         try {
             return raw.command(database, command)
         } catch (e: CancellationException) {
+            // Closing the socket under an in-flight read surfaces as the socket reader's cancellation,
+            // although this caller was not cancelled: report the interruption instead.
+            if (interrupted && currentCoroutineContext().isActive) {
+                throw PoolClearedException(address, PoolClearedException.interruptedMessage(address), e)
+            }
             throw e
         } catch (e: Throwable) {
             if (interrupted) throw PoolClearedException(address, PoolClearedException.interruptedMessage(address), e)
