@@ -31,6 +31,15 @@ import org.bson.BsonInt32
 import org.bson.BsonString
 import kotlin.time.Duration.Companion.seconds
 
+/** A standalone hello reply for scripted slow answers. */
+private object DefaultHelloReply {
+    fun standalone(): BsonDocument = WireServer.ok()
+        .append("isWritablePrimary", org.bson.BsonBoolean.TRUE)
+        .append("helloOk", org.bson.BsonBoolean.TRUE)
+        .append("minWireVersion", BsonInt32(0))
+        .append("maxWireVersion", BsonInt32(21))
+}
+
 private fun failHello(times: Int, vararg data: Pair<String, org.bson.BsonValue>): BsonDocument {
     val d = BsonDocument("failCommands", BsonArray(listOf(BsonString("hello"), BsonString("isMaster"))))
     data.forEach { (k, v) -> d[k] = v }
@@ -118,6 +127,25 @@ class PollingMonitorSpec : FunSpec({
             // 2 s of requests: at most one check per 500 ms (+1 for the edges)
             (f.handler.count - before) shouldBeLessThanOrEqual 5
             (f.handler.count - before) shouldBeGreaterThanOrEqual 1
+        } finally {
+            f.shutdown()
+            server.close()
+        }
+    }
+
+    test("requestImmediateCheck during a check in progress is ignored") {
+        val server = WireServer.start()
+        val f = MonitorFixture(server.address, heartbeatFrequencyMS = 60_000, mode = ServerMonitoringMode.POLL).start()
+        try {
+            f.handler.awaitCount(1)
+            server.handler = { ctx, _, _ -> if (ctx.commandName == "hello") Reply.Delayed(1_000, Reply.Document(DefaultHelloReply.standalone())) else null }
+            f.monitor.requestImmediateCheck()
+            eventually("the slow check has started") { server.counters.commandCount("hello") == 1 }
+            repeat(5) { f.monitor.requestImmediateCheck() }
+            f.handler.awaitCount(2)
+            delay(1_500)
+            f.handler.count shouldBe 2 // the requests made mid-check did not cause another one
+            server.counters.commandCount("hello") shouldBe 1
         } finally {
             f.shutdown()
             server.close()
