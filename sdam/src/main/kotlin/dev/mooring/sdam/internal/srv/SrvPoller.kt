@@ -83,6 +83,13 @@ internal class SrvPoller(
     companion object {
         private val log = StructuredLog("topology")
 
+        /** [topology] as a polling target. */
+        fun targetOf(topology: Topology): SrvPollingTarget = object : SrvPollingTarget {
+            override val current: TopologyDescription get() = topology.description.value
+            override suspend fun onSrvRecords(hosts: List<ServerAddress>, srvMaxHosts: Int, random: Random) =
+                topology.onSrvRecords(hosts, srvMaxHosts, random)
+        }
+
         /** True for the topology types that SRV polling serves. */
         fun pollable(type: TopologyType): Boolean = type == TopologyType.SHARDED || type == TopologyType.UNKNOWN
 
@@ -91,11 +98,7 @@ internal class SrvPoller(
          * `mongodb+srv` seed list, not load-balanced); returns the poller's job or null.
          */
         fun start(resolution: SrvResolution, topology: Topology, scope: CoroutineScope): Job? {
-            val target = object : SrvPollingTarget {
-                override val current: TopologyDescription get() = topology.description.value
-                override suspend fun onSrvRecords(hosts: List<ServerAddress>, srvMaxHosts: Int, random: Random) =
-                    topology.onSrvRecords(hosts, srvMaxHosts, random)
-            }
+            val target = targetOf(topology)
             val s: MongoClusterSettings = resolution.settings
             val srvHost = s.srvHost ?: return null
             if (s.loadBalanced || s.directConnection) return null
