@@ -90,6 +90,10 @@ internal class SrvPoller(
                 topology.onSrvRecords(hosts, srvMaxHosts, random)
         }
 
+        /** True when a cluster with [settings] polls SRV records: a `mongodb+srv` seed list, not load-balanced, not a direct connection. */
+        fun shouldPoll(settings: MongoClusterSettings): Boolean =
+            settings.srvHost != null && !settings.loadBalanced && !settings.directConnection
+
         /** True for the topology types that SRV polling serves. */
         fun pollable(type: TopologyType): Boolean = type == TopologyType.SHARDED || type == TopologyType.UNKNOWN
 
@@ -100,8 +104,8 @@ internal class SrvPoller(
         fun start(resolution: SrvResolution, topology: Topology, scope: CoroutineScope): Job? {
             val target = targetOf(topology)
             val s: MongoClusterSettings = resolution.settings
-            val srvHost = s.srvHost ?: return null
-            if (s.loadBalanced || s.directConnection) return null
+            if (!shouldPoll(s)) return null
+            val srvHost = s.srvHost!!
             val client = DnsClient(s.dnsResolver)
             val poller = SrvPoller(srvHost, SrvSeedlistDiscovery.srvName(s), s.srvMaxHosts, s.heartbeatFrequencyMS, client::srv, target)
             return scope.launch { poller.run(resolution.rescanIntervalMS) }

@@ -67,6 +67,13 @@ class SrvPollerSpec : FunSpec({
         asked.await() shouldBe srvName
     }
 
+    test("only mongodb+srv clusters that are not load-balanced poll (prose: no polling for load-balanced clusters)") {
+        val base = dev.mooring.sdam.MongoClusterSettings(hosts = listOf(host(27017)), srvHost = srvHost)
+        SrvPoller.shouldPoll(base) shouldBe true
+        SrvPoller.shouldPoll(base.copy(loadBalanced = true, connection = base.connection.copy(loadBalanced = true))) shouldBe false
+        SrvPoller.shouldPoll(dev.mooring.sdam.MongoClusterSettings(hosts = listOf(host(27017)))) shouldBe false
+    }
+
     test("polling stops once the topology is neither Sharded nor Unknown") {
         val lookups = AtomicInteger()
         val target = Target(TopologyType.REPLICA_SET_WITH_PRIMARY)
