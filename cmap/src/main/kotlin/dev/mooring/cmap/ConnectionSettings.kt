@@ -51,6 +51,8 @@ public data class ConnectionSettings(
     val zlibCompressionLevel: Int = -1,
     val serverApi: ServerApi? = null,
     val loadBalanced: Boolean = false,
+    /** How server host names are resolved; null = the JVM's resolver on `Dispatchers.IO`. See [HostNameResolver]. */
+    val hostNameResolver: HostNameResolver? = null,
 )
 
 /**

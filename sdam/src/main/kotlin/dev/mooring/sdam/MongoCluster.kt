@@ -8,6 +8,8 @@ import dev.mooring.events.EventBus
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.internal.srv.SrvPoller
+import dev.mooring.sdam.internal.srv.SrvSeedlistDiscovery
 import dev.mooring.sdam.internal.topology.MonitorFactory
 import dev.mooring.sdam.internal.topology.OperationRunner
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
@@ -47,7 +49,10 @@ import kotlin.time.Duration
  * }
  * ```
  *
- * **No I/O in the constructor.** Construction validates the settings, publishes the opening
+ * **No I/O in the constructor** but one: for `mongodb+srv` the constructor looks up the SRV and
+ * TXT records (on `Dispatchers.IO`, bounded by [DnsResolverSettings.timeoutMS]; the SDAM spec's
+ * one exception) and, for a sharded or not yet known topology, SRV polling then runs as a
+ * coroutine of the cluster. Construction validates the settings, publishes the opening
  * events and starts the monitors as coroutines of the cluster's own scope
  * (`SupervisorJob() + Dispatchers.Default`, never the caller's); sockets are opened by them.
  *
@@ -63,8 +68,7 @@ import kotlin.time.Duration
  * [MongoClusterClosedException]; [topology] stays readable.
  */
 public class MongoCluster internal constructor(
-    /** The settings this cluster was built with. */
-    public val settings: MongoClusterSettings,
+    requested: MongoClusterSettings,
     monitorFactory: MonitorFactory?,
     initialListeners: List<EventListener>,
 ) : AutoCloseable {
@@ -78,7 +82,20 @@ public class MongoCluster internal constructor(
     public constructor(settings: MongoClusterSettings, listeners: List<EventListener>) : this(settings, null, listeners)
 
     /** A cluster for the connection string [uri]. Throws [InvalidConnectionStringException] for a malformed URI. */
-    public constructor(uri: String) : this(MongoClusterSettings.fromUri(uri), null, emptyList())
+    public constructor(uri: String) : this(SrvSeedlistDiscovery.settingsFromUri(uri), null, emptyList())
+
+    /**
+     * A cluster for the connection string [uri] whose DNS queries (mongodb+srv) go to [dnsResolver].
+     * Throws [InvalidConnectionStringException] for a malformed URI or SRV/TXT answers that break
+     * the seedlist rules, [DnsLookupException] when a DNS query fails.
+     */
+    public constructor(uri: String, dnsResolver: DnsResolverSettings) : this(SrvSeedlistDiscovery.settingsFromUri(uri, dnsResolver), null, emptyList())
+
+    // mongodb+srv: the seed list lookup, the one I/O of the constructor (see SrvSeedlistDiscovery).
+    private val seedlist = SrvSeedlistDiscovery.prepareBlocking(requested)
+
+    /** The settings this cluster runs with (for `mongodb+srv`: after the seed list lookup). */
+    public val settings: MongoClusterSettings = seedlist.settings
 
     private val job = SupervisorJob()
     private val scope = CoroutineScope(job + Dispatchers.Default)
@@ -91,15 +108,13 @@ public class MongoCluster internal constructor(
     private val closerJob = Job()
 
     init {
-        if (settings.srvHost != null && settings.hosts.isEmpty()) {
-            throw InvalidSettingsException("mongodb+srv seed lists must be resolved first (ConnectionString.applySrvLookup); MongoCluster does not poll SRV records yet")
-        }
         initialListeners.forEach { bus.addListener(it) }
         connectionFactory = DefaultConnectionFactory(settings.connection)
         val id = TopologyId.next()
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
         selector = ServerSelector(live)
         runner = OperationRunner(live, selector)
+        SrvPoller.start(seedlist, live, scope)
         // An uncontended open does not suspend: the opening events are published before the constructor returns.
         scope.launch(start = CoroutineStart.UNDISPATCHED) { live.open() }
     }

@@ -66,6 +66,8 @@ public data class MongoClusterSettings(
     val connection: ConnectionSettings = ConnectionSettings(),
     /** Connection pool options. */
     val pool: ConnectionPoolSettings = ConnectionPoolSettings(),
+    /** Where the DNS queries of a `mongodb+srv` seed list and of SRV polling go (default: the system's resolver). */
+    val dnsResolver: DnsResolverSettings = DnsResolverSettings.SYSTEM,
 ) {
     init {
         SettingsRules.check(this)?.let { throw InvalidSettingsException(it) }
@@ -78,7 +80,7 @@ public data class MongoClusterSettings(
             "serverSelectionTimeoutMS=$serverSelectionTimeoutMS, serverMonitoringMode=$serverMonitoringMode, " +
             "readPreference=$readPreference, timeoutMS=$timeoutMS, retryReads=$retryReads, retryWrites=$retryWrites, " +
             "readConcernLevel=$readConcernLevel, writeConcern=$writeConcern, maxAdaptiveRetries=$maxAdaptiveRetries, " +
-            "enableOverloadRetargeting=$enableOverloadRetargeting, proxy=$proxy, connection=$connection, pool=$pool)"
+            "enableOverloadRetargeting=$enableOverloadRetargeting, proxy=$proxy, connection=$connection, pool=$pool, dnsResolver=$dnsResolver)"
 
     public companion object {
         /** The default SRV service name. */

@@ -90,6 +90,8 @@ public class MongoClusterSettingsBuilder internal constructor() {
     public var enableOverloadRetargeting: Boolean = false
     /** The SOCKS5 proxy, or null. */
     public var proxy: ProxySettings? = null
+    /** Where the DNS queries of `mongodb+srv` go (see [DnsResolverSettings]); default the system's resolver. */
+    public var dnsResolver: DnsResolverSettings = DnsResolverSettings.SYSTEM
 
     private var connectionSettings = ConnectionSettings()
     private var poolSettings = ConnectionPoolSettings()
@@ -178,6 +180,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
         readConcernLevel = settings.readConcernLevel; writeConcern = settings.writeConcern
         maxAdaptiveRetries = settings.maxAdaptiveRetries; enableOverloadRetargeting = settings.enableOverloadRetargeting
         proxy = settings.proxy; connectionSettings = settings.connection; poolSettings = settings.pool
+        dnsResolver = settings.dnsResolver
     }
 
     internal fun build(): MongoClusterSettings = MongoClusterSettings(
@@ -188,7 +191,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
         readPreference = readPreference, timeoutMS = timeoutMS, retryReads = retryReads, retryWrites = retryWrites,
         readConcernLevel = readConcernLevel, writeConcern = writeConcern, maxAdaptiveRetries = maxAdaptiveRetries,
         enableOverloadRetargeting = enableOverloadRetargeting, proxy = proxy,
-        connection = connectionSettings.copy(loadBalanced = loadBalanced), pool = poolSettings,
+        connection = connectionSettings.copy(loadBalanced = loadBalanced), pool = poolSettings, dnsResolver = dnsResolver,
     )
 }
 

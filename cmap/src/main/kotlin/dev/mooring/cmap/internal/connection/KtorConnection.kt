@@ -73,7 +73,7 @@ internal class KtorConnection(
         acquire("establish")
         try {
             guarded(settings.connectTimeoutMS, "connecting and handshaking") {
-                val socket = Connector.connect(selector, address)
+                val socket = Connector.connect(selector, address, settings.hostNameResolver)
                 val t = SocketTransport(socket, tls?.newEngine(address))
                 transport = t
                 if (closed.get()) {

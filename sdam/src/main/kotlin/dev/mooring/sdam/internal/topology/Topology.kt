@@ -15,6 +15,7 @@ import dev.mooring.sdam.TopologyId
 import dev.mooring.sdam.TopologySettings
 import dev.mooring.sdam.TopologyStateMachine
 import dev.mooring.sdam.TopologyUpdate
+import dev.mooring.sdam.internal.srv.SrvRecordsUpdate
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.NonCancellable
@@ -28,6 +29,7 @@ import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
 import org.bson.types.ObjectId
+import kotlin.random.Random
 
 /**
  * Internal API, not stable: the live topology of one cluster. It holds the
@@ -162,6 +164,19 @@ public class Topology(
             val update = ErrorHandling.onApplicationError(state.value, error, generation, topologySettings)
             if (update.ignored && update.actions.isEmpty()) return
             applyLocked(update, null, error.cause)
+        }
+    }
+
+    /**
+     * Applies one SRV rescan's verified [hosts] (polling-srv-records-for-mongos-discovery.md;
+     * see `SrvRecordsUpdate`) in the critical section. Ignored after close and when the topology
+     * is neither Sharded nor Unknown.
+     */
+    public suspend fun onSrvRecords(hosts: List<ServerAddress>, srvMaxHosts: Int, random: Random = Random.Default) {
+        mutex.withLock {
+            if (isClosed || !opened) return
+            val update = SrvRecordsUpdate.apply(state.value, hosts, srvMaxHosts, random)
+            if (!update.ignored) applyLocked(update, null, null)
         }
     }
 
