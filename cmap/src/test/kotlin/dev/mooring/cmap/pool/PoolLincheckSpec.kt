@@ -59,8 +59,10 @@ class PoolLincheckScenario {
 class PoolLincheckSpec : FunSpec({
     test("checkOut and checkIn are linearizable under model checking (with clear and ready)") {
         ModelCheckingOptions()
-            .iterations(10)
-            .invocationsPerIteration(100)
+            // Sized for CI on 2 cores (about a minute): 4 scenarios x 50 interleavings each.
+            // Run larger searches by hand with -Dmooring.lincheck.iterations=N.
+            .iterations(Integer.getInteger("mooring.lincheck.iterations", 4))
+            .invocationsPerIteration(50)
             .threads(3)
             .actorsPerThread(2)
             .sequentialSpecification(PoolLincheckScenario::class.java)
