@@ -36,7 +36,7 @@ import java.util.function.Consumer
  *
  * Not thread-safe: configure one builder from one thread. [build] may be called repeatedly.
  */
-public class ClusterSettingsBuilder internal constructor() {
+public class ClusterSettingsBuilder {
     private val steps = ArrayList<MongoClusterSettingsBuilder.() -> Unit>()
     private val listeners = ArrayList<ListenerAdapter>()
     private var bufferCapacity = EventBus.DEFAULT_BUFFER_CAPACITY
@@ -162,8 +162,10 @@ public class ClusterSettingsBuilder internal constructor() {
      */
     public fun build(): MongoClusterSettings = mongoClusterSettings { steps.forEach { it() } }
 
+    @JvmSynthetic
     internal fun listenerAdapters(): List<ListenerAdapter> = listeners.toList()
 
+    @JvmSynthetic
     internal fun eventBufferCapacity(): Int = bufferCapacity
 
     private fun step(s: MongoClusterSettingsBuilder.() -> Unit): ClusterSettingsBuilder = apply { steps += s }

@@ -11,7 +11,8 @@ import java.util.function.Consumer
  * over the current values at build time, like the Kotlin DSL's `connection { }`. Not
  * thread-safe: use it inside the callback.
  */
-public class ConnectionOptionsBuilder internal constructor() {
+public class ConnectionOptionsBuilder {
+    @get:JvmSynthetic
     internal val steps: MutableList<ConnectionSettingsBuilder.() -> Unit> = ArrayList()
 
     /** `connectTimeoutMS`; 0 = no limit. */

@@ -1,14 +1,10 @@
 package dev.mooring.java
 
-import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionDescription
 import dev.mooring.events.ServerAddress
-import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.future.future
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
 import java.util.concurrent.CompletableFuture
-import java.util.concurrent.atomic.AtomicBoolean
 
 /**
  * A connection lent to the function given to [JavaMongoCluster.withConnection], valid only
@@ -21,43 +17,22 @@ import java.util.concurrent.atomic.AtomicBoolean
  * afterwards); the pool replaces it. After the lending ends, [command] returns a future that
  * has failed with [IllegalStateException].
  */
-public class JavaConnection internal constructor(
-    private val connection: Connection,
-    private val scope: CoroutineScope,
-) {
-    private val lent = AtomicBoolean(true)
-
+public interface JavaConnection {
     /** The server this connection talks to. */
-    public fun address(): ServerAddress = connection.address
+    public fun address(): ServerAddress
 
     /** The id the pool assigned (the CMAP events' `connectionId`). */
-    public fun id(): Long = connection.id
+    public fun id(): Long
 
     /** What the handshake learned about the server. */
-    public fun description(): ConnectionDescription? = connection.description
+    public fun description(): ConnectionDescription?
 
     /**
      * Runs [command] against [database] and completes with the reply (`ok: 1`), or
-     * exceptionally with a `MongoCommandException`, a network error, or
-     * [IllegalStateException] when another command is in flight or the lending has ended.
-     * Completes on a Mooring thread: don't block in its callbacks.
+     * exceptionally with a `MongoCommandException`, a network error, [IllegalArgumentException]
+     * for an empty database name or command, or [IllegalStateException] when another command
+     * is in flight or the lending has ended. Completes on a Mooring thread: don't block in its
+     * callbacks.
      */
-    public fun command(database: String, command: Bson): CompletableFuture<BsonDocument> {
-        if (!lent.get()) {
-            return CompletableFuture.failedFuture(IllegalStateException("this connection was returned to the pool when the withConnection stage completed"))
-        }
-        val doc = try {
-            require(database.isNotEmpty()) { "database name must not be empty" }
-            command.toBsonDocument().also { require(it.isNotEmpty()) { "command document must not be empty" } }
-        } catch (e: RuntimeException) {
-            return CompletableFuture.failedFuture(e)
-        }
-        return scope.future { connection.command(database, doc) }
-    }
-
-    internal fun endLending() {
-        lent.set(false)
-    }
-
-    override fun toString(): String = "JavaConnection(${connection.address}, id=${connection.id})"
+    public fun command(database: String, command: Bson): CompletableFuture<BsonDocument>
 }

@@ -1,6 +1,7 @@
 package dev.mooring.java
 
 import dev.mooring.events.EventBus
+import dev.mooring.java.internal.DefaultJavaMongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 
 /**
@@ -20,7 +21,7 @@ public object MongoClusters {
     /** A cluster for [settings] (from a URI, the Kotlin DSL or [settingsBuilder]), with no listeners yet. */
     @JvmStatic
     public fun create(settings: MongoClusterSettings): JavaMongoCluster =
-        JavaMongoCluster(settings, emptyList(), EventBus.DEFAULT_BUFFER_CAPACITY)
+        DefaultJavaMongoCluster(settings, emptyList(), EventBus.DEFAULT_BUFFER_CAPACITY)
 
     /**
      * A cluster for the settings [builder] builds, whose listeners are registered before
@@ -29,7 +30,7 @@ public object MongoClusters {
      */
     @JvmStatic
     public fun create(builder: ClusterSettingsBuilder): JavaMongoCluster =
-        JavaMongoCluster(builder.build(), builder.listenerAdapters(), builder.eventBufferCapacity())
+        DefaultJavaMongoCluster(builder.build(), builder.listenerAdapters(), builder.eventBufferCapacity())
 
     /** A new settings builder starting from the defaults. */
     @JvmStatic

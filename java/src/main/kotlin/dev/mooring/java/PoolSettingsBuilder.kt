@@ -9,7 +9,8 @@ import dev.mooring.sdam.ConnectionPoolSettingsBuilder
  * `pool { }` block would; values are validated at build time ([dev.mooring.sdam.InvalidSettingsException]).
  * Not thread-safe: use it from one thread, inside the callback.
  */
-public class PoolSettingsBuilder internal constructor() {
+public class PoolSettingsBuilder {
+    @get:JvmSynthetic
     internal val steps: MutableList<ConnectionPoolSettingsBuilder.() -> Unit> = ArrayList()
 
     /** `maxPoolSize`; 0 = unlimited. */

@@ -7,7 +7,8 @@ import dev.mooring.sdam.TlsSettingsBuilder
  * or [ConnectionOptionsBuilder.applyToTlsSettings]; applied in order over the current values at
  * build time, like the Kotlin DSL's `tls { }`. Not thread-safe: use it inside the callback.
  */
-public class TlsOptionsBuilder internal constructor() {
+public class TlsOptionsBuilder {
+    @get:JvmSynthetic
     internal val steps: MutableList<TlsSettingsBuilder.() -> Unit> = ArrayList()
 
     /** `tls`. */
