@@ -18,7 +18,8 @@ import dev.mooring.cmap.PoolReadyEvent
  * no-op by default, so a Java class overrides only what it needs.
  *
  * **Concurrency.** Methods are called synchronously on the thread that publishes the event
- * (often under the pool's lock), one event at a time per publication, in publication order.
+ * (often under the pool's lock), one event at a time for the whole cluster, in publication
+ * order: every listener of a cluster sees the same order of all its events.
  * They must be quick, must not block and must not call back into the cluster (no `close()`, no
  * waiting on a future of the cluster). An exception thrown by a method is logged and swallowed:
  * it never breaks the pool, and the other listeners still see the event. After the cluster is

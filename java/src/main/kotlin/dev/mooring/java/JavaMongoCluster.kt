@@ -42,6 +42,11 @@ import java.util.function.Function
  * connection closed, a checked-out connection goes back to the pool. Nothing leaks: the pool's
  * statistics return to idle.
  *
+ * **Events.** Listeners (registered here or on [ClusterSettingsBuilder]) are called
+ * synchronously, one event at a time for the whole cluster, so all listeners and publisher
+ * subscribers of a cluster see the same order of its events (the publication order). A
+ * listener that throws is logged and skipped; it never breaks a pool or a monitor.
+ *
  * **Closing.** [close] (from `AutoCloseable`, so try-with-resources works, without a checked
  * exception) refuses new operations, fails those still waiting, interrupts those in flight,
  * stops the monitors and pools, publishes the closing events to the listeners, completes the

@@ -263,6 +263,13 @@ class JavaFacadeMongoJavaServerTest {
             CompletionException e = assertThrows(CompletionException.class, () -> lent.get().command("admin", ping()).join());
             assertInstanceOf(IllegalStateException.class, e.getCause());
 
+            // A failing command fails only its own future: the stage may recover and the connection stays usable.
+            String recovered = cluster.withConnection(c -> c.command("admin", new BsonDocument("noSuchCommandAtAll", new BsonInt32(1)))
+                    .handle((reply, error) -> error instanceof dev.mooring.cmap.MongoCommandException ? "recovered" : "unexpected: " + reply + " " + error)
+                    .thenCompose(r -> c.command("admin", ping()).thenApply(pong -> r + " " + pong.getNumber("ok").intValue()))).join();
+            assertEquals("recovered 1", recovered);
+            assertEquals(0, stats(cluster).getInUseConnections());
+
             // A function that throws fails the future and returns the connection.
             CompletionException thrown = assertThrows(CompletionException.class,
                     () -> cluster.withConnection(c -> { throw new IllegalArgumentException("boom"); }).join());
@@ -318,8 +325,10 @@ class JavaFacadeMongoJavaServerTest {
             }
         });
         cluster.addEventListener(listened::add);
-        cluster.runCommand("admin", ping()).join();
-        cluster.runCommand("admin", ping()).join();
+        // Concurrent operations publish from several threads at once: the order must still be one order for everyone.
+        List<CompletableFuture<BsonDocument>> concurrent = new ArrayList<>();
+        for (int i = 0; i < 16; i++) concurrent.add(cluster.runCommand("admin", ping()));
+        concurrent.forEach(CompletableFuture::join);
         cluster.close();
         assertTrue(completed.await(30, TimeUnit.SECONDS));
         assertEquals(null, error.get());
@@ -338,6 +347,33 @@ class JavaFacadeMongoJavaServerTest {
             @Override public void onComplete() { late.countDown(); }
         });
         assertTrue(late.await(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aCancelledSubscriptionReceivesNothingMore() throws InterruptedException {
+        try (JavaMongoCluster cluster = MongoClusters.create(uri)) {
+            List<MooringEvent> received = Collections.synchronizedList(new ArrayList<>());
+            CountDownLatch cancelled = new CountDownLatch(1);
+            cluster.events().subscribe(new Flow.Subscriber<MooringEvent>() {
+                private Flow.Subscription subscription;
+                @Override public void onSubscribe(Flow.Subscription s) { subscription = s; s.request(Long.MAX_VALUE); }
+                @Override public void onNext(MooringEvent item) {
+                    received.add(item);
+                    if (item instanceof ConnectionCheckedInEvent) {
+                        subscription.cancel();
+                        cancelled.countDown();
+                    }
+                }
+                @Override public void onError(Throwable t) { }
+                @Override public void onComplete() { }
+            });
+            cluster.runCommand("admin", ping()).join();
+            assertTrue(cancelled.await(30, TimeUnit.SECONDS));
+            int atCancel = received.size();
+            for (int i = 0; i < 3; i++) cluster.runCommand("admin", ping()).join();
+            assertEquals(atCancel, received.size());
+            assertInstanceOf(ConnectionCheckedInEvent.class, received.get(received.size() - 1));
+        }
     }
 
     @Test

@@ -24,7 +24,7 @@ import kotlinx.coroutines.Job
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.asExecutor
 import kotlinx.coroutines.cancelAndJoin
-import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.supervisorScope
 import kotlinx.coroutines.future.await
 import kotlinx.coroutines.future.future
 import kotlinx.coroutines.launch
@@ -85,7 +85,10 @@ internal class DefaultJavaMongoCluster(
         function: Function<in JavaConnection, out CompletionStage<T>>,
     ): CompletableFuture<T> = launch {
         cluster.withConnection(readPreference) { connection ->
-            coroutineScope {
+            // A supervisor scope: a command that fails completes its own future exceptionally and lets
+            // the user's stage recover from it, instead of failing the whole withConnection.
+            // The scope still waits for commands in flight before the connection goes back.
+            supervisorScope {
                 val lent = LentConnection(connection, this)
                 try {
                     val stage = function.apply(lent) ?: throw NullPointerException("the withConnection function returned null instead of a CompletionStage")
@@ -142,7 +145,7 @@ internal class DefaultJavaMongoCluster(
     override fun toString(): String = "JavaMongoCluster(${cluster.topologyId}, ${topology().type})"
 
     private fun <T> launch(block: suspend CoroutineScope.() -> T): CompletableFuture<T> {
-        if (closing.get()) return CompletableFuture.failedFuture(MongoClusterClosedException("the cluster is closed"))
+        if (closing.get() || !job.isActive) return CompletableFuture.failedFuture(MongoClusterClosedException("the cluster is closed"))
         return scope.future(block = block)
     }
 }
