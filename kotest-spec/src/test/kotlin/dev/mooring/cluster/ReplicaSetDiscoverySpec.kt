@@ -58,6 +58,8 @@ class ReplicaSetDiscoverySpec : FunSpec({
                 rs.reconfigure { remove(removed) }
                 val after = cluster.awaitTopology { t -> removed.address !in t.servers }
                 after.servers.size shouldBe 2
+                // The description is published first, then its events.
+                withTimeout(10.seconds) { while (recorder.ofType<ServerClosedEvent>().isEmpty()) delay(10) }
                 recorder.ofType<ServerClosedEvent>().map { it.address } shouldBe listOf(removed.address)
                 // Its monitor and pool connections are closed and no new ones are opened.
                 withTimeout(10.seconds) { while (removed.counters!!.currentlyOpen != 0) delay(20) }

@@ -121,7 +121,7 @@ class ReplicaSetErrorHandlingSpec : FunSpec({
                 val clearEvent = recorder.ofType<PoolClearedEvent>().first { it.address == primary.address }
                 clearEvent.interruptInUseConnections shouldBe true
                 // Unknown, or PossiblePrimary while the secondaries still name it as primary.
-                cluster.topology.value.servers.getValue(primary.address).isAvailable shouldBe false
+                cluster.awaitTopology { it.servers.getValue(primary.address).isAvailable.not() }
                 rs.heal(primary)
                 cluster.awaitTopology { it.primary?.address == primary.address }
                 cluster.runCommand("test", insertOne(2))["n"]!!.asNumber().intValue() shouldBe 1

@@ -232,7 +232,13 @@ internal class KtorConnection(
                 "timed out after $timeoutMS ms $what on $address", address, generation, handshakeCompleted, e,
             )
         } catch (e: CancellationException) {
+            val wasClosed = closed.get()
             close()
+            // close() from another coroutine (cancelCheck, interruptInUseConnections) makes Ktor
+            // cancel the pending read: for this caller that is a network error, not a cancellation
+            if (wasClosed && currentCoroutineContext().isActive) {
+                throw MongoNetworkException("network error $what on $address: connection was closed", address, generation, handshakeCompleted, e)
+            }
             throw e
         } catch (e: WireFormatException) {
             close()

@@ -81,7 +81,7 @@ internal class RttMonitor(
         val start = System.nanoTime()
         val reply = current.command("admin", HelloCommands.regular(helloOk), settings.connectTimeoutMS)
         rtt.addNanos(System.nanoTime() - start)
-        return initialHelloOk || HelloCommands.helloOk(reply)
+        return helloOk || HelloCommands.helloOk(reply)
     }
 
     private companion object {

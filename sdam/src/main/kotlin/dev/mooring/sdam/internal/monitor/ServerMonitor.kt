@@ -19,6 +19,7 @@ import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.ensureActive
+import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withTimeoutOrNull
 import org.bson.BsonDocument
@@ -215,11 +216,18 @@ public class ServerMonitor(
                     val hb = beginHeartbeat(conn, awaited = false)
                     val reply = conn.command(ADMIN, HelloCommands.regular(helloOk), settings.connectTimeoutMS)
                     rtt.addNanos(succeeded(hb, reply, conn.description?.serverConnectionId))
-                    helloOk = stableApi || HelloCommands.helloOk(reply)
+                    // sticky per connection: a server that accepted `hello` keeps accepting it
+                    helloOk = helloOk || HelloCommands.helloOk(reply)
                     deliverSuccess(reply)
                 }
             }
         } catch (e: CancellationException) {
+            if (currentCoroutineContext().isActive) {
+                // not this monitor's cancellation: a socket read aborted by close() (cancelCheck)
+                // can surface as a CancellationException from the I/O layer; it is a network error
+                val network = MongoNetworkException("monitoring connection to $address was closed: ${e.message}", address, conn?.generation, cause = e)
+                return onCheckFailed(conn, network)
+            }
             pending?.let { reporter.failed(it.connectionId, it.serverConnectionId, it.awaited, it.startNanos, e) }
             pending = null
             conn?.close()
@@ -244,8 +252,8 @@ public class ServerMonitor(
         val command = HelloCommands.awaitable(helloOk, topologyVersion, settings.heartbeatFrequencyMS)
         conn.exhaust(ADMIN, command, settings.streamingReadTimeoutMS).collect { reply ->
             succeeded(hb, reply, conn.description?.serverConnectionId)
-            helloOk = stableApi || HelloCommands.helloOk(reply)
-            deliverSuccess(reply)
+            helloOk = helloOk || HelloCommands.helloOk(reply)
+            deliverSuccess(reply, streaming = true)
             // the spec: a started event before attempting to read the next streamed reply
             hb = beginHeartbeat(conn, awaited = true)
         }
@@ -254,6 +262,7 @@ public class ServerMonitor(
     }
 
     private suspend fun onCheckFailed(conn: ExhaustConnection?, e: Exception): Next {
+        checking = false // the hello call is over: a request from now on is honoured
         pending?.let { reporter.failed(it.connectionId, it.serverConnectionId, it.awaited, it.startNanos, e) }
         pending = null
         conn?.close()
@@ -284,14 +293,21 @@ public class ServerMonitor(
         return reporter.succeeded(hb.connectionId, serverConnectionId ?: hb.serverConnectionId, hb.awaited, hb.startNanos, reply)
     }
 
-    private suspend fun deliverSuccess(reply: BsonDocument) {
+    private suspend fun deliverSuccess(reply: BsonDocument, streaming: Boolean = false) {
         val d = ServerDescription.fromHello(address, reply, rtt.averageMillis, rtt.minimumMillis, System.nanoTime() / 1_000_000)
         lastTopologyVersion = if (d.topologyVersion != null) HelloCommands.topologyVersionOf(reply) else null
-        deliver(CheckOutcome(d, null, clearPool = false, interruptInUseConnections = false))
+        deliver(CheckOutcome(d, null, clearPool = false, interruptInUseConnections = false), streaming)
     }
 
-    private suspend fun deliver(outcome: CheckOutcome) {
+    /**
+     * Hands [outcome] to the handler. The hello call is over while the handler runs, so an
+     * immediate-check request it makes is honoured; when [streaming] goes on reading afterwards,
+     * requests made meanwhile are dropped again (the stream is the check in progress).
+     */
+    private suspend fun deliver(outcome: CheckOutcome, streaming: Boolean = false) {
+        currentCoroutineContext().ensureActive() // nothing reaches the handler once close() has begun
         lastDelivered = outcome.description
+        checking = false
         try {
             handler.onCheckOutcome(outcome)
         } catch (e: CancellationException) {
@@ -299,6 +315,10 @@ public class ServerMonitor(
             log.warn("check outcome handler of {} threw a CancellationException while the monitor is active; ignored", address, e)
         } catch (t: Throwable) {
             log.warn("check outcome handler of {} threw; the monitor goes on", address, t)
+        }
+        if (streaming) {
+            checking = true
+            wakeups.tryReceive()
         }
     }
 

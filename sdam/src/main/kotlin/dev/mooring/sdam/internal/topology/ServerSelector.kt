@@ -61,7 +61,8 @@ public class ServerSelector(
         var lastCheckRequest = Long.MIN_VALUE
         while (true) {
             if (topology.isClosed) throw failed(MongoClusterClosedException("the cluster is closed"), operationName, selector, topology.description.value)
-            val seen = topology.description.value
+            val published = topology.description.value
+            val seen = topology.current
             val chosen = try {
                 ServerSelection.select(
                     seen, operation, settings.localThresholdMS, settings.heartbeatFrequencyMS, deprioritized,
@@ -111,7 +112,7 @@ public class ServerSelector(
                 }
             }
             val waitMillis = minOf(remainingNanos / 1_000_000 + 1, MIN_HEARTBEAT_FREQUENCY_MS)
-            withTimeoutOrNull(waitMillis) { topology.description.first { it !== seen } }
+            withTimeoutOrNull(waitMillis) { topology.description.first { it !== published } }
         }
     }
 

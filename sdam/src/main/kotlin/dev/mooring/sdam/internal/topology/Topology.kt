@@ -3,8 +3,6 @@ package dev.mooring.sdam.internal.topology
 import dev.mooring.cmap.ConnectionFactory
 import dev.mooring.cmap.ConnectionPool
 import dev.mooring.cmap.EstablishmentFailure
-import dev.mooring.cmap.MongoNetworkException
-import dev.mooring.cmap.MongoServerException
 import dev.mooring.events.EventBus
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.ApplicationError
@@ -78,6 +76,15 @@ public class Topology(
 
     /** The current description; conflated (selection waiters re-read the latest). */
     public val description: StateFlow<TopologyDescription> = state.asStateFlow()
+
+    /**
+     * The latest applied description, including steps equal to the previous one by description
+     * equality (which the [description] StateFlow does not re-publish), so round-trip times are
+     * current for the latency window. Non-blocking read.
+     */
+    @Volatile
+    public var current: TopologyDescription = TopologyDescription.EMPTY
+        private set
 
     /** True once [close] started (written under the lock). */
     @Volatile
@@ -159,15 +166,8 @@ public class Topology(
     }
 
     private suspend fun onEstablishmentError(failure: EstablishmentFailure) {
-        val e = failure.error
-        val handshake = (e as? MongoServerException)?.handshakeCompleted ?: false
-        val base = ApplicationError.fromException(e, failure.address, failure.serviceId) ?: return
-        // The pool reports errors of connections that never finished establishing.
-        val error = base.copy(
-            generation = base.generation ?: failure.generation,
-            handshakeCompleted = handshake && e !is MongoNetworkException,
-        )
-        onApplicationError(error)
+        val error = ApplicationError.fromException(failure.error, failure.address, failure.serviceId) ?: return
+        onApplicationError(error.copy(generation = error.generation ?: failure.generation))
     }
 
     /**
@@ -195,6 +195,7 @@ public class Topology(
             for (e in toClose) e.pool?.close()
             pending.joinAll()
             closing?.let {
+                current = it.description
                 state.value = it.description
                 publish(it)
             }
@@ -237,6 +238,7 @@ public class Topology(
             }
         }
         refreshSnapshots()
+        current = update.description
         state.value = update.description
         publish(update)
         toStart.forEach { it.start() }

@@ -1,0 +1,225 @@
+package dev.mooring.spec.unified
+
+import dev.mooring.events.EventListener
+import dev.mooring.events.MooringEvent
+import dev.mooring.events.MooringException
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.TopologyDescription
+import io.kotest.matchers.shouldBe
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Deferred
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.first
+import kotlinx.coroutines.withTimeout
+import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.booleanOrNull
+import kotlinx.serialization.json.int
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.long
+import org.bson.BsonArray
+import org.bson.BsonDocument
+import org.bson.BsonString
+import java.util.Collections
+import kotlin.time.Duration.Companion.seconds
+
+/**
+ * Runs one unified-format test against a [UnifiedHost] with [MongoCluster] clients: the
+ * subset of the unified test format the SDAM tests use ([SUPPORTED_OPERATIONS]). Anything
+ * else fails loudly with [UnsupportedOperationException] (the spec decides to skip beforehand).
+ */
+class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject) {
+    private class Client(val cluster: MongoCluster, val events: MutableList<MooringEvent>) {
+        fun snapshot(): List<MooringEvent> = synchronized(events) { events.toList() }
+    }
+
+    private class Database(val client: String, val name: String)
+    private class Collection(val database: String, val name: String)
+
+    private val clients = LinkedHashMap<String, Client>()
+    private val databases = HashMap<String, Database>()
+    private val collections = HashMap<String, Collection>()
+    private val threads = HashMap<String, MutableList<Deferred<Unit>>>()
+    private val recorded = HashMap<String, TopologyDescription>()
+
+    suspend fun run(test: JsonObject) {
+        try {
+            coroutineScope {
+                file["createEntities"]?.let { createEntities(it.jsonArray) }
+                file["initialData"]?.jsonArray?.forEach { initialData(it.jsonObject) }
+                test["operations"]!!.jsonArray.forEach { operation(this, it.jsonObject) }
+                threads.values.flatten().forEach { it.await() }
+                test["expectEvents"]?.jsonArray?.forEach { expectEvents(it.jsonObject) }
+                test["outcome"]?.jsonArray?.forEach { outcome(it.jsonObject) }
+            }
+        } finally {
+            clients.values.forEach { it.cluster.closeSuspending() }
+        }
+    }
+
+    private fun createEntities(entities: JsonArray) {
+        for (e in entities) {
+            val (kind, spec) = e.jsonObject.entries.single()
+            val o = spec.jsonObject
+            val id = o["id"]!!.jsonPrimitive.content
+            when (kind) {
+                "client" -> {
+                    val options = o["uriOptions"]?.jsonObject?.mapValues { (_, v) -> v.jsonPrimitive.content } ?: emptyMap()
+                    val observed = o["observeEvents"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList()
+                    val types = observed.map { EventMatching.all[it] ?: throw UnsupportedOperationException("observeEvents $it") }
+                    val events = Collections.synchronizedList(ArrayList<MooringEvent>())
+                    val listener = EventListener { ev -> if (types.any { it.isInstance(ev) }) events.add(ev) }
+                    clients[id] = Client(MongoCluster(MongoClusterSettings.fromUri(host.uri(options)), listOf(listener)), events)
+                }
+                "database" -> databases[id] = Database(o["client"]!!.jsonPrimitive.content, o["databaseName"]!!.jsonPrimitive.content)
+                "collection" -> collections[id] = Collection(o["database"]!!.jsonPrimitive.content, o["collectionName"]!!.jsonPrimitive.content)
+                "thread" -> threads[id] = ArrayList()
+                else -> throw UnsupportedOperationException("entity $kind")
+            }
+        }
+    }
+
+    private suspend fun initialData(d: JsonObject) {
+        val db = d["databaseName"]!!.jsonPrimitive.content
+        val coll = d["collectionName"]!!.jsonPrimitive.content
+        val setup = setupCluster()
+        setup.runCommand(db, BsonDocument("drop", BsonString(coll)))
+        val docs = d["documents"]!!.jsonArray.map { bson(it.jsonObject) }
+        if (docs.isNotEmpty()) setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
+    }
+
+    private suspend fun setupCluster(): MongoCluster = clients.values.first().cluster
+
+    private suspend fun operation(scope: CoroutineScope, op: JsonObject) {
+        val name = op["name"]!!.jsonPrimitive.content
+        val target = op["object"]!!.jsonPrimitive.content
+        val args = op["arguments"]?.jsonObject ?: JsonObject(emptyMap())
+        val expectError = op["expectError"]?.jsonObject
+        val result = runCatching { execute(scope, name, target, args) }
+        val error = result.exceptionOrNull()
+        if (expectError == null) {
+            if (error != null) throw AssertionError("operation $name on $target failed: $error", error)
+            return
+        }
+        checkNotNull(error) { "operation $name on $target was expected to fail ($expectError) but succeeded" }
+        if (error is UnsupportedOperationException || error is AssertionError) throw error
+        for ((k, v) in expectError) {
+            when (k) {
+                "isError" -> Unit
+                "isClientError" -> (error !is dev.mooring.cmap.MongoServerException) shouldBe v.jsonPrimitive.booleanOrNull
+                "errorContains" -> check(error.message.orEmpty().contains(v.jsonPrimitive.content, ignoreCase = true)) { "error $error does not contain $v" }
+                "errorLabelsContain" -> v.jsonArray.forEach { l ->
+                    check((error as? MooringException)?.hasErrorLabel(l.jsonPrimitive.content) == true) { "error $error lacks label $l (has ${(error as? MooringException)?.errorLabels})" }
+                }
+                "errorLabelsOmit" -> v.jsonArray.forEach { l ->
+                    check((error as? MooringException)?.hasErrorLabel(l.jsonPrimitive.content) != true) { "error $error has label $l" }
+                }
+                else -> throw UnsupportedOperationException("expectError.$k")
+            }
+        }
+    }
+
+    private suspend fun execute(scope: CoroutineScope, name: String, target: String, args: JsonObject) {
+        when (name) {
+            "createEntities" -> createEntities(args["entities"]!!.jsonArray)
+            "failPoint" -> host.configureFailPoint(bson(args["failPoint"]!!.jsonObject))
+            "wait" -> delay(args["ms"]!!.jsonPrimitive.long)
+            "waitForEvent" -> {
+                val (ev, spec) = args["event"]!!.jsonObject.entries.single()
+                val client = clients.getValue(args["client"]!!.jsonPrimitive.content)
+                val count = args["count"]!!.jsonPrimitive.int
+                withTimeout(10.seconds) {
+                    while (client.snapshot().count { EventMatching.matches(ev, spec.jsonObject, it) } < count) delay(10)
+                }
+            }
+            "assertEventCount" -> {
+                val (ev, spec) = args["event"]!!.jsonObject.entries.single()
+                val client = clients.getValue(args["client"]!!.jsonPrimitive.content)
+                client.snapshot().count { EventMatching.matches(ev, spec.jsonObject, it) } shouldBe args["count"]!!.jsonPrimitive.int
+            }
+            "runOnThread" -> {
+                val thread = threads.getValue(args["thread"]!!.jsonPrimitive.content)
+                val inner = args["operation"]!!.jsonObject
+                val previous = thread.lastOrNull()
+                thread += scope.async {
+                    previous?.await()
+                    operation(scope, inner)
+                }
+            }
+            "waitForThread" -> threads.getValue(args["thread"]!!.jsonPrimitive.content).forEach { withTimeout(30.seconds) { it.await() } }
+            "close" -> clients.getValue(target).cluster.closeSuspending()
+            "recordTopologyDescription" -> recorded[args["id"]!!.jsonPrimitive.content] = clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.topology.value
+            "assertTopologyType" -> recorded.getValue(args["topologyDescription"]!!.jsonPrimitive.content).type.specName shouldBe args["topologyType"]!!.jsonPrimitive.content
+            "waitForPrimaryChange" -> {
+                val client = clients.getValue(args["client"]!!.jsonPrimitive.content)
+                val prior = recorded.getValue(args["priorTopologyDescription"]!!.jsonPrimitive.content).primary?.address
+                val ms = args["timeoutMS"]?.jsonPrimitive?.long ?: 10_000
+                withTimeout(ms) { client.cluster.topology.first { it.primary != null && it.primary?.address != prior } }
+            }
+            "runCommand" -> {
+                val db = databases.getValue(target)
+                clients.getValue(db.client).cluster.runCommand(db.name, bson(args["command"]!!.jsonObject), ReadPreference.PRIMARY)
+            }
+            "insertOne", "insertMany", "find" -> {
+                val coll = collections.getValue(target)
+                val db = databases.getValue(coll.database)
+                val cluster = clients.getValue(db.client).cluster
+                val command = when (name) {
+                    "insertOne" -> BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(listOf(bson(args["document"]!!.jsonObject))))
+                    "insertMany" -> BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(args["documents"]!!.jsonArray.map { bson(it.jsonObject) }))
+                    else -> BsonDocument("find", BsonString(coll.name)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument())
+                }
+                cluster.runCommand(db.name, command)
+            }
+            else -> throw UnsupportedOperationException("operation $name")
+        }
+    }
+
+    private fun expectEvents(e: JsonObject) {
+        val client = clients.getValue(e["client"]!!.jsonPrimitive.content)
+        val family = when (e["eventType"]?.jsonPrimitive?.content ?: "command") {
+            "cmap" -> EventMatching.cmap
+            "sdam" -> EventMatching.sdam
+            else -> throw UnsupportedOperationException("eventType ${e["eventType"]}")
+        }
+        val actual = client.snapshot().filter { ev -> family.values.any { it.isInstance(ev) } }
+        val expected = e["events"]!!.jsonArray.map { it.jsonObject.entries.single() }
+        val ignoreExtra = (e["ignoreExtraEvents"] as? JsonPrimitive)?.booleanOrNull ?: false
+        check(actual.size >= expected.size && (ignoreExtra || actual.size == expected.size)) {
+            "expected ${expected.map { it.key }} but got ${actual.map { it::class.simpleName }}"
+        }
+        expected.forEachIndexed { i, (name, spec) ->
+            check(EventMatching.matches(name, spec.jsonObject, actual[i])) { "event $i: expected $name $spec, got ${actual[i]}" }
+        }
+    }
+
+    private suspend fun outcome(o: JsonObject) {
+        val db = o["databaseName"]!!.jsonPrimitive.content
+        val coll = o["collectionName"]!!.jsonPrimitive.content
+        val expected = o["documents"]!!.jsonArray.map { bson(it.jsonObject) }
+        val check = MongoCluster(MongoClusterSettings.fromUri(host.uri(emptyMap())))
+        try {
+            val reply = check.runCommand(db, BsonDocument("find", BsonString(coll)).append("filter", BsonDocument()))
+            val docs = reply.getDocument("cursor").getArray("firstBatch").map { it.asDocument() }
+            docs.sortedBy { it["_id"].toString() } shouldBe expected.sortedBy { it["_id"].toString() }
+        } finally {
+            check.closeSuspending()
+        }
+    }
+
+    companion object {
+        val SUPPORTED_OPERATIONS = setOf(
+            "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
+            "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "runCommand", "insertOne", "insertMany", "find",
+        )
+
+        fun bson(o: JsonObject): BsonDocument = BsonDocument.parse(o.toString())
+    }
+}
