@@ -48,7 +48,8 @@ internal class DefaultJavaMongoCluster(
     private val cluster: MongoCluster
     private val job = SupervisorJob()
     private val scope = CoroutineScope(job + Dispatchers.Default + CoroutineName("mooring-java"))
-    private val closerScope = CoroutineScope(Job() + Dispatchers.IO + CoroutineName("mooring-java-close"))
+    private val closerJob = Job()
+    private val closerScope = CoroutineScope(closerJob + Dispatchers.IO + CoroutineName("mooring-java-close"))
     private val publisher = EventPublisher(dispatcher, Dispatchers.Default.asExecutor(), eventBufferCapacity)
     private val closing = AtomicBoolean()
     private val closed = CompletableFuture<Void?>()
@@ -134,6 +135,7 @@ internal class DefaultJavaMongoCluster(
                     closed.completeExceptionally(t)
                 }
             }
+            closerJob.complete() // completes once the close coroutine above has finished
         }
         return closed.copy()
     }
