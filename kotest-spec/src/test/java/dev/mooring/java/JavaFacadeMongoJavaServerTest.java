@@ -377,6 +377,59 @@ class JavaFacadeMongoJavaServerTest {
     }
 
     @Test
+    void aSubscriberThatFallsBehindIsToldHowManyEventsItMissed() throws InterruptedException {
+        ClusterSettingsBuilder builder = MongoClusters.settingsBuilder(uri).eventBufferCapacity(4);
+        try (JavaMongoCluster cluster = MongoClusters.create(builder)) {
+            cluster.runCommand("admin", ping()).join();
+            List<MooringEvent> received = Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Flow.Subscription> subscription = new AtomicReference<>();
+            CountDownLatch subscribed = new CountDownLatch(1);
+            cluster.events().subscribe(new Flow.Subscriber<MooringEvent>() {
+                @Override public void onSubscribe(Flow.Subscription s) { subscription.set(s); subscribed.countDown(); }
+                @Override public void onNext(MooringEvent item) { received.add(item); }
+                @Override public void onError(Throwable t) { }
+                @Override public void onComplete() { }
+            });
+            assertTrue(subscribed.await(30, TimeUnit.SECONDS));
+            // No demand yet: 3 commands publish 9 pool events, the buffer keeps 4.
+            for (int i = 0; i < 3; i++) cluster.runCommand("admin", ping()).join();
+            subscription.get().request(Long.MAX_VALUE);
+            Await.until("the 4 buffered events arrive", () -> received.size() >= 4);
+            cluster.runCommand("admin", ping()).join();
+            Await.until("the next events arrive", () -> received.stream().anyMatch(e -> e instanceof dev.mooring.events.EventsDropped)
+                    && received.get(received.size() - 1) instanceof ConnectionCheckedInEvent);
+            dev.mooring.events.EventsDropped dropped = (dev.mooring.events.EventsDropped) received.get(4);
+            assertTrue(dropped.getCount() >= 5, "missed " + dropped.getCount());
+            // After the report, the 4th command's checkout arrives complete and in order.
+            List<Class<?>> after = received.subList(5, received.size()).stream()
+                    .filter(e -> e instanceof ConnectionPoolEvent).map(Object::getClass).collect(Collectors.toList());
+            assertEquals(List.of(ConnectionCheckOutStartedEvent.class, ConnectionCheckedOutEvent.class, ConnectionCheckedInEvent.class), after);
+        }
+    }
+
+    @Test
+    void aThrowingMonitorListenerDoesNotStopTheMonitor() {
+        AtomicReference<Integer> heartbeats = new AtomicReference<>(0);
+        ClusterSettingsBuilder builder = MongoClusters.settingsBuilder(uri)
+                .heartbeatFrequencyMS(500)
+                .addServerMonitorListener(new ServerMonitorListener() {
+                    @Override public void serverHeartbeatSucceeded(dev.mooring.sdam.ServerHeartbeatSucceededEvent event) {
+                        throw new IllegalStateException("listener bug");
+                    }
+                })
+                .addServerMonitorListener(new ServerMonitorListener() {
+                    @Override public void serverHeartbeatSucceeded(dev.mooring.sdam.ServerHeartbeatSucceededEvent event) {
+                        heartbeats.updateAndGet(n -> n + 1);
+                    }
+                });
+        try (JavaMongoCluster cluster = MongoClusters.create(builder)) {
+            Await.until("three heartbeats succeeded despite the throwing listener", () -> heartbeats.get() >= 3);
+            assertEquals(ServerType.STANDALONE, cluster.topology().getServers().values().iterator().next().getType());
+            assertEquals(1, cluster.runCommand("admin", ping()).join().getNumber("ok").intValue());
+        }
+    }
+
+    @Test
     void aNonPositiveRequestIsAnError() throws InterruptedException {
         try (JavaMongoCluster cluster = MongoClusters.create(uri)) {
             CountDownLatch failed = new CountDownLatch(1);
