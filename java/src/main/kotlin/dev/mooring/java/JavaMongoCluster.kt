@@ -1,0 +1,157 @@
+package dev.mooring.java
+
+import dev.mooring.cmap.ConnectionPoolStatistics
+import dev.mooring.events.EventListener
+import dev.mooring.events.MooringEvent
+import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.MongoClusterClosedException
+import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.TopologyDescription
+import dev.mooring.sdam.TopologyId
+import org.bson.BsonDocument
+import org.bson.conversions.Bson
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CompletionStage
+import java.util.concurrent.Flow
+import java.util.function.Function
+
+/**
+ * The Java face of a [MongoCluster]: the same live topology, pools, server selection and SDAM
+ * error handling, with `CompletableFuture`s instead of suspending functions, Java listener
+ * interfaces instead of Kotlin flows, and a [Flow.Publisher] of events. Create one with
+ * [MongoClusters.create]; one per application, shared by all threads. (An interface so tests
+ * can stub it; Mooring provides the only implementation.)
+ *
+ * ```java
+ * try (JavaMongoCluster cluster = MongoClusters.create("mongodb://localhost:27017")) {
+ *     BsonDocument reply = cluster.runCommand("admin", new BsonDocument("ping", new BsonInt32(1))).join();
+ * }
+ * ```
+ *
+ * **Concurrency.** Every method is thread-safe and none blocks, except [close] (which waits for
+ * the shutdown); the snapshot getters only read. Operations run as coroutines of the cluster
+ * facade's own scope (a `SupervisorJob` on `Dispatchers.Default`, never a global scope), and
+ * their futures complete on Mooring's threads: don't block in `thenApply`/`thenAccept`
+ * callbacks (use the `*Async` variants with your own executor for blocking work).
+ *
+ * **Cancellation.** `cancel(true)` (or `cancel(false)`) on a returned future cancels the
+ * operation: a selection or checkout stops waiting, a command in flight is abandoned and its
+ * connection closed, a checked-out connection goes back to the pool. Nothing leaks: the pool's
+ * statistics return to idle.
+ *
+ * **Events.** Listeners (registered here or on [ClusterSettingsBuilder]) are called
+ * synchronously, one event at a time for the whole cluster, so all listeners and publisher
+ * subscribers of a cluster see the same order of its events (the publication order). A
+ * listener that throws is logged and skipped; it never breaks a pool or a monitor.
+ *
+ * **Closing.** [close] (from `AutoCloseable`, so try-with-resources works, without a checked
+ * exception) refuses new operations, fails those still waiting, interrupts those in flight,
+ * stops the monitors and pools, publishes the closing events to the listeners, completes the
+ * event publisher's subscribers and returns when all of it has finished; [closeAsync] does the
+ * same without blocking. After close, operations return futures that have failed with
+ * [MongoClusterClosedException]; [topology] and [poolStatistics] stay readable. Don't call
+ * [close] from a listener or from a callback running on a Mooring thread: use [closeAsync].
+ */
+public interface JavaMongoCluster : AutoCloseable {
+    /** The settings this cluster was built with (the same object the Kotlin DSL and URIs produce). */
+    public fun settings(): MongoClusterSettings
+
+    /** This cluster's topology id, carried by its SDAM events. */
+    public fun topologyId(): TopologyId
+
+    /** A snapshot of the current topology description. Never blocks; readable after [close]. */
+    public fun topology(): TopologyDescription
+
+    /**
+     * Gauges of every current pool (total, available, pending, in use, wait queue, generation),
+     * read from the pools' own state. Never blocks; readable after [close].
+     */
+    public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics>
+
+    /** Runs [command] on [database] on the primary; see the overload with a read preference. */
+    public fun runCommand(database: String, command: Bson): CompletableFuture<BsonDocument>
+
+    /**
+     * Runs [command] on [database] on a server selected by [readPreference] and completes with
+     * the reply, or exceptionally with the error `MongoCluster.runCommand` documents
+     * (`MongoServerSelectionTimeoutException`, `MongoCommandException`, network and pool
+     * errors, [MongoClusterClosedException], [IllegalArgumentException] for an empty database
+     * name or command). Cancelling the future cancels the operation.
+     */
+    public fun runCommand(database: String, command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument>
+
+    /** [withConnection] on the primary. */
+    public fun <T> withConnection(function: Function<in JavaConnection, out CompletionStage<T>>): CompletableFuture<T>
+
+    /**
+     * Checks out a connection to a server selected by [readPreference], calls [function] with it
+     * and completes with the result of the stage it returns; the connection goes back to the
+     * pool when that stage completes (and any command still running on it has finished). The
+     * connection must not be used afterwards. Errors of the stage go through SDAM error
+     * handling like those of [runCommand]; there is no retry (the function may not be
+     * idempotent). Cancelling the returned future cancels the stage (when it is a `Future`) and
+     * any command in flight, and returns the connection. [function] runs on a Mooring thread
+     * and must not block.
+     */
+    public fun <T> withConnection(
+        readPreference: ReadPreference,
+        function: Function<in JavaConnection, out CompletionStage<T>>,
+    ): CompletableFuture<T>
+
+    /** Registers [listener] for this cluster's CMAP events from now on; close the handle to remove it. */
+    public fun addConnectionPoolListener(listener: ConnectionPoolListener): ListenerRegistration
+
+    /** Registers [listener] for this cluster's heartbeat events from now on; close the handle to remove it. */
+    public fun addServerMonitorListener(listener: ServerMonitorListener): ListenerRegistration
+
+    /** Registers [listener] for this cluster's server events from now on; close the handle to remove it. */
+    public fun addServerListener(listener: ServerListener): ListenerRegistration
+
+    /** Registers [listener] for this cluster's topology events from now on; close the handle to remove it. */
+    public fun addClusterListener(listener: ClusterListener): ListenerRegistration
+
+    /** Registers [listener] for every event of this cluster from now on; close the handle to remove it. */
+    public fun addEventListener(listener: EventListener): ListenerRegistration
+
+    /**
+     * Removes every registration of [listener] (made here or on the settings builder); returns
+     * whether there was one.
+     */
+    public fun removeListener(listener: Any): Boolean
+
+    /**
+     * Every event of this cluster as a [Flow.Publisher] for reactive users. Each subscriber sees
+     * the events published after its `subscribe` call, in publication order, as it requests
+     * them; it is completed after the closing events when the cluster closes (at once when it
+     * is already closed). A subscriber more than the event buffer capacity
+     * ([ClusterSettingsBuilder.eventBufferCapacity]) behind misses events and is then sent an
+     * `EventsDropped` with their count (listeners never miss events). Signals are serialized
+     * and delivered on Mooring's threads; cancelling a subscription unregisters it; a
+     * subscriber that throws is cancelled.
+     */
+    public fun events(): Flow.Publisher<MooringEvent>
+
+    /** True once [close] or [closeAsync] was called. */
+    public fun isClosed(): Boolean
+
+    /** The underlying Kotlin cluster, for code that mixes Kotlin and Java. */
+    public fun asMongoCluster(): MongoCluster
+
+    /** [closeAsync] with no grace period. */
+    public fun closeAsync(): CompletableFuture<Void?>
+
+    /**
+     * Starts closing without blocking and returns a future completed when the cluster has
+     * fully closed (see [close]). Operations holding a connection may finish within
+     * [gracePeriod] before they are interrupted; throws [IllegalArgumentException] for a
+     * negative one. Idempotent: later calls return a future of the first close (their grace
+     * period is ignored). Cancelling the returned future does not stop the close.
+     */
+    public fun closeAsync(gracePeriod: Duration): CompletableFuture<Void?>
+
+    /** Closes the cluster and blocks until it has closed; see the interface documentation. Idempotent. */
+    override fun close()
+}

@@ -1,0 +1,153 @@
+package dev.mooring.java.internal
+
+import dev.mooring.cmap.ConnectionPoolStatistics
+import dev.mooring.events.EventListener
+import dev.mooring.events.MooringEvent
+import dev.mooring.events.ServerAddress
+import dev.mooring.java.ClusterListener
+import dev.mooring.java.ConnectionPoolListener
+import dev.mooring.java.JavaConnection
+import dev.mooring.java.JavaMongoCluster
+import dev.mooring.java.ListenerRegistration
+import dev.mooring.java.ServerListener
+import dev.mooring.java.ServerMonitorListener
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.MongoClusterClosedException
+import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.TopologyDescription
+import dev.mooring.sdam.TopologyId
+import kotlinx.coroutines.CoroutineName
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.asExecutor
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.supervisorScope
+import kotlinx.coroutines.future.await
+import kotlinx.coroutines.future.future
+import kotlinx.coroutines.launch
+import org.bson.BsonDocument
+import org.bson.conversions.Bson
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CompletionStage
+import java.util.concurrent.Flow
+import java.util.concurrent.atomic.AtomicBoolean
+import java.util.function.Function
+import kotlin.time.toKotlinDuration
+
+/** The [JavaMongoCluster] implementation; see the interface for the contracts. */
+internal class DefaultJavaMongoCluster(
+    settings: MongoClusterSettings,
+    initialListeners: List<ListenerAdapter>,
+    eventBufferCapacity: Int,
+) : JavaMongoCluster {
+    private val dispatcher = ListenerDispatcher()
+    private val cluster: MongoCluster
+    private val job = SupervisorJob()
+    private val scope = CoroutineScope(job + Dispatchers.Default + CoroutineName("mooring-java"))
+    private val closerJob = Job()
+    private val closerScope = CoroutineScope(closerJob + Dispatchers.IO + CoroutineName("mooring-java-close"))
+    private val publisher = EventPublisher(dispatcher, Dispatchers.Default.asExecutor(), eventBufferCapacity)
+    private val closing = AtomicBoolean()
+    private val closed = CompletableFuture<Void?>()
+
+    init {
+        initialListeners.forEach { dispatcher.add(it) }
+        try {
+            cluster = MongoCluster(settings, listOf(dispatcher))
+        } catch (e: Throwable) {
+            job.cancel()
+            throw e
+        }
+    }
+
+    override fun settings(): MongoClusterSettings = cluster.settings
+
+    override fun topologyId(): TopologyId = cluster.topologyId
+
+    override fun topology(): TopologyDescription = cluster.topology.value
+
+    override fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> = cluster.poolStatistics()
+
+    override fun runCommand(database: String, command: Bson): CompletableFuture<BsonDocument> =
+        runCommand(database, command, ReadPreference.PRIMARY)
+
+    override fun runCommand(database: String, command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument> =
+        launch { cluster.runCommand(database, command, readPreference) }
+
+    override fun <T> withConnection(function: Function<in JavaConnection, out CompletionStage<T>>): CompletableFuture<T> =
+        withConnection(ReadPreference.PRIMARY, function)
+
+    override fun <T> withConnection(
+        readPreference: ReadPreference,
+        function: Function<in JavaConnection, out CompletionStage<T>>,
+    ): CompletableFuture<T> = launch {
+        cluster.withConnection(readPreference) { connection ->
+            // A supervisor scope: a command that fails completes its own future exceptionally and lets
+            // the user's stage recover from it, instead of failing the whole withConnection.
+            // The scope still waits for commands in flight before the connection goes back.
+            supervisorScope {
+                val lent = LentConnection(connection, this)
+                try {
+                    val stage = function.apply(lent) ?: throw NullPointerException("the withConnection function returned null instead of a CompletionStage")
+                    stage.await()
+                } finally {
+                    lent.endLending()
+                }
+            }
+        }
+    }
+
+    override fun addConnectionPoolListener(listener: ConnectionPoolListener): ListenerRegistration = dispatcher.add(ListenerAdapters.pool(listener))
+
+    override fun addServerMonitorListener(listener: ServerMonitorListener): ListenerRegistration = dispatcher.add(ListenerAdapters.monitor(listener))
+
+    override fun addServerListener(listener: ServerListener): ListenerRegistration = dispatcher.add(ListenerAdapters.server(listener))
+
+    override fun addClusterListener(listener: ClusterListener): ListenerRegistration = dispatcher.add(ListenerAdapters.cluster(listener))
+
+    override fun addEventListener(listener: EventListener): ListenerRegistration = dispatcher.add(ListenerAdapters.any(listener))
+
+    override fun removeListener(listener: Any): Boolean = dispatcher.remove(listener)
+
+    override fun events(): Flow.Publisher<MooringEvent> = publisher
+
+    override fun isClosed(): Boolean = closing.get()
+
+    override fun asMongoCluster(): MongoCluster = cluster
+
+    override fun closeAsync(): CompletableFuture<Void?> = closeAsync(Duration.ZERO)
+
+    override fun closeAsync(gracePeriod: Duration): CompletableFuture<Void?> {
+        require(!gracePeriod.isNegative) { "gracePeriod must not be negative, was $gracePeriod" }
+        if (closing.compareAndSet(false, true)) {
+            closerScope.launch {
+                try {
+                    cluster.close(gracePeriod.toKotlinDuration())
+                    job.cancelAndJoin()
+                    publisher.completeAll()
+                    dispatcher.clear()
+                    closed.complete(null)
+                } catch (t: Throwable) {
+                    closed.completeExceptionally(t)
+                }
+            }
+            closerJob.complete() // completes once the close coroutine above has finished
+        }
+        return closed.copy()
+    }
+
+    override fun close() {
+        closeAsync().join()
+    }
+
+    override fun toString(): String = "JavaMongoCluster(${cluster.topologyId}, ${topology().type})"
+
+    private fun <T> launch(block: suspend CoroutineScope.() -> T): CompletableFuture<T> {
+        if (closing.get() || !job.isActive) return CompletableFuture.failedFuture(MongoClusterClosedException("the cluster is closed"))
+        return scope.future(block = block)
+    }
+}

@@ -1,0 +1,85 @@
+package dev.mooring.java.internal
+
+import dev.mooring.cmap.ConnectionCheckOutFailedEvent
+import dev.mooring.cmap.ConnectionCheckOutStartedEvent
+import dev.mooring.cmap.ConnectionCheckedInEvent
+import dev.mooring.cmap.ConnectionCheckedOutEvent
+import dev.mooring.cmap.ConnectionClosedEvent
+import dev.mooring.cmap.ConnectionCreatedEvent
+import dev.mooring.cmap.ConnectionReadyEvent
+import dev.mooring.cmap.PoolClearedEvent
+import dev.mooring.cmap.PoolClosedEvent
+import dev.mooring.cmap.PoolCreatedEvent
+import dev.mooring.cmap.PoolReadyEvent
+import dev.mooring.events.EventListener
+import dev.mooring.events.MooringEvent
+import dev.mooring.java.ClusterListener
+import dev.mooring.java.ConnectionPoolListener
+import dev.mooring.java.ServerListener
+import dev.mooring.java.ServerMonitorListener
+import dev.mooring.sdam.ServerClosedEvent
+import dev.mooring.sdam.ServerDescriptionChangedEvent
+import dev.mooring.sdam.ServerHeartbeatFailedEvent
+import dev.mooring.sdam.ServerHeartbeatStartedEvent
+import dev.mooring.sdam.ServerHeartbeatSucceededEvent
+import dev.mooring.sdam.ServerOpeningEvent
+import dev.mooring.sdam.TopologyClosedEvent
+import dev.mooring.sdam.TopologyDescriptionChangedEvent
+import dev.mooring.sdam.TopologyOpeningEvent
+
+/**
+ * An [EventListener] that routes each event to the typed method of one Java listener.
+ * [target] is the user's object: registrations are found and removed by it.
+ */
+internal class ListenerAdapter(val target: Any, private val route: (MooringEvent) -> Unit) : EventListener {
+    override fun onEvent(event: MooringEvent) = route(event)
+    override fun toString(): String = target.toString()
+}
+
+internal object ListenerAdapters {
+    fun pool(l: ConnectionPoolListener): ListenerAdapter = ListenerAdapter(l) { e ->
+        when (e) {
+            is PoolCreatedEvent -> l.connectionPoolCreated(e)
+            is PoolReadyEvent -> l.connectionPoolReady(e)
+            is PoolClearedEvent -> l.connectionPoolCleared(e)
+            is PoolClosedEvent -> l.connectionPoolClosed(e)
+            is ConnectionCreatedEvent -> l.connectionCreated(e)
+            is ConnectionReadyEvent -> l.connectionReady(e)
+            is ConnectionClosedEvent -> l.connectionClosed(e)
+            is ConnectionCheckOutStartedEvent -> l.connectionCheckOutStarted(e)
+            is ConnectionCheckOutFailedEvent -> l.connectionCheckOutFailed(e)
+            is ConnectionCheckedOutEvent -> l.connectionCheckedOut(e)
+            is ConnectionCheckedInEvent -> l.connectionCheckedIn(e)
+            else -> Unit
+        }
+    }
+
+    fun monitor(l: ServerMonitorListener): ListenerAdapter = ListenerAdapter(l) { e ->
+        when (e) {
+            is ServerHeartbeatStartedEvent -> l.serverHeartbeatStarted(e)
+            is ServerHeartbeatSucceededEvent -> l.serverHeartbeatSucceeded(e)
+            is ServerHeartbeatFailedEvent -> l.serverHeartbeatFailed(e)
+            else -> Unit
+        }
+    }
+
+    fun server(l: ServerListener): ListenerAdapter = ListenerAdapter(l) { e ->
+        when (e) {
+            is ServerOpeningEvent -> l.serverOpening(e)
+            is ServerClosedEvent -> l.serverClosed(e)
+            is ServerDescriptionChangedEvent -> l.serverDescriptionChanged(e)
+            else -> Unit
+        }
+    }
+
+    fun cluster(l: ClusterListener): ListenerAdapter = ListenerAdapter(l) { e ->
+        when (e) {
+            is TopologyOpeningEvent -> l.clusterOpening(e)
+            is TopologyClosedEvent -> l.clusterClosed(e)
+            is TopologyDescriptionChangedEvent -> l.clusterDescriptionChanged(e)
+            else -> Unit
+        }
+    }
+
+    fun any(l: EventListener): ListenerAdapter = ListenerAdapter(l) { e -> l.onEvent(e) }
+}

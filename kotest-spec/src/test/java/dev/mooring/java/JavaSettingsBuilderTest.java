@@ -1,0 +1,62 @@
+package dev.mooring.java;
+
+import dev.mooring.sdam.InvalidSettingsException;
+import dev.mooring.sdam.MongoClusterSettings;
+import dev.mooring.sdam.ReadPreference;
+import dev.mooring.sdam.ServerMonitoringMode;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** The Java settings builder produces the same settings objects as connection strings, with the same validation. */
+class JavaSettingsBuilderTest {
+
+    @Test
+    void theBuilderProducesTheSameSettingsAsTheEquivalentUri() {
+        MongoClusterSettings built = MongoClusters.settingsBuilder()
+                .hosts("a.example.com:27017", "b.example.com:27018")
+                .replicaSet("rs0")
+                .heartbeatFrequencyMS(2_000)
+                .serverSelectionTimeoutMS(5_000)
+                .localThresholdMS(20)
+                .serverMonitoringMode(ServerMonitoringMode.POLL)
+                .readPreference(ReadPreference.SECONDARY_PREFERRED)
+                .retryWrites(false)
+                .applyToPoolSettings(pool -> pool.maxPoolSize(7).minPoolSize(1).maxIdleTimeMS(60_000).maxConnecting(3).waitQueueTimeoutMS(1_000))
+                .applyToConnectionSettings(c -> c.appName("billing").connectTimeoutMS(3_000).socketTimeoutMS(9_000))
+                .applyToTlsSettings(tls -> tls.enabled(true).insecure(true))
+                .build();
+        MongoClusterSettings parsed = MongoClusterSettings.fromUri("mongodb://a.example.com:27017,b.example.com:27018/?replicaSet=rs0"
+                + "&heartbeatFrequencyMS=2000&serverSelectionTimeoutMS=5000&localThresholdMS=20&serverMonitoringMode=poll"
+                + "&readPreference=secondaryPreferred&retryWrites=false&maxPoolSize=7&minPoolSize=1&maxIdleTimeMS=60000"
+                + "&maxConnecting=3&waitQueueTimeoutMS=1000&appname=billing&connectTimeoutMS=3000&socketTimeoutMS=9000"
+                + "&tls=true&tlsInsecure=true");
+        assertEquals(parsed, built);
+    }
+
+    @Test
+    void stepsApplyInOrderOverAConnectionString() {
+        MongoClusterSettings s = MongoClusters.settingsBuilder("mongodb://h:1/?maxPoolSize=5&appname=first")
+                .applyToPoolSettings(pool -> pool.maxPoolSize(9))
+                .build();
+        assertEquals(9, s.getPool().getMaxPoolSize());
+        assertEquals("first", s.getConnection().getAppName());
+
+        MongoClusterSettings derived = MongoClusters.settingsBuilder(s).heartbeatFrequencyMS(1_000).build();
+        assertEquals(1_000, derived.getHeartbeatFrequencyMS());
+        assertEquals(9, derived.getPool().getMaxPoolSize());
+    }
+
+    @Test
+    void invalidSettingsFailAtBuildWithTheTypedError() {
+        ClusterSettingsBuilder direct = MongoClusters.settingsBuilder().hosts("a:1", "b:2").directConnection(true);
+        assertThrows(InvalidSettingsException.class, direct::build);
+        assertThrows(InvalidSettingsException.class, () -> MongoClusters.create(direct));
+        assertThrows(InvalidSettingsException.class, () -> MongoClusters.settingsBuilder().heartbeatFrequencyMS(100).build());
+        assertThrows(InvalidSettingsException.class, () -> MongoClusters.settingsBuilder().applyToPoolSettings(p -> p.maxPoolSize(-1)).build());
+        assertThrows(InvalidSettingsException.class, () -> MongoClusters.settingsBuilder().hosts("bad host:x").build());
+        assertThrows(InvalidSettingsException.class, () -> MongoClusters.settingsBuilder("mongodb://").build());
+        assertThrows(IllegalArgumentException.class, () -> MongoClusters.settingsBuilder().eventBufferCapacity(0));
+    }
+}
