@@ -1,0 +1,232 @@
+package dev.mooring.sdam
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.ConnectionPoolEvent
+import dev.mooring.cmap.ConnectionPoolStatistics
+import dev.mooring.cmap.DefaultConnectionFactory
+import dev.mooring.events.EventBus
+import dev.mooring.events.EventListener
+import dev.mooring.events.MooringEvent
+import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.internal.topology.MonitorFactory
+import dev.mooring.sdam.internal.topology.OperationRunner
+import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
+import dev.mooring.sdam.internal.topology.ServerMonitorFactory
+import dev.mooring.sdam.internal.topology.ServerSelector
+import dev.mooring.sdam.internal.topology.Topology
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.SharedFlow
+import kotlinx.coroutines.flow.StateFlow
+import kotlinx.coroutines.flow.filter
+import kotlinx.coroutines.flow.filterIsInstance
+import kotlinx.coroutines.flow.first
+import kotlinx.coroutines.future.asCompletableFuture
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.sync.Mutex
+import kotlinx.coroutines.sync.withLock
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeoutOrNull
+import org.bson.BsonDocument
+import org.bson.conversions.Bson
+import kotlin.time.Duration
+
+/**
+ * A MongoDB deployment as seen by one client: its live topology (server discovery and
+ * monitoring), one connection pool per usable server, server selection and SDAM error
+ * handling. Create one per application and share it.
+ *
+ * ```
+ * MongoCluster("mongodb://host1,host2/?replicaSet=rs0").use { cluster ->
+ *     cluster.runCommand("admin", BsonDocument("ping", BsonInt32(1)))
+ * }
+ * ```
+ *
+ * **No I/O in the constructor.** Construction validates the settings, publishes the opening
+ * events and starts the monitors as coroutines of the cluster's own scope
+ * (`SupervisorJob() + Dispatchers.Default`, never the caller's); sockets are opened by them.
+ *
+ * **Concurrency.** Every member is thread-safe; any number of operations may run concurrently.
+ * Cancelling an operation leaks nothing: its connection goes back to the pool (closed when its
+ * wire state is unknown).
+ *
+ * **Closing.** [closeSuspending] (or [close], its blocking form for Java and `use`) refuses new
+ * operations, fails operations still waiting, stops every monitor and pool and returns when
+ * every coroutine of the cluster has stopped, after publishing ServerClosed, the final
+ * TopologyDescriptionChanged (to Unknown) and TopologyClosed. [close] with a grace period lets
+ * operations that hold a connection finish first. After close every operation fails with
+ * [MongoClusterClosedException]; [topology] stays readable.
+ */
+public class MongoCluster internal constructor(
+    /** The settings this cluster was built with. */
+    public val settings: MongoClusterSettings,
+    monitorFactory: MonitorFactory?,
+    initialListeners: List<EventListener>,
+) : AutoCloseable {
+    /** A cluster for [settings]. Throws [InvalidSettingsException] subtypes for settings the specs forbid. */
+    public constructor(settings: MongoClusterSettings) : this(settings, null, emptyList())
+
+    /**
+     * A cluster for [settings] whose [listeners] are registered before anything is published,
+     * so they also see the opening events (TopologyOpening, ServerOpening, ...).
+     */
+    public constructor(settings: MongoClusterSettings, listeners: List<EventListener>) : this(settings, null, listeners)
+
+    /** A cluster for the connection string [uri]. Throws [InvalidConnectionStringException] for a malformed URI. */
+    public constructor(uri: String) : this(MongoClusterSettings.fromUri(uri), null, emptyList())
+
+    private val job = SupervisorJob()
+    private val scope = CoroutineScope(job + Dispatchers.Default)
+    private val bus = EventBus()
+    private val connectionFactory: DefaultConnectionFactory
+    private val live: Topology
+    private val selector: ServerSelector
+    private val runner: OperationRunner
+    private val closeMutex = Mutex()
+    private val closerJob = Job()
+
+    init {
+        if (settings.srvHost != null && settings.hosts.isEmpty()) {
+            throw InvalidSettingsException("mongodb+srv seed lists must be resolved first (ConnectionString.applySrvLookup); MongoCluster does not poll SRV records yet")
+        }
+        initialListeners.forEach { bus.addListener(it) }
+        connectionFactory = DefaultConnectionFactory(settings.connection)
+        val id = TopologyId.next()
+        live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
+        selector = ServerSelector(live)
+        runner = OperationRunner(live, selector)
+        // An uncontended open does not suspend: the opening events are published before the constructor returns.
+        scope.launch(start = CoroutineStart.UNDISPATCHED) { live.open() }
+    }
+
+    /** The current topology description; a conflated [StateFlow] (collectors see the latest). */
+    public val topology: StateFlow<TopologyDescription> get() = live.description
+
+    /** This cluster's topology id, carried by its SDAM events and log messages. */
+    public val topologyId: TopologyId get() = live.id
+
+    /**
+     * Every event (CMAP, SDAM, heartbeat) in publication order, with the [EventBus] overflow
+     * policy (a slow collector misses events and then sees an `EventsDropped`). Use
+     * [addListener] to see every event.
+     */
+    public val events: SharedFlow<MooringEvent> get() = bus.events
+
+    /** The CMAP pool and connection events of [events]. */
+    public val poolEvents: Flow<ConnectionPoolEvent> get() = bus.events.filterIsInstance()
+
+    /** The SDAM server events of [events]: opening, description changed, closed. */
+    public val serverEvents: Flow<MooringEvent>
+        get() = bus.events.filter { it is ServerOpeningEvent || it is ServerDescriptionChangedEvent || it is ServerClosedEvent }
+
+    /** The SDAM topology events of [events]: opening, description changed, closed. */
+    public val topologyEvents: Flow<MooringEvent>
+        get() = bus.events.filter { it is TopologyOpeningEvent || it is TopologyDescriptionChangedEvent || it is TopologyClosedEvent }
+
+    /** The server heartbeat events of [events]. */
+    public val heartbeatEvents: Flow<MooringEvent>
+        get() = bus.events.filter { it is ServerHeartbeatStartedEvent || it is ServerHeartbeatSucceededEvent || it is ServerHeartbeatFailedEvent }
+
+    /** Registers a synchronous [listener] that sees every event from now on; close the handle to remove it. */
+    public fun addListener(listener: EventListener): AutoCloseable = bus.addListener(listener)
+
+    /**
+     * Runs [command] on [database] on a server selected by [readPreference] and returns the
+     * reply. `$db` is added, and `$readPreference` where server-selection.md requires it (any
+     * non-primary mode; primaryPreferred on a direct connection to a non-mongos server).
+     *
+     * Errors: [MongoServerSelectionTimeoutException] (no suitable server in time),
+     * [MongoOperationTimeoutException] (timeoutMS), [ServerSelectionException] subtypes,
+     * `MongoCommandException` (ok: 0), network and pool errors, [MongoClusterClosedException].
+     * Every server error goes through SDAM error handling first. A `PoolClearedException` is
+     * retried once after a fresh selection that deprioritizes the failed server.
+     */
+    public suspend fun runCommand(
+        database: String,
+        command: Bson,
+        readPreference: ReadPreference = ReadPreference.PRIMARY,
+    ): BsonDocument {
+        require(database.isNotEmpty()) { "database name must not be empty" }
+        val doc = command.toBsonDocument()
+        require(doc.isNotEmpty()) { "command document must not be empty" }
+        val name = doc.firstKey
+        return runner.run(ServerSelectionOperation.Read(readPreference), name, settings.timeoutMS, retryPoolCleared = true) { selected, connection ->
+            connection.command(database, ReadPreferenceCommand.withReadPreference(doc, readPreference, live.description.value.type, selected.description))
+        }
+    }
+
+    /**
+     * Runs [block] with a connection to a server selected by [readPreference], under the
+     * same error handling and timeoutMS as [runCommand] (without the retry: [block] may not be
+     * idempotent). The connection goes back to the pool when [block] returns or throws; it must
+     * not be used afterwards.
+     */
+    public suspend fun <T> withConnection(
+        readPreference: ReadPreference = ReadPreference.PRIMARY,
+        block: suspend (Connection) -> T,
+    ): T = runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", settings.timeoutMS, retryPoolCleared = false) { _, c ->
+        block(c)
+    }
+
+    /** Gauges of every current pool, read from the pools' own state (non-blocking snapshots). */
+    public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> =
+        live.pools().mapValues { it.value.statisticsSnapshot() }
+
+    /** The number of operations currently selected onto [address] (used for in-window selection). */
+    public fun operationCount(address: ServerAddress): Int = selector.operationCount(address)
+
+    /** Closes at once (grace period zero); see [close] with a grace period. Idempotent; completes when cancelled. */
+    public suspend fun closeSuspending() {
+        close(Duration.ZERO)
+    }
+
+    /**
+     * Graceful close: refuses new operations at once, fails operations still selecting or
+     * waiting in a pool's queue (`PoolClosedException`), lets operations that hold a connection
+     * finish within [gracePeriod], interrupts the rest, then stops every monitor and pool and
+     * returns when all of the cluster's coroutines have stopped. Idempotent; concurrent calls
+     * wait for the first; completes even when the caller is cancelled.
+     */
+    public suspend fun close(gracePeriod: Duration) {
+        withContext(NonCancellable) {
+            closeMutex.withLock {
+                if (live.isClosed) return@withLock
+                runner.beginClosing()
+                if (gracePeriod.isPositive()) withTimeoutOrNull(gracePeriod) { runner.running.first { it == 0 } }
+                if (runner.running.value > 0) {
+                    for (pool in live.pools().values) if (!pool.loadBalanced) pool.clear(interruptInUseConnections = true, cause = MongoClusterClosedException("the cluster is closing"))
+                }
+                live.close()
+                job.cancel()
+                job.join()
+                connectionFactory.close()
+            }
+        }
+    }
+
+    /**
+     * Closes the cluster from blocking code (Java, `use`): runs [closeSuspending] in a
+     * dedicated coroutine and blocks the calling thread until it has finished (no
+     * `runBlocking`). From a coroutine call [closeSuspending] instead, so no thread is blocked.
+     */
+    override fun close() {
+        CoroutineScope(closerJob + Dispatchers.IO).launch { closeSuspending() }.asCompletableFuture().get()
+    }
+
+    /** Internal API for tests: the cluster's root job (its children are the cluster's coroutines). */
+    internal val rootJob: Job get() = job
+
+    /** Internal API for tests: the live topology. */
+    internal val liveTopology: Topology get() = live
+
+    public companion object {
+        /** A cluster built with the settings DSL: `MongoCluster { hosts("a:27017"); replicaSet = "rs0" }`. */
+        @JvmSynthetic
+        public operator fun invoke(block: MongoClusterSettingsBuilder.() -> Unit): MongoCluster = MongoCluster(mongoClusterSettings(block))
+    }
+}

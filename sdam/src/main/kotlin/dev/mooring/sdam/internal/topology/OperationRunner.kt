@@ -1,0 +1,158 @@
+package dev.mooring.sdam.internal.topology
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.MongoProtocolException
+import dev.mooring.cmap.MongoServerException
+import dev.mooring.cmap.PoolClearedException
+import dev.mooring.cmap.PoolClosedException
+import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.MongoClusterClosedException
+import dev.mooring.sdam.MongoOperationTimeoutException
+import dev.mooring.sdam.ServerSelectionOperation
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.ensureActive
+import kotlinx.coroutines.flow.MutableStateFlow
+import kotlinx.coroutines.flow.StateFlow
+import kotlinx.coroutines.flow.asStateFlow
+import kotlinx.coroutines.flow.update
+import kotlinx.coroutines.selects.select
+import kotlinx.coroutines.withTimeout
+
+/**
+ * Internal API, not stable: runs operations against a [Topology] — selection, checkout, the
+ * operation's block, SDAM error handling of whatever fails, the one retry of a pool-cleared
+ * error after a fresh selection that deprioritizes the failed server, and the `timeoutMS`
+ * bound over all of it.
+ *
+ * Thread-safe. [beginClosing] makes new operations fail at once with
+ * [MongoClusterClosedException] and fails operations still selecting or waiting for a
+ * connection with [PoolClosedException]; operations holding a connection run on.
+ * [running] counts operations holding a connection.
+ */
+public class OperationRunner(
+    private val topology: Topology,
+    private val selector: ServerSelector,
+) {
+    private val closingSignal = CompletableDeferred<Unit>()
+    private val holding = MutableStateFlow(0)
+
+    /** The number of operations that hold a connection right now. */
+    public val running: StateFlow<Int> = holding.asStateFlow()
+
+    /** True once [beginClosing] was called. */
+    public val isClosing: Boolean get() = closingSignal.isCompleted
+
+    /** Refuses new operations and fails those not yet holding a connection. Idempotent, non-blocking. */
+    public fun beginClosing() {
+        closingSignal.complete(Unit)
+    }
+
+    /**
+     * Runs [block] with a connection to a server selected for [operation] ([operationName]
+     * is the command name for logs), under [timeoutMS] when not null and positive. Errors
+     * from checkout and from [block] go through SDAM error handling before they propagate.
+     */
+    public suspend fun <T> run(
+        operation: ServerSelectionOperation,
+        operationName: String,
+        timeoutMS: Long?,
+        retryPoolCleared: Boolean,
+        block: suspend (SelectedServer, Connection) -> T,
+    ): T {
+        if (isClosing || topology.isClosed) throw MongoClusterClosedException("the cluster is closed; operation $operationName was refused")
+        val limit = timeoutMS?.takeIf { it > 0 }
+        if (limit == null) return attempts(operation, operationName, null, retryPoolCleared, block)
+        val deadline = System.nanoTime() + limit * 1_000_000
+        try {
+            return withTimeout(limit) { attempts(operation, operationName, deadline, retryPoolCleared, block) }
+        } catch (e: TimeoutCancellationException) {
+            currentCoroutineContext().ensureActive() // an outer cancellation is not ours to translate
+            throw MongoOperationTimeoutException("operation $operationName exceeded timeoutMS=$limit ms", e)
+        }
+    }
+
+    private suspend fun <T> attempts(
+        operation: ServerSelectionOperation,
+        operationName: String,
+        deadline: Long?,
+        retryPoolCleared: Boolean,
+        block: suspend (SelectedServer, Connection) -> T,
+    ): T {
+        var deprioritized = emptySet<ServerAddress>()
+        var retried = false
+        while (true) {
+            try {
+                return once(operation, operationName, deadline, deprioritized, block)
+            } catch (e: PoolClearedException) {
+                if (!retryPoolCleared || retried || isClosing) throw e
+                retried = true
+                deprioritized = setOf(e.address)
+            }
+        }
+    }
+
+    private suspend fun <T> once(
+        operation: ServerSelectionOperation,
+        operationName: String,
+        deadline: Long?,
+        deprioritized: Set<ServerAddress>,
+        block: suspend (SelectedServer, Connection) -> T,
+    ): T {
+        val selectionTimeout = topology.settings.serverSelectionTimeoutMS
+        val remaining = deadline?.let { ((it - System.nanoTime()) / 1_000_000).coerceAtLeast(0) }
+        val byOperationTimeout = remaining != null && remaining < selectionTimeout
+        val selected = unlessClosing(null) {
+            selector.select(operation, operationName, if (byOperationTimeout) remaining!! else selectionTimeout, deprioritized, byOperationTimeout)
+        }
+        try {
+            val pool = selected.pool
+            val address = selected.description.address
+            val connection = try {
+                unlessClosing(address) { pool.checkOut() }
+            } catch (e: MongoServerException) {
+                // Establishment errors reach SDAM here when this checkout received them (pre-handshake rules).
+                if (e !is PoolClearedException && e !is PoolClosedException) topology.onApplicationError(address, e)
+                throw e
+            }
+            holding.update { it + 1 }
+            try {
+                return block(selected, connection)
+            } catch (e: Throwable) {
+                if (e is MongoNetworkException || e is MongoProtocolException) pool.markPerished(connection)
+                if (e is MongoServerException && e !is PoolClearedException) {
+                    topology.onApplicationError(address, e, connection.description?.serviceId)
+                }
+                throw e
+            } finally {
+                holding.update { it - 1 }
+                pool.checkIn(connection)
+            }
+        } finally {
+            selected.release()
+        }
+    }
+
+    /** Runs [action] unless closing begins first; then [action] is cancelled and the wait fails. */
+    private suspend fun <R> unlessClosing(address: ServerAddress?, action: suspend () -> R): R {
+        if (isClosing) throw closingError(address)
+        return coroutineScope {
+            val work = async { action() }
+            select {
+                work.onAwait { it }
+                closingSignal.onAwait {
+                    work.cancel()
+                    throw closingError(address)
+                }
+            }
+        }
+    }
+
+    private fun closingError(address: ServerAddress?): Exception =
+        if (address != null) PoolClosedException(address) else MongoClusterClosedException("the cluster is closing")
+
+}

@@ -1,0 +1,146 @@
+package dev.mooring.sdam.internal.topology
+
+import dev.mooring.events.ServerAddress
+import dev.mooring.events.StructuredLog
+import dev.mooring.sdam.MongoClusterClosedException
+import dev.mooring.sdam.MongoOperationTimeoutException
+import dev.mooring.sdam.MongoServerSelectionTimeoutException
+import dev.mooring.sdam.ServerSelection
+import dev.mooring.sdam.ServerSelectionException
+import dev.mooring.sdam.ServerSelectionOperation
+import dev.mooring.sdam.TopologyDescription
+import kotlinx.coroutines.flow.first
+import kotlinx.coroutines.withTimeoutOrNull
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.random.Random
+
+/**
+ * Internal API, not stable: the multi-threaded server selection loop of server-selection.md
+ * over a live [Topology]. Each attempt validates the latest description (compatibility, max
+ * staleness), finds the suitable servers (deprioritized ones only as a last resort), keeps
+ * those in the latency window and picks one of two random candidates by lower in-flight
+ * operation count. While nothing suitable is found it asks the monitors for immediate checks
+ * (at most every [MIN_HEARTBEAT_FREQUENCY_MS]) and waits for the description to change, until
+ * the timeout. Log messages: "Server selection started/succeeded/failed" and, once per
+ * operation, "Waiting for suitable server to become available".
+ *
+ * Thread-safe; any number of selections may run concurrently. Cancelling [select] leaves no
+ * operation count behind. After the topology closes, selections fail with
+ * [MongoClusterClosedException].
+ */
+public class ServerSelector(
+    private val topology: Topology,
+    private val random: Random = Random.Default,
+) {
+    private val counts = ConcurrentHashMap<ServerAddress, AtomicInteger>()
+
+    /** The number of operations currently running on [address] (selected and not yet released). */
+    public fun operationCount(address: ServerAddress): Int = counts[address]?.get() ?: 0
+
+    /**
+     * Selects a server for [operation] within [timeoutMS] ms. [operationName] (the command
+     * name) and [selector] appear in the log messages. When [operationTimeout] is true the
+     * limit came from timeoutMS and running out raises [MongoOperationTimeoutException];
+     * otherwise [MongoServerSelectionTimeoutException]. Raises [ServerSelectionException]
+     * subtypes at once for an incompatible topology or an invalid read preference.
+     */
+    public suspend fun select(
+        operation: ServerSelectionOperation,
+        operationName: String,
+        timeoutMS: Long,
+        deprioritized: Set<ServerAddress> = emptySet(),
+        operationTimeout: Boolean = false,
+    ): SelectedServer {
+        val selector = describe(operation)
+        val start = System.nanoTime()
+        val deadline = start + timeoutMS * 1_000_000
+        val settings = topology.settings
+        logSelection("Server selection started", operationName, selector, topology.description.value)
+        var waitingLogged = false
+        var lastCheckRequest = Long.MIN_VALUE
+        while (true) {
+            if (topology.isClosed) throw failed(MongoClusterClosedException("the cluster is closed"), operationName, selector, topology.description.value)
+            val seen = topology.description.value
+            val chosen = try {
+                ServerSelection.select(
+                    seen, operation, settings.localThresholdMS, settings.heartbeatFrequencyMS, deprioritized,
+                    ::operationCount, random,
+                )
+            } catch (e: ServerSelectionException) {
+                throw failed(e, operationName, selector, seen)
+            }
+            if (chosen != null) {
+                val pool = topology.pool(chosen.address)
+                if (pool != null) {
+                    val counter = counts.computeIfAbsent(chosen.address) { AtomicInteger() }
+                    counter.incrementAndGet()
+                    val selected = SelectedServer(chosen, pool) { counter.decrementAndGet() }
+                    log.debug("Server selection succeeded") {
+                        common(operationName, selector, seen)
+                        serverFields(chosen.address)
+                    }
+                    return selected
+                }
+            }
+            val now = System.nanoTime()
+            val remainingNanos = deadline - now
+            if (remainingNanos <= 0) {
+                val waited = (now - start) / 1_000_000
+                val message = MongoServerSelectionTimeoutException.describe(selector, waited, seen)
+                val error = if (operationTimeout) {
+                    MongoOperationTimeoutException("timeoutMS expired during server selection: $message")
+                } else {
+                    MongoServerSelectionTimeoutException(message, seen, waited)
+                }
+                throw failed(error, operationName, selector, seen)
+            }
+            if (lastCheckRequest == Long.MIN_VALUE || now - lastCheckRequest >= MIN_HEARTBEAT_FREQUENCY_MS * 1_000_000) {
+                topology.requestImmediateChecks()
+                lastCheckRequest = now
+            }
+            if (!waitingLogged) {
+                waitingLogged = true
+                if (log.logger.isInfoEnabled) {
+                    var b = log.logger.atInfo().addKeyValue("message", "Waiting for suitable server to become available")
+                        .addKeyValue("remainingTimeMS", remainingNanos / 1_000_000)
+                    val fields = LinkedHashMap<String, Any?>().apply { common(operationName, selector, seen) }
+                    for ((k, v) in fields) if (v != null) b = b.addKeyValue(k, v)
+                    b.log("Waiting for server to become available for operation {}. Remaining time: {} ms. Selector: {}, topology description: {}.",
+                        operationName, remainingNanos / 1_000_000, selector, seen)
+                }
+            }
+            val waitMillis = minOf(remainingNanos / 1_000_000 + 1, MIN_HEARTBEAT_FREQUENCY_MS)
+            withTimeoutOrNull(waitMillis) { topology.description.first { it !== seen } }
+        }
+    }
+
+    private fun failed(error: Exception, operationName: String, selector: String, seen: TopologyDescription): Exception {
+        log.debug("Server selection failed") {
+            common(operationName, selector, seen)
+            put("failure", error.message ?: error.toString())
+        }
+        return error
+    }
+
+    private fun MutableMap<String, Any?>.common(operationName: String, selector: String, seen: TopologyDescription) {
+        put("topologyId", topology.id.value)
+        put("selector", selector)
+        put("operation", operationName)
+        put("topologyDescription", seen.toString())
+    }
+
+    private fun logSelection(message: String, operationName: String, selector: String, seen: TopologyDescription) =
+        log.debug(message) { common(operationName, selector, seen) }
+
+    private fun describe(operation: ServerSelectionOperation): String = when (operation) {
+        is ServerSelectionOperation.Write -> "writable server"
+        is ServerSelectionOperation.Read -> operation.readPreference.toString()
+    }
+
+    public companion object {
+        /** The spec's minHeartbeatFrequencyMS: the shortest interval between immediate-check requests. */
+        public const val MIN_HEARTBEAT_FREQUENCY_MS: Long = 500
+        private val log = StructuredLog("serverSelection")
+    }
+}

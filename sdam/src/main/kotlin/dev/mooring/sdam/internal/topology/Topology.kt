@@ -1,0 +1,281 @@
+package dev.mooring.sdam.internal.topology
+
+import dev.mooring.cmap.ConnectionFactory
+import dev.mooring.cmap.ConnectionPool
+import dev.mooring.cmap.EstablishmentFailure
+import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.MongoServerException
+import dev.mooring.events.EventBus
+import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.ApplicationError
+import dev.mooring.sdam.ErrorHandling
+import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.ServerDescription
+import dev.mooring.sdam.TopologyAction
+import dev.mooring.sdam.TopologyDescription
+import dev.mooring.sdam.TopologyId
+import dev.mooring.sdam.TopologySettings
+import dev.mooring.sdam.TopologyStateMachine
+import dev.mooring.sdam.TopologyUpdate
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.flow.MutableStateFlow
+import kotlinx.coroutines.flow.StateFlow
+import kotlinx.coroutines.flow.asStateFlow
+import kotlinx.coroutines.joinAll
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.sync.Mutex
+import kotlinx.coroutines.sync.withLock
+import kotlinx.coroutines.withContext
+import org.bson.types.ObjectId
+
+/**
+ * Internal API, not stable: the live topology of one cluster. It holds the
+ * [TopologyDescription] in a [StateFlow] and owns one monitor and (once the server is usable)
+ * one [ConnectionPool] per server.
+ *
+ * **One critical section.** Monitor outcomes ([onCheckOutcome]), application errors
+ * ([onApplicationError]) and pool establishment errors go through one [Mutex]: the SDAM-core
+ * pure step ([TopologyStateMachine], [ErrorHandling]) runs, then its actions are carried out in
+ * order — pools created and marked ready *before* the new description is published, pools
+ * cleared together with marking the server Unknown — then the description is published, the
+ * SDAM events and log messages go out in the step's order, and finally new monitors start. No
+ * I/O happens under the lock: closing a removed server's monitor and pool runs in a cleanup
+ * coroutine that [close] waits for.
+ *
+ * **Scope.** Everything runs in a child [SupervisorJob] of [parentScope]'s job. [close] stops
+ * every monitor and pool, publishes the closing events (ServerClosed per server,
+ * TopologyDescriptionChanged to the empty Unknown description, TopologyClosed) and returns when
+ * they have all stopped. After close, outcomes and errors are ignored and [pool] returns null.
+ */
+public class Topology(
+    /** The cluster settings. */
+    public val settings: MongoClusterSettings,
+    private val eventBus: EventBus,
+    private val connectionFactory: ConnectionFactory,
+    private val monitorFactory: MonitorFactory,
+    parentScope: CoroutineScope,
+    /** The id carried by this topology's SDAM events and log messages. */
+    public val id: TopologyId = TopologyId.next(),
+) {
+    private val job = SupervisorJob(parentScope.coroutineContext[Job])
+    private val scope = CoroutineScope(parentScope.coroutineContext + job)
+    private val mutex = Mutex()
+    private val state = MutableStateFlow(TopologyDescription.EMPTY)
+    private val entries = LinkedHashMap<ServerAddress, ServerEntry>() // guarded by mutex
+    private val cleanups = ArrayList<Job>() // guarded by mutex
+    private var opened = false // guarded by mutex
+
+    /** The initial-topology part of [settings]. */
+    public val topologySettings: TopologySettings = TopologySettings(
+        seeds = settings.hosts,
+        directConnection = settings.directConnection,
+        replicaSetName = settings.replicaSet,
+        loadBalanced = settings.loadBalanced,
+    )
+
+    /** The current description; conflated (selection waiters re-read the latest). */
+    public val description: StateFlow<TopologyDescription> = state.asStateFlow()
+
+    /** True once [close] started (written under the lock). */
+    @Volatile
+    public var isClosed: Boolean = false
+        private set
+
+    /**
+     * Opens the topology: the initial description, the opening events, a pool for a
+     * load balancer, monitors for every seed. Idempotent. Does no I/O itself.
+     */
+    public suspend fun open() {
+        mutex.withLock {
+            if (opened || isClosed) return
+            opened = true
+            applyLocked(TopologyStateMachine.open(topologySettings), null, null)
+        }
+    }
+
+    /** The pool of [address], or null when the server is not in the topology or has no pool yet. Non-blocking. */
+    public fun pool(address: ServerAddress): ConnectionPool? = if (isClosed) null else poolsSnapshot[address]
+
+    @Volatile
+    private var poolsSnapshot: Map<ServerAddress, ConnectionPool> = emptyMap()
+
+    /** Every current pool by server (a snapshot). Non-blocking. */
+    public fun pools(): Map<ServerAddress, ConnectionPool> = poolsSnapshot
+
+    /** Asks every monitor to check its server now (the monitors enforce minHeartbeatFrequencyMS). Non-blocking. */
+    public fun requestImmediateChecks() {
+        val monitors = synchronized(monitorsLock) { monitorsSnapshot }
+        monitors.forEach { it.requestImmediateCheck() }
+    }
+
+    private val monitorsLock = Any()
+    private var monitorsSnapshot: List<MonitorHandle> = emptyList()
+
+    /**
+     * Applies one monitor outcome for [description]'s server (see [CheckOutcomeSink]). Ignored
+     * after close, for a server no longer in the topology, or with a stale topologyVersion.
+     */
+    public suspend fun onCheckOutcome(description: ServerDescription, error: Throwable?, clearPool: Boolean, interruptInUseConnections: Boolean) {
+        mutex.withLock {
+            if (isClosed || !opened) return
+            val update = TopologyStateMachine.onServerDescription(state.value, description, topologySettings)
+            if (update.ignored) return
+            val pre = if (clearPool && !topologySettings.loadBalanced) {
+                listOf(TopologyAction.ClearPool(description.address, null, interruptInUseConnections))
+            } else {
+                emptyList()
+            }
+            applyLocked(update, pre, error)
+        }
+    }
+
+    /**
+     * SDAM error handling for an error an application operation hit on [address] (with the
+     * connection's generation and the reply's topologyVersion, as [error] carries them);
+     * stale errors change nothing. [serviceId] is the connection's service in load-balanced mode.
+     */
+    public suspend fun onApplicationError(address: ServerAddress, error: Throwable, serviceId: ObjectId? = null) {
+        val appError = ApplicationError.fromException(error, address, serviceId) ?: return
+        onApplicationError(appError)
+    }
+
+    /** As [onApplicationError] for an already classified [error]. */
+    public suspend fun onApplicationError(error: ApplicationError) {
+        mutex.withLock {
+            if (isClosed || !opened) return
+            val pool = entries[error.address]?.pool
+            val generation = when {
+                pool == null -> 0
+                pool.loadBalanced && error.serviceId != null -> pool.serviceGeneration(error.serviceId!!)
+                else -> pool.statistics().generation
+            }
+            val update = ErrorHandling.onApplicationError(state.value, error, generation, topologySettings)
+            if (update.ignored && update.actions.isEmpty()) return
+            applyLocked(update, null, error.cause)
+        }
+    }
+
+    private suspend fun onEstablishmentError(failure: EstablishmentFailure) {
+        val e = failure.error
+        val handshake = (e as? MongoServerException)?.handshakeCompleted ?: false
+        val base = ApplicationError.fromException(e, failure.address, failure.serviceId) ?: return
+        // The pool reports errors of connections that never finished establishing.
+        val error = base.copy(
+            generation = base.generation ?: failure.generation,
+            handshakeCompleted = handshake && e !is MongoNetworkException,
+        )
+        onApplicationError(error)
+    }
+
+    /**
+     * Stops every monitor and pool, publishes the closing events in the spec's order and returns
+     * when everything has stopped. Idempotent; completes even when the caller is cancelled.
+     */
+    public suspend fun close() {
+        withContext(NonCancellable) {
+            val toClose = ArrayList<ServerEntry>()
+            val pending: List<Job>
+            var closing: TopologyUpdate? = null
+            mutex.withLock {
+                if (isClosed) return@withContext
+                isClosed = true
+                if (opened) {
+                    closing = TopologyStateMachine.close(state.value)
+                    toClose += entries.values
+                    entries.clear()
+                }
+                refreshSnapshots()
+                pending = cleanups.toList()
+            }
+            // Monitors first (no more outcomes), then pools; the events follow once they have stopped.
+            for (e in toClose) e.monitor?.close()
+            for (e in toClose) e.pool?.close()
+            pending.joinAll()
+            closing?.let {
+                state.value = it.description
+                publish(it)
+            }
+            job.cancel()
+            job.join()
+        }
+    }
+
+    /** Carries out [update] (plus [pre] actions first) under the lock. See the class documentation. */
+    private suspend fun applyLocked(update: TopologyUpdate, pre: List<TopologyAction>?, cause: Throwable?) {
+        val toStart = ArrayList<MonitorHandle>()
+        val checks = ArrayList<ServerAddress>()
+        for (action in (pre.orEmpty() + update.actions)) {
+            val address = action.address
+            when (action) {
+                is TopologyAction.StartMonitoring -> if (address !in entries) {
+                    val monitor = if (topologySettings.loadBalanced) null else monitorFactory.create(address, scope, sinkFor(address))
+                    entries[address] = ServerEntry(address, monitor)
+                    monitor?.let { toStart += it }
+                }
+                is TopologyAction.StopMonitoring -> entries.remove(address)?.let { scheduleCleanup(it) }
+                is TopologyAction.MarkPoolReady -> {
+                    val entry = entries.getOrPut(address) { ServerEntry(address, null) }
+                    val pool = entry.pool ?: createPool(address).also { entry.pool = it }
+                    pool.ready()
+                }
+                is TopologyAction.ClearPool -> {
+                    val pool = entries[address]?.pool
+                    if (pool != null) {
+                        val sid = action.serviceId
+                        if (pool.loadBalanced) {
+                            if (sid != null) pool.clear(sid)
+                        } else {
+                            pool.clear(action.interruptInUseConnections, cause)
+                        }
+                    }
+                }
+                is TopologyAction.RequestImmediateCheck -> checks += address
+                is TopologyAction.CancelCheck -> entries[address]?.monitor?.cancelCheck()
+            }
+        }
+        refreshSnapshots()
+        state.value = update.description
+        publish(update)
+        toStart.forEach { it.start() }
+        for (a in checks) entries[a]?.monitor?.requestImmediateCheck()
+    }
+
+    private fun publish(update: TopologyUpdate) {
+        for (event in update.events(id, System.currentTimeMillis())) {
+            SdamLog.logFor(event)
+            eventBus.publish(event)
+        }
+    }
+
+    private fun refreshSnapshots() {
+        poolsSnapshot = entries.values.mapNotNull { e -> e.pool?.let { e.address to it } }.toMap()
+        synchronized(monitorsLock) { monitorsSnapshot = entries.values.mapNotNull { it.monitor } }
+    }
+
+    private fun createPool(address: ServerAddress): ConnectionPool = ConnectionPool(
+        address = address,
+        settings = settings.pool,
+        connectionFactory = connectionFactory,
+        eventBus = eventBus,
+        loadBalanced = topologySettings.loadBalanced,
+        context = scope.coroutineContext,
+        onEstablishmentError = { onEstablishmentError(it) },
+    )
+
+    private fun sinkFor(address: ServerAddress) = CheckOutcomeSink { description, error, clearPool, interrupt ->
+        require(description.address == address) { "monitor of $address reported an outcome for ${description.address}" }
+        onCheckOutcome(description, error, clearPool, interrupt)
+    }
+
+    /** Under the lock: stop [entry]'s monitor and close its pool outside the lock (never join a monitor from its own outcome). */
+    private fun scheduleCleanup(entry: ServerEntry) {
+        cleanups.removeAll { it.isCompleted }
+        cleanups += scope.launch(NonCancellable) {
+            entry.monitor?.close()
+            entry.pool?.close()
+        }
+    }
+}
