@@ -33,7 +33,7 @@ object BenchPoolAccess {
     fun operationContext(): OperationContext = OperationContext.simpleOperationContext(timeoutSettings, null)
 
     /** A ready pool of at most [maxPoolSize] fake connections; [created] counts connections made. */
-    fun pool(maxPoolSize: Int, created: AtomicInteger): BenchPool {
+    fun pool(maxPoolSize: Int, created: AtomicInteger, closedByPool: AtomicInteger = AtomicInteger()): BenchPool {
         val serverId = ServerId(ClusterId("bench"), ServerAddress("127.0.0.1", 27017))
         val settings = com.mongodb.connection.ConnectionPoolSettings.builder()
             .maxSize(maxPoolSize)
@@ -43,7 +43,7 @@ object BenchPoolAccess {
         val factory = object : InternalConnectionFactory {
             override fun create(serverId: ServerId, connectionGenerationSupplier: ConnectionGenerationSupplier): InternalConnection {
                 created.incrementAndGet()
-                return FakeInternalConnection(serverId, connectionGenerationSupplier.generation)
+                return FakeInternalConnection(serverId, connectionGenerationSupplier.generation, closedByPool)
             }
         }
         val none = OptionalProvider<SdamServerDescriptionManager> { Optional.empty() }
@@ -61,7 +61,7 @@ object BenchPoolAccess {
     }
 
     /** A connection that opens at once and fails every I/O call (the pool never sends anything). */
-    private class FakeInternalConnection(serverId: ServerId, private val generation: Int) : InternalConnection {
+    private class FakeInternalConnection(serverId: ServerId, private val generation: Int, private val closedCount: AtomicInteger) : InternalConnection {
         private val description = ConnectionDescription(serverId)
         @Volatile private var opened = false
         @Volatile private var closed = false
@@ -74,7 +74,12 @@ object BenchPoolAccess {
             opened = true
             callback.onResult(null, null)
         }
-        override fun close() { closed = true }
+        override fun close() {
+            if (!closed && closedCount.getAndIncrement() == 0 && System.getProperty("bench.traceClose") != null) {
+                Exception("first fake connection closed by the official pool").printStackTrace()
+            }
+            closed = true
+        }
         override fun opened(): Boolean = opened
         override fun isClosed(): Boolean = closed
         override fun getGeneration(): Int = generation

@@ -25,13 +25,14 @@ import java.time.Instant
  * repetition and the medians to the report and prints the ratio table.
  */
 object BenchMain {
-    private val workerJvm = listOf("-Xms512m", "-Xmx2g", "-XX:+UseG1GC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-    private val serverJvm = listOf("-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+    private val workerJvm = listOf("-Xms512m", "-Xmx2g", "-XX:+UseG1GC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn") + (System.getProperty("bench.traceClose")?.let { listOf("-Dbench.traceClose=true") } ?: emptyList())
+    private val serverJvm = listOf("-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn") + (System.getProperty("bench.traceClose")?.let { listOf("-Dbench.traceClose=true") } ?: emptyList())
 
     @JvmStatic
     fun main(args: Array<String>) {
         var plan: BenchPlan? = null
         var out = Path.of("bench/target/bench-report.json")
+        var only: Set<Scenario>? = null
         var i = 0
         while (i < args.size) {
             when (args[i]) {
@@ -39,12 +40,13 @@ object BenchMain {
                 "--full" -> plan = BenchPlan.full()
                 "--smoke" -> plan = BenchPlan.smoke()
                 "--out" -> out = Path.of(args.getOrNull(++i) ?: usage("--out needs a path"))
+                "--only" -> only = (args.getOrNull(++i) ?: usage("--only needs scenario keys")).split(',').map { Scenario.of(it.trim()) }.toSet()
                 else -> usage("unknown argument '${args[i]}'")
             }
             i++
         }
         val p = plan ?: usage("choose --quick or --full")
-        val errors = run(p, out)
+        val errors = run(only?.let { p.copy(only = it) } ?: p, out)
         if (errors > 0) {
             System.err.println("$errors cell(s) failed; see the notes in the report and the logs under ${logDir(out)}")
             kotlin.system.exitProcess(1)
@@ -76,7 +78,7 @@ object BenchMain {
                 servers[scenario] = s
                 targets[scenario] = s.expect("READY", 60_000)
             }
-            if (plan.failoverElections > 0) {
+            if (plan.failoverElections > 0 && plan.includes(Scenario.FAILOVER_STREAM)) {
                 val s = JvmProcess("server-replset", "dev.mooring.bench.server.ServerMain", listOf("replset"), serverJvm, File(logs, "server-replset.log"))
                 servers[Scenario.FAILOVER_STREAM] = s
                 targets[Scenario.FAILOVER_STREAM] = s.expect("READY", 60_000)
@@ -108,7 +110,7 @@ object BenchMain {
             }
 
             // ---- cold start: fresh JVMs, first thing they do ----
-            repeat(plan.coldStartRuns) { rep ->
+            repeat(if (plan.includes(Scenario.COLD_START)) plan.coldStartRuns else 0) { rep ->
                 for (lib in rotate(Library.entries, rep)) {
                     JvmProcess("cold-${lib.key}", "dev.mooring.bench.worker.WorkerMain", listOf(lib.key), workerJvm, File(logs, "cold-${lib.key}.log")).use { w ->
                         w.expect("READY", 60_000)
@@ -141,12 +143,12 @@ object BenchMain {
                     cells += CellCommand(Scenario.POOL_ONLY, callers, plan.poolOnlyConnections, "", plan.cellWarmupMs / 2, plan.poolMeasureMs)
                 }
                 cells += CellCommand(Scenario.WAITERS_100K, plan.waiters, 10, count = plan.waiters)
-                for (cmd in cells) {
+                for (cmd in cells.filter { plan.includes(it.scenario) }) {
                     for (lib in rotate(Library.entries, cellIndex++)) runCell(lib, workers.getValue(lib), cmd, true)
                 }
             }
 
-            if (plan.failoverElections > 0) {
+            if (plan.failoverElections > 0 && plan.includes(Scenario.FAILOVER_STREAM)) {
                 val control = targets.getValue(Scenario.FAILOVER_STREAM)
                 for ((k, s) in listOf(Scenario.FAILOVER_STREAM, Scenario.FAILOVER_POLL).withIndex()) {
                     // The official driver's SDAM is shared by its sync and reactive clients: measured once, as java-sync.

@@ -1,5 +1,7 @@
 package dev.mooring.bench.harness
 
+import dev.mooring.bench.report.Scenario
+
 /** What one run measures and for how long. */
 data class BenchPlan(
     val mode: String,
@@ -16,7 +18,11 @@ data class BenchPlan(
     val waiters: Int,
     val coldStartRuns: Int,
     val failoverElections: Int,
+    /** Run only these scenarios (development runs); null = all. */
+    val only: Set<Scenario>? = null,
 ) {
+    fun includes(s: Scenario): Boolean = only == null || s in only || (s == Scenario.FAILOVER_POLL && Scenario.FAILOVER_STREAM in only)
+
     companion object {
         fun quick() = BenchPlan(
             mode = "quick", repetitions = 1,
