@@ -72,6 +72,14 @@ class ReportSpec : FunSpec({
         table shouldContain "**0.25×**"
     }
 
+    test("connectionsCreated is shown but not turned into a ratio") {
+        val cell = listOf(
+            BenchRow(Library.MOORING, Scenario.POOL_ONLY, 64, 10, mapOf("opsPerSec" to 2.0, "connectionsCreated" to 10.0)),
+            BenchRow(Library.JAVA_REACTIVE, Scenario.POOL_ONLY, 64, 10, mapOf("opsPerSec" to 1.0, "connectionsCreated" to 1.0)),
+        )
+        RatioTable.ratios(cell).keys shouldBe setOf("opsPerSec")
+    }
+
     test("no ratio without a Mooring row or without an official row") {
         RatioTable.ratios(listOf(row(Library.JAVA_SYNC, 1.0, 1.0))) shouldBe emptyMap()
         RatioTable.ratios(listOf(row(Library.MOORING, 1.0, 1.0))) shouldBe emptyMap()

@@ -32,7 +32,12 @@ object BenchPoolAccess {
     /** A context per caller (reused for that caller's checkouts, which favours the official pool slightly). */
     fun operationContext(): OperationContext = OperationContext.simpleOperationContext(timeoutSettings, null)
 
-    /** A ready pool of at most [maxPoolSize] fake connections; [created] counts connections made. */
+    /**
+     * A ready pool of at most [maxPoolSize] fake connections. [created] counts connections
+     * *opened* (what a real connection's socket would be): the pool may create a connection
+     * object, then hand the checkout an idle one that came back meanwhile and discard the
+     * unopened object, which is not a connection to the server.
+     */
     fun pool(maxPoolSize: Int, created: AtomicInteger, closedByPool: AtomicInteger = AtomicInteger()): BenchPool {
         val serverId = ServerId(ClusterId("bench"), ServerAddress("127.0.0.1", 27017))
         val settings = com.mongodb.connection.ConnectionPoolSettings.builder()
@@ -42,8 +47,7 @@ object BenchPoolAccess {
             .build()
         val factory = object : InternalConnectionFactory {
             override fun create(serverId: ServerId, connectionGenerationSupplier: ConnectionGenerationSupplier): InternalConnection {
-                created.incrementAndGet()
-                return FakeInternalConnection(serverId, connectionGenerationSupplier.generation, closedByPool)
+                return FakeInternalConnection(serverId, connectionGenerationSupplier.generation, closedByPool, created)
             }
         }
         val none = OptionalProvider<SdamServerDescriptionManager> { Optional.empty() }
@@ -61,7 +65,7 @@ object BenchPoolAccess {
     }
 
     /** A connection that opens at once and fails every I/O call (the pool never sends anything). */
-    private class FakeInternalConnection(serverId: ServerId, private val generation: Int, private val closedCount: AtomicInteger) : InternalConnection {
+    private class FakeInternalConnection(serverId: ServerId, private val generation: Int, private val closedCount: AtomicInteger, private val openedCount: AtomicInteger) : InternalConnection {
         private val description = ConnectionDescription(serverId)
         @Volatile private var opened = false
         @Volatile private var closed = false
@@ -69,8 +73,12 @@ object BenchPoolAccess {
         override fun getDescription(): ConnectionDescription = description
         override fun getInitialServerDescription(): ServerDescription =
             ServerDescription.builder().address(description.serverAddress).state(com.mongodb.connection.ServerConnectionState.CONNECTED).build()
-        override fun open(operationContext: OperationContext) { opened = true }
+        override fun open(operationContext: OperationContext) {
+            openedCount.incrementAndGet()
+            opened = true
+        }
         override fun openAsync(operationContext: OperationContext, callback: SingleResultCallback<Void>) {
+            openedCount.incrementAndGet()
             opened = true
             callback.onResult(null, null)
         }

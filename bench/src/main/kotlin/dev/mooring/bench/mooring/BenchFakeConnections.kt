@@ -7,20 +7,22 @@ import dev.mooring.events.ServerAddress
 import org.bson.BsonDocument
 import java.util.concurrent.atomic.AtomicInteger
 
-/** Connections that establish at once and never do I/O, for the pool-only benchmark. */
+/**
+ * Connections that establish at once and never do I/O, for the pool-only benchmark. [created]
+ * counts establishments (the official pool's fake counts opens the same way).
+ */
 internal class BenchFakeConnectionFactory : ConnectionFactory {
     val created = AtomicInteger()
 
-    override fun create(address: ServerAddress, id: Long, generation: Int): EstablishableConnection {
-        created.incrementAndGet()
-        return BenchFakeConnection(address, id, generation)
-    }
+    override fun create(address: ServerAddress, id: Long, generation: Int): EstablishableConnection =
+        BenchFakeConnection(address, id, generation, created)
 }
 
 internal class BenchFakeConnection(
     override val address: ServerAddress,
     override val id: Long,
     override val generation: Int,
+    private val established: AtomicInteger,
 ) : EstablishableConnection {
     @Volatile private var closed = false
     @Volatile private var desc: ConnectionDescription? = null
@@ -29,6 +31,7 @@ internal class BenchFakeConnection(
     override val isClosed: Boolean get() = closed
 
     override suspend fun establish() {
+        established.incrementAndGet()
         desc = ConnectionDescription(
             address, BsonDocument(), 0, 21, ConnectionDescription.DEFAULT_MAX_BSON_OBJECT_SIZE,
             ConnectionDescription.DEFAULT_MAX_MESSAGE_SIZE_BYTES, ConnectionDescription.DEFAULT_MAX_WRITE_BATCH_SIZE,

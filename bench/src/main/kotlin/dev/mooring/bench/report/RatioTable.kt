@@ -40,14 +40,17 @@ object RatioTable {
         return sb.toString()
     }
 
-    /** Mooring's value divided by the better official value, per metric both sides report. */
+    /** Checked against maxPoolSize, not against the other library (fewer is not better). */
+    private val NOT_COMPARED = setOf("connectionsCreated")
+
+    /** Mooring's value divided by the better official value, per metric both sides report (connectionsCreated excepted). */
     fun ratios(cell: List<BenchRow>): Map<String, Double> {
         val m = cell.firstOrNull { it.library == Library.MOORING } ?: return emptyMap()
         val officials = cell.filter { it.library.official }
         if (officials.isEmpty()) return emptyMap()
         val out = LinkedHashMap<String, Double>()
         for ((k, mv) in m.metrics) {
-            if (k !in Metrics.ORDER) continue
+            if (k !in Metrics.ORDER || k in NOT_COMPARED) continue
             val ov = officials.mapNotNull { it.metrics[k] }
             if (ov.isEmpty()) continue
             val best = if (k in Metrics.LOWER_IS_BETTER) ov.min() else ov.max()
