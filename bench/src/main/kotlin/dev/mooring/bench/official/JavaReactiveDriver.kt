@@ -14,7 +14,6 @@ import org.reactivestreams.Subscription
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
-import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 
 /**
@@ -110,7 +109,4 @@ class JavaReactiveDriver : LibraryDriver {
     override fun waiters(cmd: CellCommand): Map<String, Double> = OfficialPoolBench.asyncWaiters(cmd)
 
     override fun failover(cmd: CellCommand): Map<String, Double> = OfficialFailover.run(cmd)
-
-    @Suppress("unused")
-    private val unusedCounter = AtomicInteger()
 }

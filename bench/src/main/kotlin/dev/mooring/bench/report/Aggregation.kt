@@ -12,7 +12,7 @@ object Aggregation {
     /**
      * One row per (library, scenario, callers, maxPoolSize), in first-seen order. Each metric is
      * the median over the rows that report it; `repetitions` counts the rows folded in (added only
-     * when more than one). Distinct notes are joined.
+     * when more than one and the rows carry metrics). Distinct notes are joined.
      */
     fun medians(rows: List<BenchRow>): List<BenchRow> {
         val groups = LinkedHashMap<Pair<Library, String>, MutableList<BenchRow>>()
@@ -23,7 +23,7 @@ object Aggregation {
             val keys = LinkedHashSet<String>().apply { group.forEach { addAll(it.metrics.keys) } }
             val metrics = LinkedHashMap<String, Double>()
             for (k in keys) metrics[k] = median(group.mapNotNull { it.metrics[k] })
-            metrics["repetitions"] = group.size.toDouble()
+            if (metrics.isNotEmpty()) metrics["repetitions"] = group.size.toDouble()
             val notes = group.mapNotNull { it.notes }.distinct().joinToString("; ").ifEmpty { null }
             first.copy(metrics = metrics, notes = notes)
         }

@@ -3,7 +3,6 @@ package dev.mooring.bench.report
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.buildJsonObject
-import kotlinx.serialization.json.double
 import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonPrimitive
@@ -99,8 +98,5 @@ data class BenchRow(
             kotlin.math.abs(v) >= 1000 -> kotlin.math.round(v)
             else -> kotlin.math.round(v * 1000) / 1000
         }
-
-        @Suppress("unused")
-        private fun JsonObject.num(k: String) = getValue(k).jsonPrimitive.double
     }
 }

@@ -2,7 +2,6 @@ package dev.mooring.bench.report
 
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonArray
-import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import java.nio.file.Files
@@ -28,7 +27,4 @@ object ReportWriter {
         Files.writeString(tmp, encode(rows) + "\n")
         Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
     }
-
-    @Suppress("unused")
-    private fun JsonObject.keysInOrder() = keys.toList()
 }
