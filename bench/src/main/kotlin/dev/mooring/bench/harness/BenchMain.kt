@@ -1,0 +1,192 @@
+package dev.mooring.bench.harness
+
+import dev.mooring.bench.report.Aggregation
+import dev.mooring.bench.report.BenchRow
+import dev.mooring.bench.report.Library
+import dev.mooring.bench.report.RatioTable
+import dev.mooring.bench.report.ReportWriter
+import dev.mooring.bench.report.Scenario
+import dev.mooring.bench.worker.CellCommand
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.double
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import java.io.File
+import java.nio.file.Path
+import java.time.Instant
+
+/**
+ * The benchmark harness: `BenchMain --quick|--full|--smoke [--out report.json]`.
+ *
+ * Starts the servers (mongo-java-server, the ping responder, and in full mode the replica-set
+ * simulator) and one worker JVM per library, warms each worker up, then runs the matrix,
+ * alternating the libraries cell by cell (the first library rotates from cell to cell), and
+ * repeats it [BenchPlan.repetitions] times. Cold start runs in fresh JVMs. Writes every
+ * repetition and the medians to the report and prints the ratio table.
+ */
+object BenchMain {
+    private val workerJvm = listOf("-Xms512m", "-Xmx2g", "-XX:+UseG1GC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn") + (System.getProperty("bench.traceClose")?.let { listOf("-Dbench.traceClose=true") } ?: emptyList())
+    private val serverJvm = listOf("-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn") + (System.getProperty("bench.traceClose")?.let { listOf("-Dbench.traceClose=true") } ?: emptyList())
+
+    @JvmStatic
+    fun main(args: Array<String>) {
+        var plan: BenchPlan? = null
+        var out = Path.of("bench/target/bench-report.json")
+        var only: Set<Scenario>? = null
+        var i = 0
+        while (i < args.size) {
+            when (args[i]) {
+                "--quick" -> plan = BenchPlan.quick()
+                "--full" -> plan = BenchPlan.full()
+                "--smoke" -> plan = BenchPlan.smoke()
+                "--out" -> out = Path.of(args.getOrNull(++i) ?: usage("--out needs a path"))
+                "--only" -> only = (args.getOrNull(++i) ?: usage("--only needs scenario keys")).split(',').map { Scenario.of(it.trim()) }.toSet()
+                else -> usage("unknown argument '${args[i]}'")
+            }
+            i++
+        }
+        val p = plan ?: usage("choose --quick or --full")
+        val errors = run(only?.let { p.copy(only = it) } ?: p, out)
+        if (errors > 0) {
+            System.err.println("$errors cell(s) failed; see the notes in the report and the logs under ${logDir(out)}")
+            kotlin.system.exitProcess(1)
+        }
+    }
+
+    private fun usage(msg: String): Nothing {
+        System.err.println("bench: $msg\nusage: bench/run --quick | --full   (harness: BenchMain --quick|--full|--smoke [--out file])")
+        kotlin.system.exitProcess(2)
+    }
+
+    private fun logDir(out: Path): File = out.toAbsolutePath().parent.resolve("bench-logs").toFile()
+
+    /** Runs [plan]; returns the number of failed cells. */
+    fun run(plan: BenchPlan, out: Path): Int {
+        val logs = logDir(out).also { it.mkdirs() }
+        val started = System.nanoTime()
+        val raw = ArrayList<BenchRow>()
+        var errors = 0
+        val say = { msg: String -> System.err.printf("[%6.1fs] %s%n", (System.nanoTime() - started) / 1e9, msg) }
+        say("mode ${plan.mode}: ${plan.repetitions} repetition(s); logs in $logs")
+
+        val servers = LinkedHashMap<Scenario, JvmProcess>()
+        val targets = LinkedHashMap<Scenario, String>()
+        val workers = LinkedHashMap<Library, JvmProcess>()
+        try {
+            for ((scenario, kind) in listOf(Scenario.PING_RESPONDER to "responder", Scenario.PING_MONGO_JAVA_SERVER to "mongo-java-server")) {
+                val s = JvmProcess("server-$kind", "dev.mooring.bench.server.ServerMain", listOf(kind), serverJvm, File(logs, "server-$kind.log"))
+                servers[scenario] = s
+                targets[scenario] = s.expect("READY", 60_000)
+            }
+            if (plan.failoverElections > 0 && plan.includes(Scenario.FAILOVER_STREAM)) {
+                val s = JvmProcess("server-replset", "dev.mooring.bench.server.ServerMain", listOf("replset"), serverJvm, File(logs, "server-replset.log"))
+                servers[Scenario.FAILOVER_STREAM] = s
+                targets[Scenario.FAILOVER_STREAM] = s.expect("READY", 60_000)
+            }
+            say("servers: $targets")
+
+            fun runCell(lib: Library, worker: JvmProcess, cmd: CellCommand, record: Boolean, timeoutMs: Long = 600_000): Boolean {
+                worker.send(cmd.toJson().toString())
+                val reply = worker.readLine(timeoutMs)
+                val (callers, pool) = identity(cmd)
+                val row = when {
+                    reply.startsWith("RESULT ") -> {
+                        val o = Json.parseToJsonElement(reply.removePrefix("RESULT ")).jsonObject
+                        BenchRow(lib, cmd.scenario, callers, pool, o.mapValues { it.value.jsonPrimitive.double })
+                    }
+                    reply.startsWith("NA ") -> BenchRow(lib, cmd.scenario, callers, pool, emptyMap(), "not measured: " + reply.removePrefix("NA "))
+                    else -> {
+                        errors++
+                        BenchRow(lib, cmd.scenario, callers, pool, emptyMap(), "failed: " + reply.removePrefix("ERROR ").take(300))
+                    }
+                }
+                if (record) {
+                    raw += row
+                    ReportWriter.write(out, Aggregation.medians(raw)) // a partial report survives an interrupted run
+                }
+                say("${if (record) "" else "(warm-up) "}${lib.key} ${cmd.scenario.key} callers=${callers ?: "-"} pool=${pool ?: "-"}: " +
+                    (row.notes ?: row.metrics.entries.joinToString(" ") { "${it.key}=${RatioTable.fmt(it.value)}" }))
+                return row.notes == null
+            }
+
+            // ---- cold start: fresh JVMs, first thing they do ----
+            repeat(if (plan.includes(Scenario.COLD_START)) plan.coldStartRuns else 0) { rep ->
+                for (lib in rotate(Library.entries, rep)) {
+                    JvmProcess("cold-${lib.key}", "dev.mooring.bench.worker.WorkerMain", listOf(lib.key), workerJvm, File(logs, "cold-${lib.key}.log")).use { w ->
+                        w.expect("READY", 60_000)
+                        runCell(lib, w, CellCommand(Scenario.COLD_START, maxPoolSize = 10, target = targets.getValue(Scenario.PING_RESPONDER)), true, 120_000)
+                    }
+                }
+            }
+
+            // ---- one long-lived worker per library, each warmed up for ≥ jvmWarmupMs ----
+            for (lib in Library.entries) {
+                val w = JvmProcess("worker-${lib.key}", "dev.mooring.bench.worker.WorkerMain", listOf(lib.key), workerJvm, File(logs, "worker-${lib.key}.log"))
+                workers[lib] = w
+                w.expect("READY", 60_000)
+                val warmStart = System.nanoTime()
+                runCell(lib, w, CellCommand(Scenario.PING_RESPONDER, 64, 10, targets.getValue(Scenario.PING_RESPONDER), 0, plan.jvmWarmupMs * 7 / 10), false)
+                runCell(lib, w, CellCommand(Scenario.POOL_ONLY, 64, plan.poolOnlyConnections, "", 0, plan.jvmWarmupMs * 3 / 10), false)
+                say("${lib.key} warmed up for ${"%.1f".format((System.nanoTime() - warmStart) / 1e9)} s")
+            }
+
+            repeat(plan.repetitions) { rep ->
+                say("---- repetition ${rep + 1}/${plan.repetitions} ----")
+                var cellIndex = rep
+                val cells = ArrayList<CellCommand>()
+                for ((callers, pool) in plan.pingCells) {
+                    for (s in listOf(Scenario.PING_RESPONDER, Scenario.PING_MONGO_JAVA_SERVER)) {
+                        cells += CellCommand(s, callers, pool, targets.getValue(s), plan.cellWarmupMs, plan.pingMeasureMs)
+                    }
+                }
+                for (callers in plan.poolOnlyCallers) {
+                    cells += CellCommand(Scenario.POOL_ONLY, callers, plan.poolOnlyConnections, "", plan.cellWarmupMs / 2, plan.poolMeasureMs)
+                }
+                cells += CellCommand(Scenario.WAITERS_100K, plan.waiters, 10, count = plan.waiters)
+                for (cmd in cells.filter { plan.includes(it.scenario) }) {
+                    for (lib in rotate(Library.entries, cellIndex++)) runCell(lib, workers.getValue(lib), cmd, true)
+                }
+            }
+
+            if (plan.failoverElections > 0 && plan.includes(Scenario.FAILOVER_STREAM)) {
+                val control = targets.getValue(Scenario.FAILOVER_STREAM)
+                for ((k, s) in listOf(Scenario.FAILOVER_STREAM, Scenario.FAILOVER_POLL).withIndex()) {
+                    // The official driver's SDAM is shared by its sync and reactive clients: measured once, as java-sync.
+                    for (lib in rotate(listOf(Library.MOORING, Library.JAVA_SYNC), k)) {
+                        runCell(lib, workers.getValue(lib), CellCommand(s, 1, 10, control, count = plan.failoverElections), true)
+                    }
+                }
+            }
+        } finally {
+            workers.values.forEach { runCatching { it.close() } }
+            servers.values.forEach { runCatching { it.close() } }
+        }
+
+        val medians = Aggregation.medians(raw)
+        ReportWriter.write(out, medians)
+        val runsFile = out.resolveSibling("bench-runs.json")
+        ReportWriter.write(runsFile, raw)
+        val table = buildString {
+            append("Mooring vs the official MongoDB Java driver 5.6.5 — mode ").append(plan.mode)
+            append(", ").append(plan.repetitions).append(" repetition(s), medians; ").append(Instant.now()).append("\n")
+            append(RatioTable.render(medians))
+        }
+        File(out.toAbsolutePath().parent.toFile(), "bench-table.md").writeText(table)
+        println(table)
+        say("report: $out (every repetition: $runsFile)")
+        return errors
+    }
+
+    /** The report identity of a cell: waiters and cold start have no callers dimension that varies. */
+    private fun identity(cmd: CellCommand): Pair<Int?, Int?> = when (cmd.scenario) {
+        Scenario.COLD_START -> null to cmd.maxPoolSize
+        Scenario.FAILOVER_STREAM, Scenario.FAILOVER_POLL -> null to null
+        Scenario.WAITERS_100K -> cmd.count to cmd.maxPoolSize
+        else -> cmd.callers to cmd.maxPoolSize
+    }
+
+    private fun <T> rotate(list: List<T>, by: Int): List<T> {
+        val k = by % list.size
+        return list.drop(k) + list.take(k)
+    }
+}

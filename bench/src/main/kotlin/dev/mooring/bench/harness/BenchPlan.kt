@@ -1,0 +1,52 @@
+package dev.mooring.bench.harness
+
+import dev.mooring.bench.report.Scenario
+
+/** What one run measures and for how long. */
+data class BenchPlan(
+    val mode: String,
+    val repetitions: Int,
+    /** (callers, maxPoolSize) of the ping cells, run against both servers. */
+    val pingCells: List<Pair<Int, Int>>,
+    val poolOnlyCallers: List<Int>,
+    val poolOnlyConnections: Int = 10,
+    val cellWarmupMs: Long,
+    val pingMeasureMs: Long,
+    val poolMeasureMs: Long,
+    /** Warm-up of each library's JVM before its first measured cell (the method asks for ≥ 10 s). */
+    val jvmWarmupMs: Long,
+    val waiters: Int,
+    val coldStartRuns: Int,
+    val failoverElections: Int,
+    /** Run only these scenarios (development runs); null = all. */
+    val only: Set<Scenario>? = null,
+) {
+    fun includes(s: Scenario): Boolean = only == null || s in only || (s == Scenario.FAILOVER_POLL && Scenario.FAILOVER_STREAM in only)
+
+    companion object {
+        fun quick() = BenchPlan(
+            mode = "quick", repetitions = 1,
+            pingCells = listOf(64 to 10, 512 to 10),
+            poolOnlyCallers = listOf(1, 8, 64, 512),
+            cellWarmupMs = 1_000, pingMeasureMs = 3_000, poolMeasureMs = 2_000, jvmWarmupMs = 10_000,
+            waiters = 100_000, coldStartRuns = 1, failoverElections = 0,
+        )
+
+        fun full() = BenchPlan(
+            mode = "full", repetitions = 3,
+            pingCells = listOf(1, 8, 64, 512).flatMap { c -> listOf(c to 10, c to 100) },
+            poolOnlyCallers = listOf(1, 8, 64, 512),
+            cellWarmupMs = 1_000, pingMeasureMs = 3_000, poolMeasureMs = 2_000, jvmWarmupMs = 10_000,
+            waiters = 100_000, coldStartRuns = 3, failoverElections = 20,
+        )
+
+        /** A very short run that only checks the harness end to end (numbers are meaningless). */
+        fun smoke() = BenchPlan(
+            mode = "smoke", repetitions = 1,
+            pingCells = listOf(8 to 10),
+            poolOnlyCallers = listOf(1, 64),
+            cellWarmupMs = 200, pingMeasureMs = 500, poolMeasureMs = 300, jvmWarmupMs = 1_000,
+            waiters = 10_000, coldStartRuns = 1, failoverElections = 3,
+        )
+    }
+}

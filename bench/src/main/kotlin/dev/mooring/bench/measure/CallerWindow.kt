@@ -1,0 +1,81 @@
+package dev.mooring.bench.measure
+
+import java.util.concurrent.atomic.AtomicLong
+
+/**
+ * The measured window of one throughput cell. Callers run from the start of the cell; only
+ * operations that complete while [recording] is set are counted, each by its caller's own slot
+ * (no shared counter in the hot path). The controller calls [open] after the cell's warm-up and
+ * [close] at the end, then sets [stop] and waits for the callers before [summarize].
+ */
+class CallerWindow(val callers: Int) {
+    @Volatile var recording: Boolean = false
+        private set
+    @Volatile var stop: Boolean = false
+
+    private val counts = LongArray(callers)
+    private val histograms = Array(callers) { LatencyHistogram() }
+    private val meter = ResourceMeter()
+    private var start: ResourceMeter.Snapshot? = null
+    private var end: ResourceMeter.Snapshot? = null
+
+    /** The longest checkout wait reported by the library's own checkout events inside the window. */
+    val maxWaitNanos: AtomicLong = AtomicLong()
+
+    /** Connections the client created (counted over the whole cell, not only the window). */
+    val connectionsCreated: AtomicLong = AtomicLong()
+
+    /** Records one completed operation of caller [caller] that took [nanos]. */
+    fun record(caller: Int, nanos: Long) {
+        if (!recording) return
+        counts[caller]++
+        histograms[caller].record(nanos)
+    }
+
+    /** Records a checkout wait from a library event. */
+    fun checkoutWait(nanos: Long) {
+        if (!recording) return
+        while (true) {
+            val cur = maxWaitNanos.get()
+            if (nanos <= cur || maxWaitNanos.compareAndSet(cur, nanos)) return
+        }
+    }
+
+    fun open() {
+        maxWaitNanos.set(0)
+        start = meter.snapshot()
+        recording = true
+    }
+
+    fun close() {
+        recording = false
+        end = meter.snapshot()
+    }
+
+    /** The report metrics of the window. [withLatency]: include percentiles (false for pool-only). */
+    fun summarize(withLatency: Boolean = true, withWait: Boolean = true): MutableMap<String, Double> {
+        val s = checkNotNull(start) { "window never opened" }
+        val e = checkNotNull(end) { "window never closed" }
+        val ops = counts.sum()
+        check(ops > 0) { "no operation completed in the measured window" }
+        val seconds = (e.wallNanos - s.wallNanos) / 1e9
+        val out = LinkedHashMap<String, Double>()
+        out["opsPerSec"] = ops / seconds
+        if (withLatency) {
+            val h = LatencyHistogram()
+            histograms.forEach { h.merge(it) }
+            out["p50Us"] = h.quantile(0.5) / 1e3
+            out["p99Us"] = h.quantile(0.99) / 1e3
+            out["p999Us"] = h.quantile(0.999) / 1e3
+        }
+        if (withWait) out["maxWaitUs"] = maxWaitNanos.get() / 1e3
+        out["jain"] = Fairness.jain(counts)
+        out["cpuUsPerOp"] = (e.cpuNanos - s.cpuNanos) / 1e3 / ops
+        out["allocBytesPerOp"] = (e.allocatedBytes - s.allocatedBytes).toDouble() / ops
+        out["ops"] = ops.toDouble()
+        return out
+    }
+}
+
+/** Counts one completed pair of [caller] without timing it (pool-only cells). */
+fun CallerWindow.count(caller: Int) = record(caller, 0)

@@ -1,0 +1,102 @@
+package dev.mooring.bench.report
+
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.doubleOrNull
+import kotlinx.serialization.json.int
+import kotlinx.serialization.json.jsonPrimitive
+
+/** The libraries compared. [key] is the report's `library` value. */
+enum class Library(val key: String) {
+    MOORING("mooring"),
+    JAVA_SYNC("java-sync"),
+    JAVA_REACTIVE("java-reactive");
+
+    val official: Boolean get() = this != MOORING
+
+    companion object {
+        fun of(key: String): Library = entries.firstOrNull { it.key == key }
+            ?: throw IllegalArgumentException("unknown library '$key' (expected one of ${entries.joinToString { it.key }})")
+    }
+}
+
+/** The scenarios. [key] is the report's `scenario` value. */
+enum class Scenario(val key: String) {
+    PING_MONGO_JAVA_SERVER("ping-mongo-java-server"),
+    PING_RESPONDER("ping-responder"),
+    COLD_START("cold-start"),
+    POOL_ONLY("pool-only"),
+    WAITERS_100K("waiters-100k"),
+    FAILOVER_STREAM("failover-stream"),
+    FAILOVER_POLL("failover-poll");
+
+    companion object {
+        fun of(key: String): Scenario = entries.firstOrNull { it.key == key }
+            ?: throw IllegalArgumentException("unknown scenario '$key' (expected one of ${entries.joinToString { it.key }})")
+    }
+}
+
+/** The metric keys of the report, in report order. */
+object Metrics {
+    val ORDER: List<String> = listOf(
+        "opsPerSec", "p50Us", "p99Us", "p999Us", "maxWaitUs", "jain", "connectionsCreated",
+        "cpuUsPerOp", "allocBytesPerOp", "coldFirstPingMs", "topologyKnownMs", "pairNs",
+        "heapMb", "drainMs", "detectMsP50", "detectMsMax",
+    )
+
+    /** Metrics where a smaller number is better (for the ratio table's reading direction). */
+    val LOWER_IS_BETTER: Set<String> = setOf(
+        "p50Us", "p99Us", "p999Us", "maxWaitUs", "connectionsCreated", "cpuUsPerOp", "allocBytesPerOp",
+        "coldFirstPingMs", "topologyKnownMs", "pairNs", "heapMb", "drainMs", "detectMsP50", "detectMsMax",
+    )
+}
+
+/**
+ * One report object: one (library, scenario, callers, maxPoolSize) cell. [metrics] holds the
+ * measured numbers by report key (only those that apply); [notes] free-text remarks (for
+ * example why a cell was not measured).
+ */
+data class BenchRow(
+    val library: Library,
+    val scenario: Scenario,
+    val callers: Int?,
+    val maxPoolSize: Int?,
+    val metrics: Map<String, Double>,
+    val notes: String? = null,
+) {
+    /** The cell key: rows with equal keys are repetitions of one cell. */
+    val cellKey: String get() = "${scenario.key}|${callers ?: "-"}|${maxPoolSize ?: "-"}"
+
+    fun toJson(): JsonObject = buildJsonObject {
+        put("library", JsonPrimitive(library.key))
+        put("scenario", JsonPrimitive(scenario.key))
+        callers?.let { put("callers", JsonPrimitive(it)) }
+        maxPoolSize?.let { put("maxPoolSize", JsonPrimitive(it)) }
+        val ordered = Metrics.ORDER.filter { it in metrics } + metrics.keys.filter { it !in Metrics.ORDER }.sorted()
+        for (k in ordered) put(k, JsonPrimitive(round(metrics.getValue(k))))
+        notes?.let { put("notes", JsonPrimitive(it)) }
+    }
+
+    companion object {
+        private val IDENTITY = setOf("library", "scenario", "callers", "maxPoolSize", "notes")
+
+        fun fromJson(o: JsonObject): BenchRow = BenchRow(
+            library = Library.of(o.getValue("library").jsonPrimitive.content),
+            scenario = Scenario.of(o.getValue("scenario").jsonPrimitive.content),
+            callers = o["callers"]?.jsonPrimitive?.int,
+            maxPoolSize = o["maxPoolSize"]?.jsonPrimitive?.int,
+            metrics = o.filterKeys { it !in IDENTITY }.mapValues { (k, v) ->
+                v.jsonPrimitive.doubleOrNull ?: throw IllegalArgumentException("metric '$k' is not a number: $v")
+            },
+            notes = o["notes"]?.jsonPrimitive?.content,
+        )
+
+        /** Three significant decimals for small numbers, whole numbers for large ones. */
+        internal fun round(v: Double): Double = when {
+            v.isNaN() || v.isInfinite() -> throw IllegalArgumentException("metric value must be finite, got $v")
+            kotlin.math.abs(v) >= 1000 -> kotlin.math.round(v)
+            else -> kotlin.math.round(v * 1000) / 1000
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.mooring.bench.worker
+
+import dev.mooring.bench.report.Scenario
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.int
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.long
+
+/**
+ * One instruction from the harness to a worker JVM, sent as one JSON line. [target] is the
+ * server (a `mongodb://` URI, or `host:port` of the replica-set control port for failover).
+ */
+data class CellCommand(
+    val scenario: Scenario,
+    val callers: Int = 1,
+    val maxPoolSize: Int = 10,
+    val target: String = "",
+    val warmupMs: Long = 0,
+    val measureMs: Long = 0,
+    val count: Int = 0,
+) {
+    fun toJson(): JsonObject = buildJsonObject {
+        put("scenario", JsonPrimitive(scenario.key))
+        put("callers", JsonPrimitive(callers))
+        put("maxPoolSize", JsonPrimitive(maxPoolSize))
+        put("target", JsonPrimitive(target))
+        put("warmupMs", JsonPrimitive(warmupMs))
+        put("measureMs", JsonPrimitive(measureMs))
+        put("count", JsonPrimitive(count))
+    }
+
+    companion object {
+        fun fromJson(o: JsonObject): CellCommand = CellCommand(
+            scenario = Scenario.of(o.getValue("scenario").jsonPrimitive.content),
+            callers = o.getValue("callers").jsonPrimitive.int,
+            maxPoolSize = o.getValue("maxPoolSize").jsonPrimitive.int,
+            target = o.getValue("target").jsonPrimitive.content,
+            warmupMs = o.getValue("warmupMs").jsonPrimitive.long,
+            measureMs = o.getValue("measureMs").jsonPrimitive.long,
+            count = o.getValue("count").jsonPrimitive.int,
+        ).also {
+            require(it.callers >= 1) { "callers must be >= 1" }
+            require(it.maxPoolSize >= 1) { "maxPoolSize must be >= 1" }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.mooring.bench
+
+import dev.mooring.bench.measure.DrainOrder
+import dev.mooring.bench.measure.Fairness
+import dev.mooring.bench.measure.LatencyHistogram
+import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.doubles.plusOrMinus
+import io.kotest.matchers.longs.shouldBeGreaterThanOrEqual
+import io.kotest.matchers.longs.shouldBeLessThanOrEqual
+import io.kotest.matchers.shouldBe
+
+class MeasurementSpec : FunSpec({
+    test("Jain's index is 1 for equal shares and 1/n when one caller does everything") {
+        Fairness.jain(longArrayOf(5, 5, 5, 5)) shouldBe 1.0
+        Fairness.jain(longArrayOf(100, 0, 0, 0)) shouldBe 0.25
+        // (1+2+3)^2 / (3 * (1+4+9)) = 36/42
+        Fairness.jain(longArrayOf(1, 2, 3)) shouldBe (36.0 / 42.0 plusOrMinus 1e-12)
+    }
+
+    test("Jain's index rejects empty input, no completions and negative counts") {
+        shouldThrow<IllegalArgumentException> { Fairness.jain(longArrayOf()) }
+        shouldThrow<IllegalArgumentException> { Fairness.jain(longArrayOf(0, 0)) }
+        shouldThrow<IllegalArgumentException> { Fairness.jain(longArrayOf(3, -1)) }
+    }
+
+    test("histogram quantiles are within the bucket precision of the exact order statistics") {
+        val h = LatencyHistogram()
+        val values = (1..100_000).map { it * 37L } // 37 ns .. 3.7 ms
+        values.shuffled(kotlin.random.Random(42)).forEach { h.record(it) }
+        for (q in listOf(0.5, 0.99, 0.999, 1.0)) {
+            val exact = values[(kotlin.math.ceil(q * values.size).toInt() - 1)]
+            val got = h.quantile(q)
+            got shouldBeGreaterThanOrEqual exact
+            got shouldBeLessThanOrEqual (exact + exact / 30 + 1) // 64 sub-buckets: < 3.2% above
+        }
+        h.count shouldBe 100_000L
+        h.max shouldBe 3_700_000L
+    }
+
+    test("merged histograms equal one histogram of all values; reset empties") {
+        val a = LatencyHistogram()
+        val b = LatencyHistogram()
+        val all = LatencyHistogram()
+        for (v in 1L..5_000L) {
+            (if (v % 2 == 0L) a else b).record(v * 1_000)
+            all.record(v * 1_000)
+        }
+        a.merge(b)
+        for (q in listOf(0.1, 0.5, 0.9, 0.99)) a.quantile(q) shouldBe all.quantile(q)
+        a.reset()
+        a.count shouldBe 0L
+        a.quantile(0.5) shouldBe 0L
+    }
+
+    test("bucket index and upper bound agree for every magnitude") {
+        var v = 1L
+        while (v in 1..(Long.MAX_VALUE / 3)) {
+            val i = LatencyHistogram.index(v)
+            LatencyHistogram.upperBound(i) shouldBeGreaterThanOrEqual v
+            if (i > 0) LatencyHistogram.upperBound(i - 1) shouldBeLessThanOrEqual v
+            v = v * 3 + 1
+        }
+    }
+
+    test("drain order reports the largest displacement and refuses unserved waiters") {
+        val d = DrainOrder(4)
+        listOf(0, 2, 1, 3).forEach { d.served(it) }
+        d.maxDisplacement() shouldBe 1
+        val partial = DrainOrder(2)
+        partial.served(0)
+        shouldThrow<IllegalStateException> { partial.maxDisplacement() }
+    }
+})

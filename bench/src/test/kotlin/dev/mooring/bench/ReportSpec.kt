@@ -1,0 +1,87 @@
+package dev.mooring.bench
+
+import dev.mooring.bench.report.Aggregation
+import dev.mooring.bench.report.BenchRow
+import dev.mooring.bench.report.Library
+import dev.mooring.bench.report.RatioTable
+import dev.mooring.bench.report.ReportWriter
+import dev.mooring.bench.report.Scenario
+import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.doubles.plusOrMinus
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
+import java.nio.file.Files
+
+class ReportSpec : FunSpec({
+    fun row(lib: Library, ops: Double, p999: Double, notes: String? = null) =
+        BenchRow(lib, Scenario.PING_RESPONDER, 512, 10, mapOf("opsPerSec" to ops, "p999Us" to p999, "jain" to 0.9), notes)
+
+    test("the report is a JSON array of objects with the documented keys, and round-trips") {
+        val rows = listOf(row(Library.MOORING, 50_000.0, 800.0), row(Library.JAVA_SYNC, 40_000.0, 5_000.0, "noisy"))
+        val text = ReportWriter.encode(rows)
+        val arr = Json.parseToJsonElement(text).jsonArray
+        arr.size shouldBe 2
+        arr[0].jsonObject.keys.toList() shouldBe listOf("library", "scenario", "callers", "maxPoolSize", "opsPerSec", "p999Us", "jain")
+        arr[0].jsonObject["library"].toString() shouldBe "\"mooring\""
+        arr[1].jsonObject["notes"].toString() shouldBe "\"noisy\""
+        ReportWriter.decode(text) shouldBe rows
+    }
+
+    test("write creates the directory and replaces an older report") {
+        val dir = Files.createTempDirectory("bench-report")
+        val file = dir.resolve("target/bench-report.json")
+        ReportWriter.write(file, listOf(row(Library.MOORING, 1.0, 2.0)))
+        ReportWriter.write(file, listOf(row(Library.JAVA_REACTIVE, 3.0, 4.0)))
+        ReportWriter.decode(Files.readString(file)).single().library shouldBe Library.JAVA_REACTIVE
+    }
+
+    test("unknown libraries, scenarios and non-finite metrics are rejected") {
+        shouldThrow<IllegalArgumentException> { ReportWriter.decode("""[{"library":"go","scenario":"pool-only"}]""") }
+        shouldThrow<IllegalArgumentException> { ReportWriter.decode("""[{"library":"mooring","scenario":"nope"}]""") }
+        shouldThrow<IllegalArgumentException> { ReportWriter.decode("""{"library":"mooring"}""") }
+        shouldThrow<IllegalArgumentException> { row(Library.MOORING, Double.NaN, 1.0).toJson() }
+    }
+
+    test("repetitions fold into per-metric medians") {
+        val reps = listOf(3.0, 1.0, 2.0).map { row(Library.MOORING, it * 1000, it) } + row(Library.JAVA_SYNC, 7.0, 7.0)
+        val m = Aggregation.medians(reps)
+        m.size shouldBe 2
+        m[0].metrics["opsPerSec"] shouldBe 2000.0
+        m[0].metrics["p999Us"] shouldBe 2.0
+        m[0].metrics["repetitions"] shouldBe 3.0
+        m[1].metrics["opsPerSec"] shouldBe 7.0
+        Aggregation.median(listOf(4.0, 1.0, 3.0, 2.0)) shouldBe 2.5
+    }
+
+    test("ratios divide Mooring by the better official value in each metric's direction") {
+        val cell = listOf(
+            row(Library.MOORING, 60_000.0, 1_000.0),
+            row(Library.JAVA_SYNC, 40_000.0, 9_000.0),
+            row(Library.JAVA_REACTIVE, 30_000.0, 4_000.0),
+        )
+        val r = RatioTable.ratios(cell)
+        r.getValue("opsPerSec") shouldBe (1.5 plusOrMinus 1e-9) // vs the higher throughput (sync)
+        r.getValue("p999Us") shouldBe (0.25 plusOrMinus 1e-9) // vs the lower latency (reactive)
+        val table = RatioTable.render(cell)
+        table shouldContain "### ping-responder"
+        table shouldContain "**1.50×**"
+        table shouldContain "**0.25×**"
+    }
+
+    test("connectionsCreated is shown but not turned into a ratio") {
+        val cell = listOf(
+            BenchRow(Library.MOORING, Scenario.POOL_ONLY, 64, 10, mapOf("opsPerSec" to 2.0, "connectionsCreated" to 10.0)),
+            BenchRow(Library.JAVA_REACTIVE, Scenario.POOL_ONLY, 64, 10, mapOf("opsPerSec" to 1.0, "connectionsCreated" to 1.0)),
+        )
+        RatioTable.ratios(cell).keys shouldBe setOf("opsPerSec")
+    }
+
+    test("no ratio without a Mooring row or without an official row") {
+        RatioTable.ratios(listOf(row(Library.JAVA_SYNC, 1.0, 1.0))) shouldBe emptyMap()
+        RatioTable.ratios(listOf(row(Library.MOORING, 1.0, 1.0))) shouldBe emptyMap()
+    }
+})
