@@ -1,6 +1,7 @@
 package dev.mooring.testkit.dns
 
 import dev.mooring.testkit.server.DefaultHello
+import dev.mooring.testkit.server.ServerTlsConfig
 import dev.mooring.testkit.server.WireServer
 import org.bson.BsonArray
 import org.bson.BsonBoolean
@@ -19,7 +20,8 @@ import java.net.ServerSocket
  * themselves `localhost:27017..27019` (27017 primary), two mongos on 27017 and 27018, or one
  * load balancer in front of a mongos on 8000. The servers answer hello (legacy too) and the
  * WireServer built-ins (`ping`, ...); their hello replies are static (no elections here: the
- * suite only discovers and pings). Without TLS: the TLS test kit is not on this branch.
+ * suite only discovers and pings). With `tls` every server terminates TLS with that config
+ * (the README starts the deployments "with SSL enabled").
  *
  * Thread-safe; [close] stops every server and is idempotent.
  */
@@ -52,10 +54,10 @@ class SeedlistSuiteServers private constructor(
         }
 
         /** The replica set [setName] on [ports] (the first one primary), members named `localhost:<port>`. */
-        suspend fun replicaSet(setName: String = "repl0", ports: List<Int> = REPLICA_SET_PORTS): SeedlistSuiteServers {
+        suspend fun replicaSet(setName: String = "repl0", ports: List<Int> = REPLICA_SET_PORTS, tls: ServerTlsConfig? = null): SeedlistSuiteServers {
             val hosts = ports.map { "localhost:$it" }
             val electionId = ObjectId("7fffffff0000000000000001")
-            return startAll(ports) { server, i ->
+            return startAll(ports, tls) { server, i ->
                 server.hello = { ctx, request ->
                     DefaultHello.standalone(ctx, request).apply {
                         val primary = i == 0
@@ -74,14 +76,14 @@ class SeedlistSuiteServers private constructor(
         }
 
         /** One mongos on each of [ports]. */
-        suspend fun mongoses(ports: List<Int> = MONGOS_PORTS): SeedlistSuiteServers = startAll(ports) { server, _ ->
+        suspend fun mongoses(ports: List<Int> = MONGOS_PORTS, tls: ServerTlsConfig? = null): SeedlistSuiteServers = startAll(ports, tls) { server, _ ->
             server.hello = { ctx, request -> DefaultHello.standalone(ctx, request).apply { put("msg", BsonString("isdbgrid")) } }
         }
 
         /** A load balancer (a mongos answering with a serviceId) on [port]. */
-        suspend fun loadBalancer(port: Int = LOAD_BALANCER_PORT): SeedlistSuiteServers {
+        suspend fun loadBalancer(port: Int = LOAD_BALANCER_PORT, tls: ServerTlsConfig? = null): SeedlistSuiteServers {
             val serviceId = ObjectId()
-            return startAll(listOf(port)) { server, _ ->
+            return startAll(listOf(port), tls) { server, _ ->
                 server.hello = { ctx, request ->
                     DefaultHello.standalone(ctx, request).apply {
                         put("msg", BsonString("isdbgrid"))
@@ -91,10 +93,10 @@ class SeedlistSuiteServers private constructor(
             }
         }
 
-        private suspend fun startAll(ports: List<Int>, configure: (WireServer, Int) -> Unit): SeedlistSuiteServers {
+        private suspend fun startAll(ports: List<Int>, tls: ServerTlsConfig?, configure: (WireServer, Int) -> Unit): SeedlistSuiteServers {
             val started = ArrayList<WireServer>()
             try {
-                ports.forEachIndexed { i, p -> started += WireServer.start(port = p).also { configure(it, i) } }
+                ports.forEachIndexed { i, p -> started += WireServer.start(port = p, tls = tls).also { configure(it, i) } }
             } catch (t: Throwable) {
                 started.forEach { it.close() }
                 throw t

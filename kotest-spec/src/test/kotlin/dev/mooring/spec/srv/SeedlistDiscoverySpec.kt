@@ -17,6 +17,8 @@ import dev.mooring.testkit.dns.DnsTestServer
 import dev.mooring.testkit.dns.DnsZone
 import dev.mooring.testkit.dns.SeedlistSuiteServers
 import dev.mooring.testkit.dns.ZoneText
+import dev.mooring.testkit.server.ServerTlsConfig
+import dev.mooring.testkit.tls.TestPki
 import io.kotest.core.spec.style.FunSpec
 import kotlinx.coroutines.flow.first
 import kotlinx.coroutines.withTimeout
@@ -27,6 +29,7 @@ import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.xbill.DNS.SRVRecord
 import java.io.File
+import java.nio.file.Path
 
 /**
  * Runs the initial-dns-seedlist-discovery suite (every `*.json` below its folder: replica-set/,
@@ -37,9 +40,11 @@ import java.io.File
  * (an `error` file must fail to build, with a typed error), else the resolved seed list,
  * numSeeds, options and parsed_options are checked. "topology and ping": hosts/numHosts once
  * SDAM has discovered the deployment, and ping; it runs against the test kit's servers on the
- * README's fixed ports when the client's settings do not require TLS, and is skipped otherwise
- * (the suite's servers "MUST be started with SSL enabled" and the TLS test kit is not on this
- * branch) or when those ports are in use.
+ * README's fixed ports (skipped when those are in use). When the client's resolved settings
+ * enable TLS (the mongodb+srv default) the servers run TLS with a [TestPki] certificate for the
+ * suite's host names, and the client, built from the URI's settings unchanged, trusts the test
+ * CA through `tls.sslContext` (host names still verified). A case whose URI turns TLS off
+ * (`ssl=false`) gets plain servers, matching what its client asks for.
  */
 class SeedlistDiscoverySpec : FunSpec({
     val suite = "initial-dns-seedlist-discovery"
@@ -48,6 +53,7 @@ class SeedlistDiscoverySpec : FunSpec({
     val loaded = if (readme.isFile) ZoneText.load(zone, ZoneText.dnsBlocks(readme.readText())) else 0
     val dns = DnsTestServer.start(zone)
     val dnsSettings = DnsResolverSettings(dns.address, timeoutMS = 5_000)
+    val pki by lazy { SuitePki() }
     afterSpec { dns.close() }
 
     test("$suite: the README's zone was loaded") {
@@ -66,7 +72,6 @@ class SeedlistDiscoverySpec : FunSpec({
             }
         }
         if (!t.error && (t.hosts != null || t.numHosts != null || t.ping)) {
-            val tls = runCatching { ConnectionString.parse(t.uri).settings.connection.tls.enabled }.getOrDefault(true)
             val ports = when (kind) {
                 "replica-set" -> SeedlistSuiteServers.REPLICA_SET_PORTS
                 "sharded" -> SeedlistSuiteServers.MONGOS_PORTS
@@ -75,13 +80,11 @@ class SeedlistDiscoverySpec : FunSpec({
             }
             val busy = ports?.let { SeedlistSuiteServers.busyPorts(it) }.orEmpty()
             val skip = when {
-                tls -> "TLS test kit not merged on this branch: the suite's deployments must run with TLS (the URI's tls defaults " +
-                    "to true for mongodb+srv) and DefaultConnectionFactory does not open TLS connections yet"
                 ports == null -> "unknown deployment folder '$kind': the README defines replica-set, sharded and load-balanced"
                 busy.isNotEmpty() -> "the README's fixed ports $busy are in use on this machine, so the test kit cannot host the deployment"
                 else -> null
             }
-            cases += SpecCase("topology and ping", skip) { runAgainstDeployment(kind, t, dnsSettings) }
+            cases += SpecCase("topology and ping", skip) { runAgainstDeployment(kind, t, dnsSettings, pki) }
         }
         cases
     }
@@ -162,14 +165,32 @@ private fun same(expected: JsonPrimitive, actual: Any?): Boolean = when {
     else -> expected.content == actual.toString()
 }
 
-private suspend fun runAgainstDeployment(kind: String, t: SeedlistTestCase, dns: DnsResolverSettings) {
+/** The test CA and a server certificate for every name the suite's clients connect to. */
+private class SuitePki {
+    private val pki = TestPki(Path.of(System.getProperty("java.io.tmpdir"), "mooring-seedlist-pki"))
+    private val server = pki.issue(
+        "localhost.test.build.10gen.cc",
+        dnsNames = listOf("*.test.build.10gen.cc", "localhost.test.build.10gen.cc", "localhost.sub.test.build.10gen.cc", "localhost"),
+        ipAddresses = listOf("127.0.0.1"),
+    )
+    val serverTls = ServerTlsConfig(pki.sslContext(server))
+    val clientContext = pki.sslContext(null)
+}
+
+private suspend fun runAgainstDeployment(kind: String, t: SeedlistTestCase, dns: DnsResolverSettings, pki: SuitePki) {
+    // The client's settings as the URI (and TXT records) give them; only the trust store is added.
+    val uriSettings = SrvSeedlistDiscovery.settingsFromUri(t.uri, dns)
+    val tls = uriSettings.connection.tls
+    val settings = if (!tls.enabled) uriSettings
+    else uriSettings.copy(connection = uriSettings.connection.copy(tls = tls.copy(sslContext = pki.clientContext)))
+    val serverTls = if (tls.enabled) pki.serverTls else null
     val servers = when (kind) {
-        "replica-set" -> SeedlistSuiteServers.replicaSet()
-        "sharded" -> SeedlistSuiteServers.mongoses()
-        else -> SeedlistSuiteServers.loadBalancer()
+        "replica-set" -> SeedlistSuiteServers.replicaSet(tls = serverTls)
+        "sharded" -> SeedlistSuiteServers.mongoses(tls = serverTls)
+        else -> SeedlistSuiteServers.loadBalancer(tls = serverTls)
     }
     servers.use {
-        val cluster = MongoCluster(t.uri, dns)
+        val cluster = MongoCluster(settings)
         try {
             if (t.hosts != null || t.numHosts != null) {
                 val expected = t.hosts?.toSet()
