@@ -91,7 +91,7 @@ public class DefaultConnectionFactory(
     /** A pooled connection: full handshake, wire-version check, then [authenticator]. No I/O here. */
     override fun create(address: ServerAddress, id: Long, generation: Int): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return KtorConnection(address, id, generation, settings, selector, poolHandshake, effectiveAuthenticator, tls)
+        return track(KtorConnection(address, id, generation, settings, selector, poolHandshake, effectiveAuthenticator, tls, forget))
     }
 
     /**
@@ -101,11 +101,28 @@ public class DefaultConnectionFactory(
      */
     public fun createMonitoringConnection(address: ServerAddress): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null, tls)
+        return track(KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null, tls, forget))
     }
 
-    /** Closes the selector; every connection of this factory stops working. Idempotent, non-blocking. */
+    /** Connections created and not yet closed, so [close] can close them deterministically. */
+    private val open: MutableSet<KtorConnection> = java.util.concurrent.ConcurrentHashMap.newKeySet()
+    private val forget: (KtorConnection) -> Unit = { open.remove(it) }
+
+    private fun track(c: KtorConnection): KtorConnection {
+        open.add(c)
+        // A close() racing with this create must not leave the new connection usable.
+        if (closed.get()) c.close()
+        return c
+    }
+
+    /**
+     * Closes every connection this factory created (their in-flight and later operations fail
+     * with a network error), then the selector. Idempotent, non-blocking.
+     */
     override fun close() {
-        if (closed.compareAndSet(false, true)) selector.close()
+        if (closed.compareAndSet(false, true)) {
+            open.toList().forEach { it.close() }
+            selector.close()
+        }
     }
 }

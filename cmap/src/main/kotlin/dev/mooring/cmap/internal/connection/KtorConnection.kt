@@ -49,6 +49,8 @@ internal class KtorConnection(
     private val handshake: Handshake,
     private val authenticator: ConnectionAuthenticator?,
     private val tls: ClientTls? = null,
+    /** Called once when this connection closes (the factory forgets it). */
+    private val onClosed: (KtorConnection) -> Unit = {},
 ) : ExhaustConnection {
     private val closed = AtomicBoolean(false)
     private val busy = AtomicBoolean(false)
@@ -162,7 +164,10 @@ internal class KtorConnection(
     }
 
     override fun close() {
-        if (closed.compareAndSet(false, true)) transport?.close()
+        if (closed.compareAndSet(false, true)) {
+            transport?.close()
+            onClosed(this)
+        }
     }
 
     override fun toString(): String = "KtorConnection(id=$id, address=$address, generation=$generation, closed=$isClosed)"
