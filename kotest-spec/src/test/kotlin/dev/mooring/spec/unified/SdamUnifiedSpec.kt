@@ -49,8 +49,9 @@ private fun hostTopology(file: JsonObject): String? {
     return null
 }
 
-private const val AUTH_REASON = "needs a deployment that authenticates (SCRAM): the test kit servers do not authenticate " +
-    "and Mooring has no SCRAM ConnectionAuthenticator yet"
+private const val AUTH_REASON = "needs a deployment that authenticates (runOnRequirements auth: true): Mooring has SCRAM " +
+    "and the test kit has ScramServer, but this runner does not yet host authenticated deployments (open work of the " +
+    "live-topology issue)"
 
 /** The server version the test kit's servers claim (maxWireVersion 21). */
 private const val SIMULATED_VERSION = "7.0"
