@@ -3,9 +3,11 @@ package dev.mooring.cmap
 import dev.mooring.cmap.internal.connection.ClientMetadata
 import dev.mooring.cmap.internal.connection.Handshake
 import dev.mooring.cmap.internal.connection.KtorConnection
+import dev.mooring.cmap.internal.connection.SocketRegistry
 import dev.mooring.events.ServerAddress
 import io.ktor.network.selector.SelectorManager
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
 import org.bson.BsonDocument
 import java.util.concurrent.atomic.AtomicBoolean
 
@@ -32,7 +34,10 @@ public class DefaultConnectionFactory(
     driverInfo: List<DriverInfo> = emptyList(),
     private val authenticator: ConnectionAuthenticator? = null,
 ) : ConnectionFactory, AutoCloseable {
-    private val selector: SelectorManager = SelectorManager(Dispatchers.IO)
+    // The selector's loop coroutine is a child of this job, so close can wait for it to stop.
+    private val selectorJob = Job()
+    private val selector: SelectorManager = SelectorManager(Dispatchers.IO + selectorJob)
+    private val sockets = SocketRegistry()
     private val closed = AtomicBoolean(false)
 
     /** The handshake's `client` document (at most 512 bytes). */
@@ -54,6 +59,7 @@ public class DefaultConnectionFactory(
             monitorHandshake = Handshake(settings, clientMetadata, forMonitoring = true)
         } catch (e: Throwable) {
             selector.close()
+            selectorJob.complete()
             throw e
         }
     }
@@ -61,7 +67,7 @@ public class DefaultConnectionFactory(
     /** A pooled connection: full handshake, wire-version check, then [authenticator]. No I/O here. */
     override fun create(address: ServerAddress, id: Long, generation: Int): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return KtorConnection(address, id, generation, settings, selector, poolHandshake, authenticator)
+        return KtorConnection(address, id, generation, settings, selector, poolHandshake, authenticator, sockets)
     }
 
     /**
@@ -71,11 +77,41 @@ public class DefaultConnectionFactory(
      */
     public fun createMonitoringConnection(address: ServerAddress): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null)
+        return KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null, sockets)
     }
 
-    /** Closes the selector; every connection of this factory stops working. Idempotent, non-blocking. */
+    /**
+     * Closes the selector; every connection of this factory stops working. Idempotent,
+     * non-blocking: the selector's coroutine stops (and releases its descriptors) a moment
+     * later; [awaitClosed] waits for that.
+     */
     override fun close() {
-        if (closed.compareAndSet(false, true)) selector.close()
+        closed.set(true)
+        close0()
+    }
+
+    private val selectorClosed = AtomicBoolean(false)
+
+    private fun close0() {
+        if (selectorClosed.compareAndSet(false, true)) {
+            selector.close()
+            selectorJob.complete()
+        }
+    }
+
+    /**
+     * Closes (as [close]) and suspends until the sockets of this factory's connections and the
+     * selector's coroutine have stopped, so no coroutine or descriptor of this factory is left.
+     * Call it after closing the connections: sockets still closing get up to 5 s, then are
+     * cancelled. Cancelling the wait leaves the close in effect. Idempotent.
+     */
+    public suspend fun awaitClosed() {
+        closed.set(true)
+        sockets.awaitAll(SOCKET_CLOSE_WAIT_MILLIS)
+        close0()
+        selectorJob.join()
     }
 }
+
+/** How long the factory's close waits for sockets that are still closing before it cancels them. */
+private const val SOCKET_CLOSE_WAIT_MILLIS = 5_000L

@@ -35,6 +35,9 @@ sealed interface Fault {
         }
     }
 
+    /** Every byte is replaced by garbage (XOR 0x5A): the peer reads a well-timed but meaningless stream. */
+    data object Corrupt : Fault
+
     /** Forwarding is throttled to about [bytesPerSecond]. */
     data class Bandwidth(val bytesPerSecond: Long) : Fault {
         init {

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong
 /**
  * A fault-injecting TCP proxy for tests: listens on a loopback port and relays every accepted
  * connection to [target], applying a [Fault] per [Direction] to the bytes in flight — added
- * latency, blackhole (accept, never answer), reset, close after N bytes, bandwidth limit.
+ * latency, blackhole (accept, never answer), reset, close after N bytes, garbage, bandwidth limit.
  *
  * ```
  * FaultProxy.start(ServerAddress("127.0.0.1", serverPort)).use { proxy ->

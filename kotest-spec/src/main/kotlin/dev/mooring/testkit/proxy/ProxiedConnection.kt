@@ -62,6 +62,10 @@ internal class ProxiedConnection(
                         output.write(buf, 0, n)
                     }
                     Fault.Blackhole -> Unit
+                    Fault.Corrupt -> {
+                        for (i in 0 until n) buf[i] = (buf[i].toInt() xor 0x5A).toByte()
+                        output.write(buf, 0, n)
+                    }
                     Fault.Reset -> {
                         reset()
                         return

@@ -40,6 +40,7 @@ internal class KtorConnection(
     private val selector: SelectorManager,
     private val handshake: Handshake,
     private val authenticator: ConnectionAuthenticator?,
+    private val sockets: SocketRegistry? = null,
 ) : ExhaustConnection {
     private val closed = AtomicBoolean(false)
     private val busy = AtomicBoolean(false)
@@ -63,6 +64,7 @@ internal class KtorConnection(
             guarded(settings.connectTimeoutMS, "connecting and handshaking") {
                 val socket = Connector.connect(selector, address)
                 val t = SocketTransport(socket)
+                sockets?.register(t.job)
                 transport = t
                 if (closed.get()) {
                     t.close()

@@ -38,6 +38,9 @@ internal class SocketTransport(private val socket: Socket) {
         return RawMessage(header, headerBytes, body)
     }
 
+    /** The socket's job: complete once Ktor has fully closed the socket (its coroutines stopped). */
+    val job: kotlinx.coroutines.Job get() = socket.socketContext
+
     fun close() {
         try {
             socket.close()
