@@ -8,6 +8,7 @@ import dev.mooring.events.ServerAddress
 import io.ktor.network.selector.SelectorManager
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.sync.Semaphore
 import org.bson.BsonDocument
 import java.util.concurrent.atomic.AtomicBoolean
 
@@ -38,6 +39,7 @@ public class DefaultConnectionFactory(
     private val selectorJob = Job()
     private val selector: SelectorManager = SelectorManager(Dispatchers.IO + selectorJob)
     private val sockets = SocketRegistry()
+    private val monitorEstablishGate = Semaphore(MAX_MONITORING_CONNECTIONS_ESTABLISHING)
     private val closed = AtomicBoolean(false)
 
     /** The handshake's `client` document (at most 512 bytes). */
@@ -74,10 +76,13 @@ public class DefaultConnectionFactory(
      * A connection for an SDAM monitor (never pooled): the same handshake without auth and
      * without `saslSupportedMechs`, and without the wire-version check (SDAM records
      * incompatibility in the topology instead). Its [Connection.id] is 0 and generation 0.
+     * At most [MAX_MONITORING_CONNECTIONS_ESTABLISHING] monitoring connections of this factory
+     * connect and handshake at once; further `establish()` calls wait (cancellably) for a slot,
+     * and their connectTimeoutMS starts when they get it.
      */
     public fun createMonitoringConnection(address: ServerAddress): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null, sockets)
+        return KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null, sockets, monitorEstablishGate)
     }
 
     /**
@@ -110,6 +115,17 @@ public class DefaultConnectionFactory(
         sockets.awaitAll(SOCKET_CLOSE_WAIT_MILLIS)
         close0()
         selectorJob.join()
+    }
+
+    /** Limits of every factory. */
+    public companion object {
+        /**
+         * At most this many monitoring connections (server and RTT monitors) of one factory
+         * establish at once, so a hello listing thousands of hosts does not open thousands of
+         * sockets at the same moment: the topology tracks every host, and their monitors
+         * connect in waves of this size.
+         */
+        public const val MAX_MONITORING_CONNECTIONS_ESTABLISHING: Int = 64
     }
 }
 

@@ -55,13 +55,13 @@ class CancellationStormSpec : FunSpec({
 
     test("across all seeds, cancellation landed in every phase") {
         // proves the storm exercises each point the issue names
-        for (p in listOf(Phase.QUEUED, Phase.IN_USE, Phase.CHECKING_IN)) (phaseTotals[p]?.get() ?: 0) shouldBeGreaterThan 0
+        for (p in listOf(Phase.CHECKING_OUT, Phase.IN_USE, Phase.CHECKING_IN)) (phaseTotals[p]?.get() ?: 0) shouldBeGreaterThan 0
         println("cancellation storm: cancelled by phase ${phaseTotals.mapValues { it.value.get() }}")
     }
 })
 
-/** Where an operation was when it was cancelled. */
-enum class Phase { QUEUED, IN_USE, CHECKING_IN, DONE }
+/** Where an operation was when it was cancelled (CHECKING_OUT: waiting in the queue or for its establishment). */
+enum class Phase { CHECKING_OUT, IN_USE, CHECKING_IN, DONE }
 
 class StormResult(val phases: Map<Phase, Int>)
 
@@ -80,7 +80,7 @@ private suspend fun storm(seed: Long, operations: Int): StormResult {
     withTimeout(60.seconds) {
         coroutineScope {
             repeat(operations) { i ->
-                val phase = AtomicReference(Phase.QUEUED)
+                val phase = AtomicReference(Phase.CHECKING_OUT)
                 val op: Job = launch(Dispatchers.Default) {
                     try {
                         val c = pool.checkOut()

@@ -41,6 +41,7 @@ internal class KtorConnection(
     private val handshake: Handshake,
     private val authenticator: ConnectionAuthenticator?,
     private val sockets: SocketRegistry? = null,
+    private val establishGate: kotlinx.coroutines.sync.Semaphore? = null,
 ) : ExhaustConnection {
     private val closed = AtomicBoolean(false)
     private val busy = AtomicBoolean(false)
@@ -61,6 +62,22 @@ internal class KtorConnection(
         check(establishStarted.compareAndSet(false, true)) { "establish() was already called on connection $id to $address" }
         acquire("establish")
         try {
+            if (establishGate != null) establishGate.acquire() // waiting for a slot is not part of connectTimeoutMS
+            try {
+                establishGuarded()
+            } finally {
+                establishGate?.release()
+            }
+        } catch (e: Throwable) {
+            close()
+            throw e
+        } finally {
+            busy.set(false)
+        }
+    }
+
+    private suspend fun establishGuarded() {
+        run {
             guarded(settings.connectTimeoutMS, "connecting and handshaking") {
                 val socket = Connector.connect(selector, address)
                 val t = SocketTransport(socket)
@@ -85,11 +102,6 @@ internal class KtorConnection(
                 // SDAM counts authentication as part of the handshake ("beforeHandshakeCompletes")
                 handshakeCompleted = true
             }
-        } catch (e: Throwable) {
-            close()
-            throw e
-        } finally {
-            busy.set(false)
         }
     }
 
@@ -235,7 +247,11 @@ internal class KtorConnection(
             )
         } catch (e: CancellationException) {
             close()
-            throw e
+            if (!currentCoroutineContext().isActive) throw e
+            // Our caller is still active: the socket's own channel was cancelled (the peer reset
+            // the connection mid-message). That is a network error; letting the
+            // CancellationException escape would silently end the caller (e.g. a monitor loop).
+            throw MongoNetworkException("network error $what on $address: the connection was reset", address, generation, handshakeCompleted, e)
         } catch (e: WireFormatException) {
             close()
             throw MongoProtocolException("protocol error $what on $address: ${e.message}", address, generation, handshakeCompleted, e)

@@ -10,14 +10,6 @@ import kotlinx.coroutines.Job
  * Thread-safe (stateless).
  */
 public object ClusterInternals {
-    /**
-     * At most this many server monitors are between their start and their first check outcome
-     * at any time: a hello listing thousands of hosts starts their monitors in waves, not all
-     * at once (each further monitor starts when an earlier one reports, or after twice
-     * connectTimeoutMS). Every server still appears in the topology at once, as Unknown.
-     */
-    public const val MAX_MONITORS_STARTING: Int = MonitorStarter.MAX_STARTING
-
     /** A cluster whose monitors come from [monitorFactory] (null: the real ServerMonitor), with [listeners] registered first. */
     @JvmStatic
     @JvmOverloads

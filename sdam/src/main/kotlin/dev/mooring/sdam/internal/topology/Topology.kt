@@ -67,12 +67,6 @@ public class Topology(
     private val entries = LinkedHashMap<ServerAddress, ServerEntry>() // guarded by mutex
     private val cleanups = ArrayList<Job>() // guarded by mutex
     private var opened = false // guarded by mutex
-    private val starter = MonitorStarter(
-        scope,
-        MonitorStarter.MAX_STARTING,
-        // a first check is bounded by connectTimeoutMS (connect + handshake); 0 means none
-        settings.connection.connectTimeoutMS.takeIf { it > 0 }?.let { 2 * it } ?: 10_000L,
-    )
 
     /** The initial-topology part of [settings]. */
     public val topologySettings: TopologySettings = TopologySettings(
@@ -211,7 +205,7 @@ public class Topology(
 
     /** Carries out [update] (plus [pre] actions first) under the lock. See the class documentation. */
     private suspend fun applyLocked(update: TopologyUpdate, pre: List<TopologyAction>?, cause: Throwable?) {
-        val toStart = ArrayList<Pair<ServerAddress, MonitorHandle>>()
+        val toStart = ArrayList<MonitorHandle>()
         val checks = ArrayList<ServerAddress>()
         for (action in (pre.orEmpty() + update.actions)) {
             val address = action.address
@@ -219,12 +213,9 @@ public class Topology(
                 is TopologyAction.StartMonitoring -> if (address !in entries) {
                     val monitor = if (topologySettings.loadBalanced) null else monitorFactory.create(address, scope, sinkFor(address))
                     entries[address] = ServerEntry(address, monitor)
-                    monitor?.let { toStart += address to it }
+                    monitor?.let { toStart += it }
                 }
-                is TopologyAction.StopMonitoring -> entries.remove(address)?.let {
-                    starter.released(address)
-                    scheduleCleanup(it)
-                }
+                is TopologyAction.StopMonitoring -> entries.remove(address)?.let { scheduleCleanup(it) }
                 is TopologyAction.MarkPoolReady -> {
                     val entry = entries.getOrPut(address) { ServerEntry(address, null) }
                     val pool = entry.pool ?: createPool(address).also { entry.pool = it }
@@ -248,7 +239,7 @@ public class Topology(
         refreshSnapshots()
         state.value = update.description
         publish(update)
-        toStart.forEach { starter.start(it.first, it.second) }
+        toStart.forEach { it.start() }
         for (a in checks) entries[a]?.monitor?.requestImmediateCheck()
     }
 
@@ -276,7 +267,6 @@ public class Topology(
 
     private fun sinkFor(address: ServerAddress) = CheckOutcomeSink { description, error, clearPool, interrupt ->
         require(description.address == address) { "monitor of $address reported an outcome for ${description.address}" }
-        starter.released(address)
         onCheckOutcome(description, error, clearPool, interrupt)
     }
 
