@@ -43,7 +43,7 @@ class FaultInjectionSpec : FunSpec({
             runFaultScenario(
                 "replica set", rsSettings(rs),
                 FaultRecipe("server killed", inject = { rs.kill(primary) }, lift = { rs.restart(primary); rs.elect(primary) }),
-                serverDescriptorAllowance = 2, // the restarted member's new listener and its selector socket
+                serverDescriptorAllowance = 1, // the restarted member's new listening socket
             )
         }
     }

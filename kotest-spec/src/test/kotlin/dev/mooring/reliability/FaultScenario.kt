@@ -41,13 +41,15 @@ data class FaultReport(
     val recoveryMillis: Long,
     val fdsBefore: Int,
     val fdsAfter: Int,
+    val socketsBefore: Int,
+    val socketsAfter: Int,
     val libraryCoroutinesDuring: Int,
     val libraryCoroutinesAfter: Int,
     val retriesAfterRecovery: Int,
 ) {
     fun line(): String =
         "| $backend | $fault | $operations | $succeeded | ${errorsByType.entries.joinToString(", ") { "${it.key} ${it.value}" }.ifEmpty { "-" }} | " +
-            "$slowestOperationMillis | $recoveryMillis | $retriesAfterRecovery | $fdsBefore -> $fdsAfter | $libraryCoroutinesDuring -> $libraryCoroutinesAfter |"
+            "$slowestOperationMillis | $recoveryMillis | $retriesAfterRecovery | $fdsBefore -> $fdsAfter | $socketsBefore -> $socketsAfter | $libraryCoroutinesDuring -> $libraryCoroutinesAfter |"
 }
 
 /** The fault-injection recipe: how to inject the fault and how to lift it. */
@@ -71,8 +73,9 @@ fun insertOne(): BsonDocument =
  *  4. lifts the fault; measures the time until an operation succeeds again (same client);
  *     then [concurrency] concurrent inserts must all succeed;
  *  5. closes the client: no library coroutine is left, every connection created was closed,
- *     and the descriptor count returns to where it was (plus [serverDescriptorAllowance] for
- *     a scenario that restarts a test-kit server: its new listening socket).
+ *     and the socket descriptor count returns to where it was (plus [serverDescriptorAllowance]
+ *     for a scenario that restarts a test-kit server: its new listening socket); the total
+ *     descriptor count is reported.
  */
 suspend fun runFaultScenario(
     backend: String,
@@ -82,6 +85,7 @@ suspend fun runFaultScenario(
     serverDescriptorAllowance: Int = 0,
 ): FaultReport {
     val fdsBefore = openFileDescriptors()
+    val socketsBefore = openSocketDescriptors()
     val fdTargetsBefore = fileDescriptorTargets()
     val coroutinesBefore = libraryCoroutines()
     withClue("library coroutines alive before the client opened") { coroutinesBefore.shouldBeEmpty() }
@@ -120,18 +124,23 @@ suspend fun runFaultScenario(
         withClue("library coroutines alive after close(): $left") { left.shouldBeEmpty() }
         val created = recorder.ofType<ConnectionCreatedEvent>().size
         withClue("every connection created was closed") { recorder.ofType<ConnectionClosedEvent>().size shouldBe created }
-        // a restarted test-kit server re-binds its listener (a new descriptor that is the server's, not the client's)
-        val fdsAfter = awaitFileDescriptorsAtMost(fdsBefore + serverDescriptorAllowance)
-        if (fdsAfter > fdsBefore + serverDescriptorAllowance) {
+        // Sockets are the client's resource and must all be released (a restarted test-kit server re-binds its
+        // listener: [serverDescriptorAllowance]). The total count is reported: it also holds JVM-internal epoll/eventfd
+        // pairs that NIO selectors of the test kit and dispatcher threads cache, which are not the client's.
+        val socketsAfter = awaitSocketDescriptorsAtMost(socketsBefore + serverDescriptorAllowance)
+        val fdsAfter = awaitFileDescriptorsAtMost(fdsBefore + serverDescriptorAllowance, bound = 2.seconds)
+        if (socketsAfter > socketsBefore + serverDescriptorAllowance) {
             val added = fileDescriptorTargets().filter { (fd, target) -> fdTargetsBefore[fd] != target }
             val sockets = added.values.filter { it.startsWith("socket:[") }.map { it.removePrefix("socket:[").removeSuffix("]") }.toSet()
-            withClue("descriptors before $fdsBefore, after $fdsAfter; new: $added; tcp: ${tcpEndpoints(sockets)}") { fdsAfter shouldBeLessThanOrEqual fdsBefore + serverDescriptorAllowance }
+            withClue("socket descriptors before $socketsBefore, after $socketsAfter; new: $added; tcp: ${tcpEndpoints(sockets)}") {
+                socketsAfter shouldBeLessThanOrEqual socketsBefore + serverDescriptorAllowance
+            }
         }
 
         val report = FaultReport(
             backend, fault.name, concurrency, outcomes.count { it.error == null },
             outcomes.mapNotNull { it.error }.groupingBy { it }.eachCount().toSortedMap(),
-            outcomes.maxOf { it.millis }, recoveryMillis, fdsBefore, fdsAfter, during, left.size, retriedAfterRecovery,
+            outcomes.maxOf { it.millis }, recoveryMillis, fdsBefore, fdsAfter, socketsBefore, socketsAfter, during, left.size, retriedAfterRecovery,
         )
         record(report)
         return report
@@ -231,8 +240,8 @@ private fun record(r: FaultReport) {
     if (!reportFile.exists()) {
         reportFile.parentFile?.mkdirs()
         reportFile.writeText(
-            "| backend | fault | ops | succeeded | errors by type | slowest op ms | recovery ms | retries after recovery | fds before -> after | library coroutines during -> after close |\n" +
-                "|---|---|---|---|---|---|---|---|---|---|\n",
+            "| backend | fault | ops | succeeded | errors by type | slowest op ms | recovery ms | retries after recovery | fds before -> after | socket fds before -> after | library coroutines during -> after close |\n" +
+                "|---|---|---|---|---|---|---|---|---|---|---|\n",
         )
     }
     reportFile.appendText(r.line() + "\n")

@@ -10,6 +10,24 @@ import kotlin.time.Duration.Companion.seconds
 /** Open file descriptors of this JVM (entries of /proc/self/fd); -1 where /proc is absent. */
 fun openFileDescriptors(): Int = File("/proc/self/fd").list()?.size ?: -1
 
+/** Open socket descriptors of this JVM (`socket:[inode]` entries of /proc/self/fd); -1 where /proc is absent. */
+fun openSocketDescriptors(): Int =
+    File("/proc/self/fd").listFiles()?.count { f -> runCatching { java.nio.file.Files.readSymbolicLink(f.toPath()).toString() }.getOrDefault("").startsWith("socket:") } ?: -1
+
+/** Waits (bounded) until at most [limit] socket descriptors are open; returns the last count seen. */
+suspend fun awaitSocketDescriptorsAtMost(limit: Int, bound: Duration = 15.seconds): Int {
+    var last = openSocketDescriptors()
+    if (limit < 0) return last
+    withTimeoutOrNull(bound) {
+        while (true) {
+            last = openSocketDescriptors()
+            if (last <= limit) break
+            delay(50)
+        }
+    }
+    return last
+}
+
 /**
  * Waits (bounded) until the descriptor count is at most [limit]: sockets closed by the client
  * are released by the peers' threads a moment later. Returns the last count seen.
