@@ -5,11 +5,14 @@ import dev.mooring.cmap.internal.connection.Handshake
 import dev.mooring.cmap.internal.auth.ScramAuthenticator
 import dev.mooring.cmap.internal.auth.ScramKind
 import dev.mooring.cmap.internal.connection.KtorConnection
+import dev.mooring.cmap.internal.connection.SocketRegistry
 import dev.mooring.cmap.internal.connection.tls.ClientTls
 import dev.mooring.cmap.internal.wire.compression.Compressors
 import dev.mooring.events.ServerAddress
 import io.ktor.network.selector.SelectorManager
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.sync.Semaphore
 import org.bson.BsonDocument
 import java.util.concurrent.atomic.AtomicBoolean
 
@@ -51,7 +54,11 @@ public class DefaultConnectionFactory(
      */
     private val authenticator: ConnectionAuthenticator? = null,
 ) : ConnectionFactory, AutoCloseable {
-    private val selector: SelectorManager = SelectorManager(Dispatchers.IO)
+    // The selector's loop coroutine is a child of this job, so close can wait for it to stop.
+    private val selectorJob = Job()
+    private val selector: SelectorManager = SelectorManager(Dispatchers.IO + selectorJob)
+    private val sockets = SocketRegistry()
+    private val monitorEstablishGate = Semaphore(MAX_MONITORING_CONNECTIONS_ESTABLISHING)
     private val closed = AtomicBoolean(false)
 
     /** The handshake's `client` document (at most 512 bytes). */
@@ -84,6 +91,7 @@ public class DefaultConnectionFactory(
             monitorHandshake = Handshake(settings, clientMetadata, forMonitoring = true)
         } catch (e: Throwable) {
             selector.close()
+            selectorJob.complete()
             throw e
         }
     }
@@ -91,17 +99,20 @@ public class DefaultConnectionFactory(
     /** A pooled connection: full handshake, wire-version check, then [authenticator]. No I/O here. */
     override fun create(address: ServerAddress, id: Long, generation: Int): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return track(KtorConnection(address, id, generation, settings, selector, poolHandshake, effectiveAuthenticator, tls, forget))
+        return track(KtorConnection(address, id, generation, settings, selector, poolHandshake, effectiveAuthenticator, tls, sockets, null, forget))
     }
 
     /**
      * A connection for an SDAM monitor (never pooled): the same handshake without auth and
      * without `saslSupportedMechs`, and without the wire-version check (SDAM records
      * incompatibility in the topology instead). Its [Connection.id] is 0 and generation 0.
+     * At most [MAX_MONITORING_CONNECTIONS_ESTABLISHING] monitoring connections of this factory
+     * connect and handshake at once; further `establish()` calls wait (cancellably) for a slot,
+     * and their connectTimeoutMS starts when they get it.
      */
     public fun createMonitoringConnection(address: ServerAddress): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return track(KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null, tls, forget))
+        return track(KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null, tls, sockets, monitorEstablishGate, forget))
     }
 
     /** Connections created and not yet closed, so [close] can close them deterministically. */
@@ -117,12 +128,47 @@ public class DefaultConnectionFactory(
 
     /**
      * Closes every connection this factory created (their in-flight and later operations fail
-     * with a network error), then the selector. Idempotent, non-blocking.
+     * with a network error), then the selector. Idempotent, non-blocking: the selector's
+     * coroutine stops (and releases its descriptors) a moment later; [awaitClosed] waits for that.
      */
     override fun close() {
-        if (closed.compareAndSet(false, true)) {
-            open.toList().forEach { it.close() }
+        if (closed.compareAndSet(false, true)) open.toList().forEach { it.close() }
+        close0()
+    }
+
+    private val selectorClosed = AtomicBoolean(false)
+
+    private fun close0() {
+        if (selectorClosed.compareAndSet(false, true)) {
             selector.close()
+            selectorJob.complete()
         }
     }
+
+    /**
+     * Closes (as [close]) and suspends until the sockets of this factory's connections and the
+     * selector's coroutine have stopped, so no coroutine or descriptor of this factory is left.
+     * Sockets still closing get up to 5 s, then are cancelled. Cancelling the wait leaves the
+     * close in effect. Idempotent.
+     */
+    public suspend fun awaitClosed() {
+        if (closed.compareAndSet(false, true)) open.toList().forEach { it.close() }
+        sockets.awaitAll(SOCKET_CLOSE_WAIT_MILLIS)
+        close0()
+        selectorJob.join()
+    }
+
+    /** Limits of every factory. */
+    public companion object {
+        /**
+         * At most this many monitoring connections (server and RTT monitors) of one factory
+         * establish at once, so a hello listing thousands of hosts does not open thousands of
+         * sockets at the same moment: the topology tracks every host, and their monitors
+         * connect in waves of this size.
+         */
+        public const val MAX_MONITORING_CONNECTIONS_ESTABLISHING: Int = 64
+    }
 }
+
+/** How long the factory's close waits for sockets that are still closing before it cancels them. */
+private const val SOCKET_CLOSE_WAIT_MILLIS = 5_000L

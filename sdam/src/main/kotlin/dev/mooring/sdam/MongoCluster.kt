@@ -219,7 +219,7 @@ public class MongoCluster internal constructor(
                 live.close()
                 job.cancel()
                 job.join()
-                connectionFactory.close()
+                connectionFactory.awaitClosed()
             }
         }
     }

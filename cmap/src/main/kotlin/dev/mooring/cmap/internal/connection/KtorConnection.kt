@@ -49,6 +49,8 @@ internal class KtorConnection(
     private val handshake: Handshake,
     private val authenticator: ConnectionAuthenticator?,
     private val tls: ClientTls? = null,
+    private val sockets: SocketRegistry? = null,
+    private val establishGate: kotlinx.coroutines.sync.Semaphore? = null,
     /** Called once when this connection closes (the factory forgets it). */
     private val onClosed: (KtorConnection) -> Unit = {},
 ) : ExhaustConnection {
@@ -74,9 +76,26 @@ internal class KtorConnection(
         check(establishStarted.compareAndSet(false, true)) { "establish() was already called on connection $id to $address" }
         acquire("establish")
         try {
+            if (establishGate != null) establishGate.acquire() // waiting for a slot is not part of connectTimeoutMS
+            try {
+                establishGuarded()
+            } finally {
+                establishGate?.release()
+            }
+        } catch (e: Throwable) {
+            close()
+            throw e
+        } finally {
+            busy.set(false)
+        }
+    }
+
+    private suspend fun establishGuarded() {
+        run {
             guarded(settings.connectTimeoutMS, "connecting and handshaking") {
                 val socket = Connector.connect(selector, address, settings.hostNameResolver)
                 val t = SocketTransport(socket, tls?.newEngine(address))
+                sockets?.register(t.job)
                 transport = t
                 if (closed.get()) {
                     t.close()
@@ -109,11 +128,6 @@ internal class KtorConnection(
                 // SDAM counts authentication as part of the handshake ("beforeHandshakeCompletes")
                 handshakeCompleted = true
             }
-        } catch (e: Throwable) {
-            close()
-            throw e
-        } finally {
-            busy.set(false)
         }
     }
 
@@ -276,12 +290,13 @@ internal class KtorConnection(
         } catch (e: CancellationException) {
             val wasClosed = closed.get()
             close()
-            // close() from another coroutine (cancelCheck, interruptInUseConnections) makes Ktor
-            // cancel the pending read: for this caller that is a network error, not a cancellation
-            if (wasClosed && currentCoroutineContext().isActive) {
-                throw MongoNetworkException("network error $what on $address: connection was closed", address, generation, handshakeCompleted, e)
-            }
-            throw e
+            if (!currentCoroutineContext().isActive) throw e
+            // Our caller is still active, so the cancellation came from the socket: close() from
+            // another coroutine (cancelCheck, interruptInUseConnections) or the peer resetting the
+            // connection mid-message. For this caller that is a network error; letting the
+            // CancellationException escape would silently end it (e.g. a monitor loop).
+            val why = if (wasClosed) "connection was closed" else "the connection was reset"
+            throw MongoNetworkException("network error $what on $address: $why", address, generation, handshakeCompleted, e)
         } catch (e: javax.net.ssl.SSLException) {
             close()
             throw MongoTlsException("TLS failure $what on $address: ${TlsErrors.describe(e)}", address, generation, handshakeCompleted, e)

@@ -55,6 +55,9 @@ internal class SocketTransport(private val socket: Socket, engine: SSLEngine? = 
         return RawMessage(header, headerBytes, body)
     }
 
+    /** The socket's job: complete once Ktor has fully closed the socket (its coroutines stopped). */
+    val job: kotlinx.coroutines.Job get() = socket.socketContext
+
     fun close() {
         try {
             socket.close()
