@@ -9,7 +9,10 @@ import dev.mooring.sdam.MongoClusterSettings
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.flow.first
+import kotlinx.coroutines.selects.select
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
@@ -35,7 +38,7 @@ class DemoRunner(
     private val stop: CompletableDeferred<Unit>,
 ) {
     private val stats = DemoStats()
-    private val rate = RateMeter()
+    private var rate = RateMeter()
     private val stepDowns = AtomicInteger()
     private val notice = AtomicReference<String?>(null)
     private val status: PrintStream get() = if (args.json) err else out
@@ -72,6 +75,11 @@ class DemoRunner(
             return 1
         }
         try {
+            if (!awaitServer(cluster) && !stop.isCompleted) {
+                status.println("no usable server after ${CONNECT_WAIT_SECONDS}s (topology ${cluster.topology.value.type.specName}); running anyway")
+            }
+            stats.startClock()
+            rate = RateMeter()
             coroutineScope {
                 val printer = jsonLines?.let { ch -> launch { for (e in ch) out.println(EventJson.of(e)) } }
                 val workload = Workload(cluster, args.callers, stats).start(this)
@@ -97,6 +105,15 @@ class DemoRunner(
         }
         return 0
     }
+
+    /** Waits (at most [CONNECT_WAIT_SECONDS]) until a data-bearing server is known; false on timeout or [stop]. */
+    private suspend fun awaitServer(cluster: MongoCluster): Boolean = withTimeoutOrNull(CONNECT_WAIT_SECONDS * 1_000L) {
+        coroutineScope {
+            val ready = async { cluster.topology.first { t -> t.servers.values.any { it.type.isDataBearing } }; true }
+            val stopped = async { stop.await(); false }
+            select { ready.onAwait { it }; stopped.onAwait { it } }.also { ready.cancel(); stopped.cancel() }
+        }
+    } ?: false
 
     private fun onKey(key: Char, deployment: Deployment) {
         when (key) {
@@ -160,6 +177,8 @@ class DemoRunner(
         }
     }
 }
+
+private const val CONNECT_WAIT_SECONDS = 30
 
 /** Parses [argv] and runs the demo; returns the exit code (2 for a bad command line). */
 fun runDemo(

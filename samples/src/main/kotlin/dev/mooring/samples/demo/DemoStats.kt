@@ -24,7 +24,7 @@ class DemoStats(private val recentCapacity: Int = 6) : EventListener {
     private val ops = LongAdder()
     private val errorsByType = ConcurrentHashMap<String, LongAdder>()
     private val recent = ArrayDeque<MooringEvent>()
-    private val startNanos = System.nanoTime()
+    @Volatile private var startNanos = System.nanoTime()
 
     /** Checkout waits (ConnectionCheckedOut durations). */
     val checkoutWaits: WaitHistogram = WaitHistogram()
@@ -58,7 +58,12 @@ class DemoStats(private val recentCapacity: Int = 6) : EventListener {
     /** Failed operations by exception type. */
     fun errorsByType(): Map<String, Long> = errorsByType.mapValues { it.value.sum() }.toSortedMap()
 
-    /** Seconds since this object was created. */
+    /** Starts the run's clock now (when the workload starts). */
+    fun startClock() {
+        startNanos = System.nanoTime()
+    }
+
+    /** Seconds since [startClock] (or since this object was created). */
     val elapsedSeconds: Double get() = (System.nanoTime() - startNanos) / 1e9
 
     /** The last few notable events (pool, connection, server, topology; not each checkout or heartbeat), oldest first. */
