@@ -5,6 +5,7 @@ import dev.mooring.cmap.ConnectionCheckOutStartedEvent
 import dev.mooring.cmap.ConnectionCheckedInEvent
 import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
+import dev.mooring.cmap.ConnectionReadyEvent
 import dev.mooring.cmap.PoolClearedEvent
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
@@ -20,7 +21,7 @@ import java.util.concurrent.atomic.LongAdder
  * clears, connections created and the last few notable events (from the cluster's events).
  * Thread-safe; [onEvent] is quick (it runs inside the publisher).
  */
-class DemoStats(private val recentCapacity: Int = 6) : EventListener {
+class DemoStats(private val recentCapacity: Int = 8) : EventListener {
     private val ops = LongAdder()
     private val errorsByType = ConcurrentHashMap<String, LongAdder>()
     private val recent = ArrayDeque<MooringEvent>()
@@ -66,7 +67,7 @@ class DemoStats(private val recentCapacity: Int = 6) : EventListener {
     /** Seconds since [startClock] (or since this object was created). */
     val elapsedSeconds: Double get() = (System.nanoTime() - startNanos) / 1e9
 
-    /** The last few notable events (pool, connection, server, topology; not each checkout or heartbeat), oldest first. */
+    /** The last few notable events (pool, connection created/closed, server, topology; not each checkout, connection ready or successful heartbeat), oldest first. */
     fun recentEvents(): List<MooringEvent> = synchronized(recent) { recent.toList() }
 
     override fun onEvent(event: MooringEvent) {
@@ -85,7 +86,7 @@ class DemoStats(private val recentCapacity: Int = 6) : EventListener {
     }
 
     private fun isNotable(event: MooringEvent): Boolean = when (event) {
-        is ConnectionCheckedOutEvent, is ConnectionCheckedInEvent, is ConnectionCheckOutStartedEvent,
+        is ConnectionCheckedOutEvent, is ConnectionCheckedInEvent, is ConnectionCheckOutStartedEvent, is ConnectionReadyEvent,
         is ServerHeartbeatStartedEvent, is ServerHeartbeatSucceededEvent -> false
         else -> true
     }
