@@ -4,7 +4,6 @@ import de.bwaldvogel.mongo.MongoServer
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend
 import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.sdam.MongoCluster
-import dev.mooring.sdam.ServerDescriptionChangedEvent
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.filterIsInstance
@@ -24,7 +23,7 @@ data class KotlinSampleResult(
     val names: List<String>,
     /** How many ConnectionCheckedOut events the pool-event collector saw. */
     val checkedOutEvents: Int,
-    /** The server types the server-event collector saw the server take (e.g. `Standalone`). */
+    /** The server types of the topology the sample waited for (from the `topology` StateFlow, e.g. `Standalone`). */
     val serverTypes: List<String>,
 )
 
@@ -41,7 +40,9 @@ suspend fun kotlinSample(host: String, port: Int, out: PrintStream = System.out)
         pool { maxPoolSize = 10 }
     }
     try {
-        // Flow collection of events: a child coroutine, started before the first operation so it sees it.
+        // Flow collection of events: a child coroutine, subscribed (UNDISPATCHED) before the first
+        // operation so it sees that operation's checkout. A SharedFlow has no replay: events published
+        // before a collector subscribes are not seen (pass listeners to the constructor for those).
         val checkedOut = AtomicInteger()
         val checkouts = launch(start = CoroutineStart.UNDISPATCHED) {
             cluster.poolEvents.filterIsInstance<ConnectionCheckedOutEvent>().collect {
@@ -49,13 +50,6 @@ suspend fun kotlinSample(host: String, port: Int, out: PrintStream = System.out)
                 out.println("checked out connection #${it.connectionId} from ${it.address} after ${it.duration}")
             }
         }
-        val serverTypes = mutableListOf<String>()
-        val serverWatcher = launch(start = CoroutineStart.UNDISPATCHED) {
-            cluster.serverEvents.filterIsInstance<ServerDescriptionChangedEvent>().collect {
-                synchronized(serverTypes) { serverTypes += it.newDescription.type.specName }
-            }
-        }
-
         // The topology is a StateFlow: wait until a server is known.
         val topology = cluster.topology.first { t -> t.servers.values.any { it.type.isDataBearing } }
         out.println("topology ${topology.type.specName}: ${topology.servers.values.joinToString { "${it.address} ${it.type.specName}" }}")
@@ -71,9 +65,8 @@ suspend fun kotlinSample(host: String, port: Int, out: PrintStream = System.out)
         out.println("pools: ${cluster.poolStatistics()}")
 
         cluster.closeSuspending()
-        serverWatcher.cancel()
         checkouts.cancel()
-        KotlinSampleResult(names, checkedOut.get(), synchronized(serverTypes) { serverTypes.toList() })
+        KotlinSampleResult(names, checkedOut.get(), topology.servers.values.map { it.type.specName })
     } finally {
         cluster.closeSuspending()
     }
