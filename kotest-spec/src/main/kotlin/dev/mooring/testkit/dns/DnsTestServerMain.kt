@@ -8,11 +8,11 @@ import java.io.File
  * Runs the test kit's DNS server with the zone of the initial-dns-seedlist-discovery README
  * (or `--zone FILE` in the same record layout), optionally with test-kit mongos on the
  * README's ports 27017/27018 (`--mongos`), until standard input closes. For trying a
- * `mongodb+srv://` URI by hand, e.g. with the samples' SrvDemo:
+ * `mongodb+srv://` URI by hand, e.g. with the demo:
  *
  * ```
  * DnsTestServerMain --mongos    # prints: DNS test server on 127.0.0.1:<port>
- * SrvDemo 'mongodb+srv://test1.test.build.10gen.cc/?tls=false' --dns 127.0.0.1:<port>
+ * samples/demo 'mongodb+srv://test1.test.build.10gen.cc/?tls=false' --dns 127.0.0.1:<port>
  * ```
  */
 fun main(args: Array<String>) {
