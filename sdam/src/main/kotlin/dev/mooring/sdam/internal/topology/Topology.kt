@@ -223,6 +223,7 @@ public class Topology(
     private suspend fun applyLocked(update: TopologyUpdate, pre: List<TopologyAction>?, cause: Throwable?) {
         val toStart = ArrayList<MonitorHandle>()
         val checks = ArrayList<ServerAddress>()
+        val clears = ArrayList<TopologyAction.ClearPool>()
         for (action in (pre.orEmpty() + update.actions)) {
             val address = action.address
             when (action) {
@@ -237,17 +238,8 @@ public class Topology(
                     val pool = entry.pool ?: createPool(address).also { entry.pool = it }
                     pool.ready()
                 }
-                is TopologyAction.ClearPool -> {
-                    val pool = entries[address]?.pool
-                    if (pool != null) {
-                        val sid = action.serviceId
-                        if (pool.loadBalanced) {
-                            if (sid != null) pool.clear(sid)
-                        } else {
-                            pool.clear(action.interruptInUseConnections, cause)
-                        }
-                    }
-                }
+                // Cleared only after the description marking the server Unknown is in place (below).
+                is TopologyAction.ClearPool -> clears += action
                 is TopologyAction.RequestImmediateCheck -> checks += address
                 is TopologyAction.CancelCheck -> entries[address]?.monitor?.cancelCheck()
             }
@@ -256,8 +248,21 @@ public class Topology(
         current = update.description
         state.value = update.description
         publish(update)
+        // server-monitoring.md: clear the pool only after the server description is set to
+        // Unknown, so an operation interrupted by the clear never sees the server as selectable.
+        for (action in clears) clearPool(action, cause)
         toStart.forEach { it.start() }
         for (a in checks) entries[a]?.monitor?.requestImmediateCheck()
+    }
+
+    private suspend fun clearPool(action: TopologyAction.ClearPool, cause: Throwable?) {
+        val pool = entries[action.address]?.pool ?: return
+        val sid = action.serviceId
+        if (pool.loadBalanced) {
+            if (sid != null) pool.clear(sid)
+        } else {
+            pool.clear(action.interruptInUseConnections, cause)
+        }
     }
 
     private fun publish(update: TopologyUpdate) {
