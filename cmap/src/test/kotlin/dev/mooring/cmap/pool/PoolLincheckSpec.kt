@@ -17,7 +17,9 @@ import org.jetbrains.kotlinx.lincheck.strategy.managed.modelchecking.ModelChecki
  * a concurrent history is correct only if no connection is lost or owned twice, no waiter is
  * forgotten (it would stay suspended) and a checkout fails with "cleared" only when a clear
  * could have come before it. Establishment runs on the unconfined dispatcher, so it happens on
- * the threads Lincheck controls.
+ * the threads Lincheck controls. The pool runs in its model-checking mode (one lock attempt
+ * before queueing, no inline hand-off): Lincheck's thread model cannot follow a critical section
+ * that runs on the releasing thread; PoolContentionStressSpec covers that path on real threads.
  */
 class PoolLincheckScenario {
     private val factory = FakeConnectionFactory()
@@ -25,7 +27,7 @@ class PoolLincheckScenario {
         TEST_ADDRESS,
         ConnectionPoolSettings(maxPoolSize = 1, maxConnecting = 1, maintenanceIntervalMS = -1),
         factory, EventBus(), context = Dispatchers.Unconfined,
-    )
+    ).also { it.modelChecking = true }
 
     init {
         runBlocking { pool.ready() }
