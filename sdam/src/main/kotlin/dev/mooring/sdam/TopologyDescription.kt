@@ -12,8 +12,9 @@ import org.bson.types.ObjectId
  *
  * [compatible], [compatibilityError] and [logicalSessionTimeoutMinutes] are derived from
  * [servers] when the instance is built, by the spec's rules. Equality compares [type],
- * [setName], [maxElectionId], [maxSetVersion] and [servers] (by server description equality);
- * the derived fields follow from these.
+ * [setName], [maxElectionId], [maxSetVersion], [servers] (by server description equality) and
+ * each server's round-trip time, so a `StateFlow` of descriptions re-publishes a new RTT sample;
+ * TopologyDescriptionChanged events follow the spec and ignore round-trip times.
  */
 public class TopologyDescription(
     /** The topology type. */
@@ -84,9 +85,17 @@ public class TopologyDescription(
     override fun equals(other: Any?): Boolean {
         if (this === other) return true
         if (other !is TopologyDescription) return false
-        return type == other.type && setName == other.setName && maxElectionId == other.maxElectionId &&
-            maxSetVersion == other.maxSetVersion && servers == other.servers
+        return isSpecEqual(other) && sameRoundTripTimes(other)
     }
+
+    /** The spec's notion of "the topology description changed": [equals] without round-trip times. */
+    internal fun isSpecEqual(other: TopologyDescription): Boolean =
+        this === other || (type == other.type && setName == other.setName && maxElectionId == other.maxElectionId &&
+            maxSetVersion == other.maxSetVersion && servers == other.servers)
+
+    /** Whether every server has the same round-trip time in [other] (server description equality leaves RTT out). */
+    private fun sameRoundTripTimes(other: TopologyDescription): Boolean =
+        servers.all { (address, s) -> s.roundTripTimeMillis == other.servers[address]?.roundTripTimeMillis }
 
     override fun hashCode(): Int = ((type.hashCode() * 31 + (setName?.hashCode() ?: 0)) * 31) + servers.keys.hashCode()
 

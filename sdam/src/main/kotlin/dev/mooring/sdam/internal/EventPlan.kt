@@ -57,7 +57,7 @@ internal sealed interface EventPlan {
                 if (old != new) out += ServerChanged(old, new)
             }
             for (a in before.servers.keys) if (a !in after.servers) out += ServerClosed(a)
-            if (before != after) out += TopologyChanged(before, after)
+            if (!before.isSpecEqual(after)) out += TopologyChanged(before, after)
             // As at opening, a new server is announced after the description that holds it.
             for (a in after.servers.keys) if (a !in before.servers) out += ServerOpening(a)
             return out
