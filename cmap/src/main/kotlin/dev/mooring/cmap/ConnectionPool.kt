@@ -9,6 +9,7 @@ import dev.mooring.cmap.internal.pool.PooledConnection
 import dev.mooring.cmap.internal.pool.WaitQueue
 import dev.mooring.cmap.internal.pool.Waiter
 import dev.mooring.events.EventBus
+import dev.mooring.events.LoggingSettings
 import dev.mooring.events.ServerAddress
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -90,10 +91,12 @@ public class ConnectionPool(
     /** Load-balanced mode: per-serviceId generations, clear(serviceId) without pausing. */
     public val loadBalanced: Boolean = false,
     context: CoroutineContext = Dispatchers.Default,
+    /** Where this pool's `connection` log messages go besides SLF4J (logging.md). */
+    logging: LoggingSettings = LoggingSettings.DEFAULT,
     private val onEstablishmentError: suspend (EstablishmentFailure) -> Unit = {},
 ) {
     private val mutex = Mutex()
-    private val events = PoolEventEmitter(address, eventBus)
+    private val events = PoolEventEmitter(address, eventBus, logging)
     private val poolJob = SupervisorJob(context[Job])
     internal val scope = CoroutineScope(context.minusKey(Job) + poolJob)
     private val maxIdleNanos = settings.maxIdleTimeMS * 1_000_000

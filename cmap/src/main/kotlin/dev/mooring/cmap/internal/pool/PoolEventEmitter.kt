@@ -15,6 +15,7 @@ import dev.mooring.cmap.PoolClosedEvent
 import dev.mooring.cmap.PoolCreatedEvent
 import dev.mooring.cmap.PoolReadyEvent
 import dev.mooring.events.EventBus
+import dev.mooring.events.LoggingSettings
 import dev.mooring.events.ServerAddress
 import dev.mooring.events.StructuredLog
 import org.bson.types.ObjectId
@@ -24,10 +25,14 @@ import kotlin.time.Duration.Companion.nanoseconds
 /**
  * Publishes the CMAP events and the spec's DEBUG log messages (component `connection`) of one
  * pool. Called under the pool's lock, so publication order is the pool's order. Builds nothing
- * when there is neither a subscriber nor an enabled logger.
+ * when there is neither a subscriber nor an enabled logger or log sink.
  */
-internal class PoolEventEmitter(private val address: ServerAddress, private val bus: EventBus) {
-    private val log = StructuredLog("connection")
+internal class PoolEventEmitter(
+    private val address: ServerAddress,
+    private val bus: EventBus,
+    logging: LoggingSettings = LoggingSettings.DEFAULT,
+) {
+    private val log = StructuredLog("connection", logging)
 
     private fun MutableMap<String, Any?>.common() {
         put("serverHost", address.host)

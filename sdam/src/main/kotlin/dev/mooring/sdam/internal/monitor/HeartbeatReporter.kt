@@ -1,6 +1,7 @@
 package dev.mooring.sdam.internal.monitor
 
 import dev.mooring.events.EventBus
+import dev.mooring.events.LoggingSettings
 import dev.mooring.events.ServerAddress
 import dev.mooring.events.StructuredLog
 import dev.mooring.sdam.ServerHeartbeatFailedEvent
@@ -20,7 +21,10 @@ internal class HeartbeatReporter(
     private val address: ServerAddress,
     private val bus: EventBus,
     private val topologyId: TopologyId?,
+    logging: LoggingSettings = LoggingSettings.DEFAULT,
 ) {
+    private val log = StructuredLog("topology", logging)
+
     /** Publishes the started event and message; returns the start time in [System.nanoTime] units. */
     fun started(driverConnectionId: Long?, serverConnectionId: Long?, awaited: Boolean): Long {
         bus.publish(ServerHeartbeatStartedEvent(address, driverConnectionId, awaited, System.currentTimeMillis()))
@@ -39,7 +43,7 @@ internal class HeartbeatReporter(
             common(driverConnectionId, serverConnectionId)
             put("awaited", awaited)
             put("durationMS", d / 1_000_000.0)
-            put("reply", reply.toJson(RELAXED))
+            put("reply", log.document(reply.toJson(RELAXED)))
         }
         return d
     }
@@ -65,7 +69,6 @@ internal class HeartbeatReporter(
     }
 
     private companion object {
-        val log = StructuredLog("topology")
         val RELAXED: JsonWriterSettings = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build()
     }
 }
