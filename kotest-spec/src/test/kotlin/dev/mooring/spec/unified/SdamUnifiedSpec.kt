@@ -40,7 +40,7 @@ fun FunSpecRootScope.unifiedSuite(suite: String) {
             val testReqs = test["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
             val choice = hostChoice(fileReqs, testReqs)
             val reason = test["skipReason"]?.jsonPrimitive?.content?.let { "the test file marks it skipped: $it" }
-                ?: if (choice == null) requirementsReason(testReqs?.takeIf { hostChoice(fileReqs, null) != null } ?: fileReqs!!) else skipReason(file, test)
+                ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else skipReason(file, test)
             SpecCase(name, reason) {
                 UnifiedHost.start(choice!!.topology, choice.auth).use { host -> UnifiedTestRun(host, file).run(test) }
             }
@@ -93,6 +93,14 @@ private fun compareVersions(a: String, b: String): Int {
         if (c != 0) return c
     }
     return 0
+}
+
+/** Why no deployment satisfies the file's and the test's runOnRequirements together. */
+private fun unsatisfiedReason(fileReqs: List<JsonObject>?, testReqs: List<JsonObject>?): String = when {
+    hostChoice(fileReqs, null) == null -> requirementsReason(fileReqs!!)
+    hostChoice(null, testReqs) == null -> requirementsReason(testReqs!!)
+    else -> "needs a deployment meeting both the file's runOnRequirements $fileReqs and the test's $testReqs, " +
+        "which the test kit cannot combine (it authenticates on ${UnifiedHost.hostableWithAuth.joinToString("/")} only)"
 }
 
 private fun requirementsReason(reqs: List<JsonObject>): String {
