@@ -16,7 +16,7 @@ package dev.mooring.events
  *
  * Immutable and thread-safe; throws [IllegalArgumentException] for a negative [maxDocumentLength].
  */
-public class LoggingSettings(
+public class LoggingSettings @JvmOverloads constructor(
     /** The per-client receiver, or null for SLF4J only. */
     public val sink: LogSink? = null,
     /** The minimum level the sink receives, per component. */
