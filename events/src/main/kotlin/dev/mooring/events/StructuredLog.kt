@@ -17,10 +17,11 @@ import org.slf4j.event.Level
  *
  * Throws [IllegalArgumentException] for a [component] name that is not a [LogComponent].
  */
-public class StructuredLog(component: String, settings: LoggingSettings = LoggingSettings.DEFAULT) {
+public class StructuredLog(
+    component: String,
     /** The settings of the client this log belongs to. */
-    public val settings: LoggingSettings = settings
-
+    public val settings: LoggingSettings = LoggingSettings.DEFAULT,
+) {
     /** The spec component of this log. */
     public val component: LogComponent = LogComponent.fromSpecName(component)
 
