@@ -9,6 +9,7 @@ import dev.mooring.cmap.internal.pool.PooledConnection
 import dev.mooring.cmap.internal.pool.WaitQueue
 import dev.mooring.cmap.internal.pool.Waiter
 import dev.mooring.events.EventBus
+import dev.mooring.events.LoggingSettings
 import dev.mooring.events.ServerAddress
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -76,9 +77,11 @@ public class EstablishmentFailure(
  * **After close.** checkOut fails with [PoolClosedException]; checked-in connections are
  * closed; [clear] and [ready] do nothing.
  *
- * @param onEstablishmentError called (outside the lock, on the pool's scope) with establishment
- *   errors no checkout received; SDAM uses it to handle pre-handshake errors. It may call
- *   [clear]. Exceptions it throws are logged and ignored.
+ * @param onEstablishmentError called (outside the lock, on the pool's scope) with every
+ *   establishment error, before the connection is closed and before the checkout waiting for
+ *   it (if any) fails; SDAM uses it to handle pre-handshake errors (clear the pool, mark the
+ *   server Unknown) in the order the SDAM spec tests require. It may call [clear]. Exceptions it
+ *   throws are logged and ignored.
  */
 public class ConnectionPool(
     /** The server this pool connects to. */
@@ -90,6 +93,8 @@ public class ConnectionPool(
     /** Load-balanced mode: per-serviceId generations, clear(serviceId) without pausing. */
     public val loadBalanced: Boolean = false,
     context: CoroutineContext = Dispatchers.Default,
+    /** Where this pool's `connection` log messages go besides SLF4J (logging.md). */
+    logging: LoggingSettings = LoggingSettings.DEFAULT,
     private val onEstablishmentError: suspend (EstablishmentFailure) -> Unit = {},
 ) {
     private val mutex = Mutex()
@@ -104,7 +109,7 @@ public class ConnectionPool(
 
     /** Diagnostics for tests: how many lock acquisitions went through [lockedSlow] (contended past spinning). */
     internal val queuedLockAcquisitions = java.util.concurrent.atomic.AtomicLong()
-    private val events = PoolEventEmitter(address, eventBus)
+    private val events = PoolEventEmitter(address, eventBus, logging)
     private val poolJob = SupervisorJob(context[Job])
     internal val scope = CoroutineScope(context.minusKey(Job) + poolJob)
     private val maxIdleNanos = settings.maxIdleTimeMS * 1_000_000
@@ -642,27 +647,26 @@ public class ConnectionPool(
         } catch (t: Throwable) {
             error = t
         }
-        var hookCalled = false
         if (error != null && !p.interrupted && poolJob.isActive) {
             if (error is CancellationException) {
                 error = MongoNetworkException("establishing connection ${p.connection.id} to $address was cancelled", address, p.connection.gen, false, error)
             }
             BackpressureLabels.applyTo(error, helloCompleted = p.connection.raw.description != null)
-            // With no checkout to receive it, SDAM hears of the error before the connection is closed.
-            if (locked { p.owner == null }) {
-                callHook(p, error)
-                hookCalled = true
-            }
+            // SDAM hears of the error (and clears the pool) before the connection is closed and
+            // before a waiting checkout fails, owned or not: the order of the SDAM unified tests
+            // (PoolCleared, then ConnectionClosed, then ConnectionCheckOutFailed). The checkout's
+            // own report of the same error is then stale (older generation) and changes nothing.
+            callHook(p, error)
         }
-        val unowned = locked {
-            finishEstablishmentLocked(p, error)
-            p.owner == null
-        }
-        if (error != null && unowned && !hookCalled && !p.interrupted && poolJob.isActive) callHook(p, error)
+        locked { finishEstablishmentLocked(p, error) }
     }
 
     private suspend fun callHook(p: PendingEstablishment, error: Throwable) {
-        val f = EstablishmentFailure(address, p.connection.id, p.connection.gen, p.connection.serviceId, error)
+        // In load-balanced mode a connection whose hello succeeded (authentication failed after it)
+        // belongs to the service the hello named, at that service's current generation.
+        val sid = p.connection.serviceId ?: if (loadBalanced) p.connection.raw.description?.serviceId else null
+        val gen = if (loadBalanced && sid != null) locked { serviceGenerations[sid]?.get(0) ?: 0 } else p.connection.gen
+        val f = EstablishmentFailure(address, p.connection.id, gen, sid, error)
         try {
             withContext(NonCancellable) { onEstablishmentError(f) }
         } catch (t: Throwable) {

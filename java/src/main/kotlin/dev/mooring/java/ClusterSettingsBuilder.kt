@@ -3,6 +3,7 @@ package dev.mooring.java
 import dev.mooring.cmap.MongoCredential
 import dev.mooring.events.EventBus
 import dev.mooring.events.EventListener
+import dev.mooring.events.LoggingSettings
 import dev.mooring.events.ServerAddress
 import dev.mooring.java.internal.ListenerAdapter
 import dev.mooring.java.internal.ListenerAdapters
@@ -94,6 +95,12 @@ public class ClusterSettingsBuilder {
 
     /** A SOCKS5 proxy without authentication. */
     public fun proxy(host: String, port: Int): ClusterSettingsBuilder = step { proxy(host, port) }
+
+    /**
+     * Where this client's structured log messages go besides SLF4J: a [dev.mooring.events.LogSink]
+     * with per-component levels and the max document length (see [LoggingSettings]).
+     */
+    public fun logging(settings: LoggingSettings): ClusterSettingsBuilder = step { logging = settings }
 
     /** A SOCKS5 proxy with username/password authentication. */
     public fun proxy(host: String, port: Int, username: String?, password: String?): ClusterSettingsBuilder = step { proxy(host, port, username, password) }

@@ -1,5 +1,9 @@
 package dev.mooring.java;
 
+import dev.mooring.events.LogComponent;
+import dev.mooring.events.LogLevel;
+import dev.mooring.events.LogMessage;
+import dev.mooring.events.LoggingSettings;
 import dev.mooring.sdam.InvalidSettingsException;
 import dev.mooring.sdam.MongoClusterSettings;
 import dev.mooring.sdam.ReadPreference;
@@ -7,7 +11,9 @@ import dev.mooring.sdam.ServerMonitoringMode;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The Java settings builder produces the same settings objects as connection strings, with the same validation. */
 class JavaSettingsBuilderTest {
@@ -46,6 +52,18 @@ class JavaSettingsBuilderTest {
         MongoClusterSettings derived = MongoClusters.settingsBuilder(s).heartbeatFrequencyMS(1_000).build();
         assertEquals(1_000, derived.getHeartbeatFrequencyMS());
         assertEquals(9, derived.getPool().getMaxPoolSize());
+    }
+
+    @Test
+    void aLogSinkFromJavaReceivesTheClientsMessagesAtItsComponentLevels() {
+        java.util.List<LogMessage> got = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        LoggingSettings logging = new LoggingSettings(got::add, java.util.Map.of(LogComponent.TOPOLOGY, LogLevel.DEBUG));
+        MongoClusterSettings s = MongoClusters.settingsBuilder("mongodb://127.0.0.1:1/").logging(logging).build();
+        assertSame(logging, s.getLogging());
+        MongoClusters.create(s).close();
+        assertTrue(got.stream().anyMatch(m -> m.getMessage().equals("Starting topology monitoring")));
+        assertTrue(got.stream().allMatch(m -> m.getComponent() == LogComponent.TOPOLOGY && m.getLevel() == LogLevel.DEBUG));
+        assertEquals(1000, new LoggingSettings().getMaxDocumentLength());
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.mooring.sdam
 
 import dev.mooring.cmap.ConnectionPoolSettings
 import dev.mooring.cmap.ConnectionSettings
+import dev.mooring.events.LoggingSettings
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.internal.settings.SettingsRules
 
@@ -68,6 +69,8 @@ public data class MongoClusterSettings(
     val pool: ConnectionPoolSettings = ConnectionPoolSettings(),
     /** Where the DNS queries of a `mongodb+srv` seed list and of SRV polling go (default: the system's resolver). */
     val dnsResolver: DnsResolverSettings = DnsResolverSettings.SYSTEM,
+    /** Where this client's structured log messages go besides SLF4J: a per-client sink, levels, truncation (logging.md). */
+    val logging: LoggingSettings = LoggingSettings.DEFAULT,
 ) {
     init {
         SettingsRules.check(this)?.let { throw InvalidSettingsException(it) }
@@ -80,7 +83,7 @@ public data class MongoClusterSettings(
             "serverSelectionTimeoutMS=$serverSelectionTimeoutMS, serverMonitoringMode=$serverMonitoringMode, " +
             "readPreference=$readPreference, timeoutMS=$timeoutMS, retryReads=$retryReads, retryWrites=$retryWrites, " +
             "readConcernLevel=$readConcernLevel, writeConcern=$writeConcern, maxAdaptiveRetries=$maxAdaptiveRetries, " +
-            "enableOverloadRetargeting=$enableOverloadRetargeting, proxy=$proxy, connection=$connection, pool=$pool, dnsResolver=$dnsResolver)"
+            "enableOverloadRetargeting=$enableOverloadRetargeting, proxy=$proxy, connection=$connection, pool=$pool, dnsResolver=$dnsResolver, logging=$logging)"
 
     public companion object {
         /** The default SRV service name. */

@@ -6,6 +6,7 @@ import dev.mooring.cmap.MongoCredential
 import dev.mooring.cmap.ServerApi
 import dev.mooring.cmap.TlsSettings
 import dev.mooring.events.InvalidServerAddressException
+import dev.mooring.events.LoggingSettings
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.internal.settings.CredentialRules
 
@@ -92,6 +93,8 @@ public class MongoClusterSettingsBuilder internal constructor() {
     public var proxy: ProxySettings? = null
     /** Where the DNS queries of `mongodb+srv` go (see [DnsResolverSettings]); default the system's resolver. */
     public var dnsResolver: DnsResolverSettings = DnsResolverSettings.SYSTEM
+    /** Where the client's structured log messages go besides SLF4J (see [LoggingSettings]); default SLF4J only. */
+    public var logging: LoggingSettings = LoggingSettings.DEFAULT
 
     private var connectionSettings = ConnectionSettings()
     private var poolSettings = ConnectionPoolSettings()
@@ -181,6 +184,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
         maxAdaptiveRetries = settings.maxAdaptiveRetries; enableOverloadRetargeting = settings.enableOverloadRetargeting
         proxy = settings.proxy; connectionSettings = settings.connection; poolSettings = settings.pool
         dnsResolver = settings.dnsResolver
+        logging = settings.logging
     }
 
     internal fun build(): MongoClusterSettings = MongoClusterSettings(
@@ -192,6 +196,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
         readConcernLevel = readConcernLevel, writeConcern = writeConcern, maxAdaptiveRetries = maxAdaptiveRetries,
         enableOverloadRetargeting = enableOverloadRetargeting, proxy = proxy,
         connection = connectionSettings.copy(loadBalanced = loadBalanced), pool = poolSettings, dnsResolver = dnsResolver,
+        logging = logging,
     )
 }
 

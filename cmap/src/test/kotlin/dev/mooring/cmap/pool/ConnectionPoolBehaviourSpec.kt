@@ -219,6 +219,42 @@ class ConnectionPoolBehaviourSpec : FunSpec({
         f.pool.close()
     }
 
+    test("a waiting checkout's establishment error reaches the hook (which clears) before ConnectionClosed and CheckOutFailed") {
+        lateinit var f: Fixture
+        val failures = Collections.synchronizedList(ArrayList<EstablishmentFailure>())
+        f = Fixture { failure ->
+            failures.add(failure)
+            f.pool.clear(cause = failure.error)
+        }
+        f.factory.establishError = { MongoNetworkException("reset during authentication", TEST_ADDRESS, 0, false) }
+        f.pool.ready()
+        val e = shouldThrow<MongoNetworkException> { f.pool.checkOut() }
+        e.message shouldBe "reset during authentication"
+        failures.size shouldBe 1
+        val order = synchronized(f.events) { f.events.map { it::class.simpleName } }
+        order.filter { it == "PoolClearedEvent" || it == "ConnectionClosedEvent" || it == "ConnectionCheckOutFailedEvent" } shouldContainExactly
+            listOf("PoolClearedEvent", "ConnectionClosedEvent", "ConnectionCheckOutFailedEvent")
+        f.pool.close()
+    }
+
+    test("load-balanced: an error after the hello (authentication) reaches the hook with the hello's serviceId") {
+        val sid = ObjectId()
+        lateinit var f: Fixture
+        val failures = Collections.synchronizedList(ArrayList<EstablishmentFailure>())
+        f = Fixture(loadBalanced = true) { failure ->
+            failures.add(failure)
+            failure.serviceId?.let { f.pool.clear(it) }
+        }
+        f.factory.serviceId = sid
+        f.factory.failAfterHello = true
+        f.factory.establishError = { MongoNetworkException("closed during saslContinue", TEST_ADDRESS, 0, false) }
+        f.pool.ready()
+        shouldThrow<MongoNetworkException> { f.pool.checkOut() }
+        failures.single().serviceId shouldBe sid
+        f.eventsOf<PoolClearedEvent>().single().serviceId shouldBe sid
+        f.pool.close()
+    }
+
     test("close fails waiters, stops establishments and closes later check-ins") {
         val f = Fixture(ConnectionPoolSettings(maxPoolSize = 2))
         f.pool.ready()

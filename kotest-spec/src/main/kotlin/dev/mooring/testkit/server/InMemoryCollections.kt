@@ -8,7 +8,7 @@ import org.bson.BsonObjectId
 import org.bson.BsonString
 
 /**
- * Just enough of insert/find/delete/drop for tests: documents per namespace in insertion
+ * Just enough of insert/find/delete/drop/listDatabases for tests: documents per namespace in insertion
  * order, top-level equality filters. Thread-safe (one lock per server).
  */
 class InMemoryCollections {
@@ -71,6 +71,14 @@ class InMemoryCollections {
     internal fun drop(db: String, cmd: BsonDocument): BsonDocument {
         data.remove("$db.${cmd.getString("drop").value}")
         return BsonDocument("ok", BsonInt32(1))
+    }
+
+    /** `listDatabases`: every database holding a collection, with `sizeOnDisk` 0 (the filter is ignored). */
+    @Synchronized
+    internal fun listDatabases(): BsonDocument {
+        val names = data.keys.map { it.substringBefore('.') }.distinct().sorted()
+        val dbs = names.map { BsonDocument("name", BsonString(it)).append("sizeOnDisk", BsonInt64(0)).append("empty", org.bson.BsonBoolean.FALSE) }
+        return BsonDocument("databases", BsonArray(dbs)).append("totalSize", BsonInt64(0)).append("ok", BsonInt32(1))
     }
 
     private fun matches(doc: BsonDocument, filter: BsonDocument) = filter.all { (k, v) -> doc[k] == v }

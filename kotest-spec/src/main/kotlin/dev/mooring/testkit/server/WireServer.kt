@@ -46,7 +46,7 @@ typealias CommandHandler = suspend (ctx: RequestContext, database: String, comma
  * document sequences, moreToCome requests and exhaust replies). Each request goes through, in
  * order: the command counter, the `failCommand` fail point ([configureFailPoint], or the
  * `configureFailPoint` command), the [handler] (null = fall through), then the built-ins:
- * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/find/delete/drop
+ * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/find/delete/drop/listDatabases
  * ([collections]), configureFailPoint; anything else is `CommandNotFound` (59).
  *
  * Concurrency: one coroutine per connection in a scope the server owns; [handler], [hello] and
@@ -255,6 +255,7 @@ class WireServer private constructor(
         "find" -> collections.find(db, cmd)
         "delete" -> collections.delete(db, cmd)
         "drop" -> collections.drop(db, cmd)
+        "listDatabases" -> collections.listDatabases()
         else -> error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
     }
 

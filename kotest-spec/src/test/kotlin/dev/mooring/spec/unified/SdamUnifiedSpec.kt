@@ -3,6 +3,7 @@ package dev.mooring.spec.unified
 import dev.mooring.spec.SpecCase
 import dev.mooring.spec.specSuite
 import io.kotest.core.spec.style.FunSpec
+import io.kotest.core.spec.style.scopes.FunSpecRootScope
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
@@ -16,42 +17,69 @@ import kotlin.time.Duration.Companion.seconds
 
 /**
  * The `sdam-unified` suite over the test kit: each test runs against a simulated standalone
- * server or replica set with [dev.mooring.sdam.MongoCluster] clients; tests the kit or the
- * library cannot host are skipped with the reason.
+ * server, replica set, sharded cluster or load balancer with [dev.mooring.sdam.MongoCluster]
+ * clients; tests the kit or the library cannot host are skipped with the reason.
  */
 class SdamUnifiedSpec : FunSpec({
     timeout = 600.seconds.inWholeMilliseconds
-    specSuite("sdam-unified") { _, json ->
+    unifiedSuite("sdam-unified")
+})
+
+/**
+ * Registers the unified-format tests of [suite] (see [specSuite]): each test whose file- and
+ * test-level runOnRequirements the test kit can satisfy runs on a fresh [UnifiedHost];
+ * the others are skipped with the exact reason.
+ */
+fun FunSpecRootScope.unifiedSuite(suite: String) {
+    specSuite(suite) { _, json ->
         val file = json.jsonObject
-        val topology = hostTopology(file)
+        val fileReqs = file["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
         file["tests"]!!.jsonArray.map { t ->
             val test = t.jsonObject
             val name = test["description"]!!.jsonPrimitive.content
-            val reason = if (topology == null) topologyReason(file) else skipReason(file, test)
+            val testReqs = test["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
+            val choice = hostChoice(fileReqs, testReqs)
+            val reason = test["skipReason"]?.jsonPrimitive?.content?.let { "the test file marks it skipped: $it" }
+                ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else skipReason(file, test)
             SpecCase(name, reason) {
-                UnifiedHost.start(topology!!).use { host -> UnifiedTestRun(host, file).run(test) }
+                UnifiedHost.start(choice!!.topology, choice.auth).use { host -> UnifiedTestRun(host, file).run(test) }
             }
         }
     }
-})
+}
 
-/** The first topology of the runOnRequirements the test kit can simulate, or null. */
-private fun hostTopology(file: JsonObject): String? {
-    val reqs = file["runOnRequirements"]?.jsonArray?.map { it.jsonObject } ?: return "single"
-    for (r in reqs) {
-        if ((r["auth"] as? JsonPrimitive)?.booleanOrNull == true) continue
-        if (r.keys.any { it !in KNOWN_REQUIREMENTS }) continue
-        val min = r["minServerVersion"]?.jsonPrimitive?.content
-        if (min != null && compareVersions(min, SIMULATED_VERSION) > 0) continue
-        val topologies = r["topologies"]?.jsonArray?.map { it.jsonPrimitive.content } ?: return "single"
-        UnifiedHost.hostable.firstOrNull { it in topologies }?.let { return it }
+/** A deployment the test kit can start: a topology name of runOnRequirements, with or without authentication. */
+class HostChoice(val topology: String, val auth: Boolean)
+
+/**
+ * The first deployment (no authentication preferred) that satisfies both the file's and the
+ * test's runOnRequirements (each list: any one requirement suffices; null: no requirement).
+ */
+private fun hostChoice(fileReqs: List<JsonObject>?, testReqs: List<JsonObject>?): HostChoice? {
+    for (auth in listOf(false, true)) {
+        for (topology in UnifiedHost.hostable) {
+            if (auth && topology !in UnifiedHost.hostableWithAuth) continue
+            if (satisfies(fileReqs, topology, auth) && satisfies(testReqs, topology, auth)) return HostChoice(topology, auth)
+        }
     }
     return null
 }
 
-private const val AUTH_REASON = "needs a deployment that authenticates (runOnRequirements auth: true): Mooring has SCRAM " +
-    "and the test kit has ScramServer, but this runner does not yet host authenticated deployments (open work of the " +
-    "live-topology issue)"
+private fun satisfies(reqs: List<JsonObject>?, topology: String, auth: Boolean): Boolean =
+    reqs == null || reqs.any { r -> accepts(r, topology, auth) }
+
+private fun accepts(r: JsonObject, topology: String, auth: Boolean): Boolean {
+    if (r.keys.any { it !in KNOWN_REQUIREMENTS }) return false
+    val wantsAuth = (r["auth"] as? JsonPrimitive)?.booleanOrNull
+    if (wantsAuth != null && wantsAuth != auth) return false
+    if (r["serverless"]?.jsonPrimitive?.content == "require") return false
+    val min = r["minServerVersion"]?.jsonPrimitive?.content
+    if (min != null && compareVersions(min, SIMULATED_VERSION) > 0) return false
+    val max = r["maxServerVersion"]?.jsonPrimitive?.content
+    if (max != null && compareVersions(max, SIMULATED_VERSION) < 0) return false
+    val topologies = r["topologies"]?.jsonArray?.map { it.jsonPrimitive.content } ?: return true
+    return topology in topologies
+}
 
 /** The server version the test kit's servers claim (maxWireVersion 21). */
 private const val SIMULATED_VERSION = "7.0"
@@ -67,33 +95,42 @@ private fun compareVersions(a: String, b: String): Int {
     return 0
 }
 
-private fun topologyReason(file: JsonObject): String {
-    val reqs = file["runOnRequirements"]!!.jsonArray.map { it.jsonObject }
+/** Why no deployment satisfies the file's and the test's runOnRequirements together. */
+private fun unsatisfiedReason(fileReqs: List<JsonObject>?, testReqs: List<JsonObject>?): String = when {
+    hostChoice(fileReqs, null) == null -> requirementsReason(fileReqs!!)
+    hostChoice(null, testReqs) == null -> requirementsReason(testReqs!!)
+    else -> "needs a deployment meeting both the file's runOnRequirements $fileReqs and the test's $testReqs, " +
+        "which the test kit cannot combine (it authenticates on ${UnifiedHost.hostableWithAuth.joinToString("/")} only)"
+}
+
+private fun requirementsReason(reqs: List<JsonObject>): String {
     val newer = reqs.mapNotNull { it["minServerVersion"]?.jsonPrimitive?.content }.filter { compareVersions(it, SIMULATED_VERSION) > 0 }
     if (newer.isNotEmpty() && newer.size == reqs.size) return "needs MongoDB ${newer.min()}+; the test kit simulates MongoDB $SIMULATED_VERSION (maxWireVersion 21)"
+    val older = reqs.mapNotNull { it["maxServerVersion"]?.jsonPrimitive?.content }.filter { compareVersions(it, SIMULATED_VERSION) < 0 }
+    if (older.isNotEmpty() && older.size == reqs.size) return "needs MongoDB ${older.max()} or older; the test kit simulates MongoDB $SIMULATED_VERSION"
     reqs.flatMap { it.keys }.firstOrNull { it !in KNOWN_REQUIREMENTS }?.let { return "needs the runOnRequirements '$it', which the test kit cannot provide" }
-    if (reqs.all { (it["auth"] as? JsonPrimitive)?.booleanOrNull == true }) return "$AUTH_REASON (runOnRequirements auth: true)"
-    val wanted = file["runOnRequirements"]!!.jsonArray.flatMap { r -> r.jsonObject["topologies"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList() }
-    return "needs a ${wanted.distinct().joinToString("/")} deployment: the test kit simulates standalone servers and replica sets only " +
-        "(no mongos or load balancer simulator), and no real server is available on this machine"
+    if (reqs.all { it["serverless"]?.jsonPrimitive?.content == "require" }) return "needs a serverless deployment, which the test kit does not simulate"
+    val wanted = reqs.flatMap { r -> r["topologies"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList() }.distinct()
+    if (reqs.all { (it["auth"] as? JsonPrimitive)?.booleanOrNull == true }) {
+        return "needs an authenticated ${wanted.joinToString("/")} deployment: the test kit authenticates (ScramServer) on standalone " +
+            "servers, mongos routers and load balancers, not in its replica set simulator"
+    }
+    return "needs a ${wanted.joinToString("/")} deployment, which the test kit does not simulate (it hosts ${UnifiedHost.hostable.joinToString("/")})"
 }
 
 private fun skipReason(file: JsonObject, test: JsonObject): String? {
+    KnownGaps.reason(file, test)?.let { return it }
     val text = test.toString()
     val eventTypes = test["expectEvents"]?.jsonArray?.map { it.jsonObject["eventType"]?.jsonPrimitive?.contentOrNull ?: "command" } ?: emptyList()
     if ("command" in eventTypes || text.contains("\"commandStartedEvent\"")) {
         return "asserts command monitoring events (commandStartedEvent/...); Mooring implements CMAP and SDAM and has no command monitoring layer"
     }
-    if (test.containsKey("expectLogMessages")) {
-        return "asserts log messages through observeLogMessages; Mooring logs them to SLF4J and the runner has no log capture yet"
-    }
-    if (text.contains("\"saslContinue\"") || text.contains("\"saslStart\"")) return "$AUTH_REASON (its fail point targets the SASL conversation)"
     val events = Regex("\"(\\w+Event)\"").findAll(text).map { it.groupValues[1] }.filter { it !in UnifiedTestRun.SUPPORTED_OPERATIONS }.toSet()
     (events - EventMatching.all.keys).firstOrNull()?.let { return "asserts $it, which this runner does not map to a Mooring event" }
     val entities = Regex("\\{\"(\\w+)\":\\{\"id\"").findAll(file.toString() + text).map { it.groupValues[1] }.toSet()
-    (entities - setOf("client", "database", "collection", "thread")).firstOrNull()?.let { return "creates a $it entity, which this runner does not implement" }
+    (entities - setOf("client", "database", "collection", "thread")).firstOrNull()?.let { return KnownGaps.missingFeature("entity", it) ?: "creates a $it entity, which this runner does not implement" }
     val ops = operationNames(test["operations"]!!)
-    (ops - UnifiedTestRun.SUPPORTED_OPERATIONS).firstOrNull()?.let { return "uses the $it operation, which this runner does not implement" }
+    (ops - UnifiedTestRun.SUPPORTED_OPERATIONS).let { missing -> missing.firstNotNullOfOrNull { KnownGaps.missingFeature("operation", it) } ?: missing.firstOrNull()?.let { "uses the $it operation, which this runner does not implement" } }?.let { return it }
     if (needsRetryableWrites(test)) {
         return "expects a write to succeed after a network error on the same operation: that needs retryable writes, " +
             "which Mooring's runCommand does not implement (it retries only pool-cleared errors)"

@@ -48,6 +48,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     private val collections = HashMap<String, Collection>()
     private val threads = HashMap<String, MutableList<Deferred<Unit>>>()
     private val recorded = HashMap<String, TopologyDescription>()
+    private val logCaptures = HashMap<String, LogCapture>()
 
     suspend fun run(test: JsonObject) {
         try {
@@ -57,6 +58,11 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 test["operations"]!!.jsonArray.forEach { operation(this, it.jsonObject) }
                 threads.values.flatten().forEach { it.await() }
                 test["expectEvents"]?.jsonArray?.forEach { expectEvents(it.jsonObject) }
+                test["expectLogMessages"]?.jsonArray?.forEach { e ->
+                    val id = e.jsonObject["client"]!!.jsonPrimitive.content
+                    val capture = logCaptures[id] ?: error("expectLogMessages for client $id, which has no observeLogMessages")
+                    LogCapture.expect(e.jsonObject, capture.snapshot())
+                }
                 test["outcome"]?.jsonArray?.forEach { outcome(it.jsonObject) }
             }
         } finally {
@@ -76,7 +82,13 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     val types = observed.map { EventMatching.all[it] ?: throw UnsupportedOperationException("observeEvents $it") }
                     val events = Collections.synchronizedList(ArrayList<MooringEvent>())
                     val listener = EventListener { ev -> if (types.any { it.isInstance(ev) }) events.add(ev) }
-                    clients[id] = Client(MongoCluster(MongoClusterSettings.fromUri(host.uri(options)), listOf(listener)), events)
+                    val multi = (o["useMultipleMongoses"] as? JsonPrimitive)?.booleanOrNull ?: false
+                    var settings = MongoClusterSettings.fromUri(host.uri(options, multi))
+                    o["observeLogMessages"]?.let { observe ->
+                        val capture = LogCapture(observe.jsonObject).also { logCaptures[id] = it }
+                        settings = settings.copy(logging = capture.settings)
+                    }
+                    clients[id] = Client(MongoCluster(settings, listOf(listener)), events)
                 }
                 "database" -> databases[id] = Database(o["client"]!!.jsonPrimitive.content, o["databaseName"]!!.jsonPrimitive.content)
                 "collection" -> collections[id] = Collection(o["database"]!!.jsonPrimitive.content, o["collectionName"]!!.jsonPrimitive.content)
@@ -113,7 +125,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         for ((k, v) in expectError) {
             when (k) {
                 "isError" -> Unit
-                "isClientError" -> (error !is dev.mooring.cmap.MongoServerException) shouldBe v.jsonPrimitive.booleanOrNull
+                "isClientError" -> ErrorOrigin.isClientError(error) shouldBe v.jsonPrimitive.booleanOrNull
                 "errorContains" -> check(error.message.orEmpty().contains(v.jsonPrimitive.content, ignoreCase = true)) { "error $error does not contain $v" }
                 "errorLabelsContain" -> v.jsonArray.forEach { l ->
                     check((error as? MooringException)?.hasErrorLabel(l.jsonPrimitive.content) == true) { "error $error lacks label $l (has ${(error as? MooringException)?.errorLabels})" }
@@ -135,7 +147,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 val (ev, spec) = args["event"]!!.jsonObject.entries.single()
                 val client = clients.getValue(args["client"]!!.jsonPrimitive.content)
                 val count = args["count"]!!.jsonPrimitive.int
-                withTimeout(10.seconds) {
+                // A heartbeat-driven event can take a full heartbeatFrequencyMS (10 s by default) to happen.
+                withTimeout(30.seconds) {
                     while (client.snapshot().count { EventMatching.matches(ev, spec.jsonObject, it) } < count) delay(10)
                 }
             }
@@ -167,6 +180,11 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 val db = databases.getValue(target)
                 clients.getValue(db.client).cluster.runCommand(db.name, bson(args["command"]!!.jsonObject), ReadPreference.PRIMARY)
             }
+            "listDatabases" -> clients.getValue(target).cluster.runCommand(
+                "admin",
+                BsonDocument("listDatabases", org.bson.BsonInt32(1)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument()),
+                ReadPreference.PRIMARY,
+            )
             "insertOne", "insertMany", "find" -> {
                 val coll = collections.getValue(target)
                 val db = databases.getValue(coll.database)
@@ -218,6 +236,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
             "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "runCommand", "insertOne", "insertMany", "find",
+            "listDatabases",
         )
 
         fun bson(o: JsonObject): BsonDocument = BsonDocument.parse(o.toString())

@@ -26,8 +26,12 @@ internal class SocketRegistry {
      * then are cancelled and awaited (a write stuck on a dead peer must not keep them alive).
      */
     suspend fun awaitAll(timeoutMillis: Long) {
-        val done = withTimeoutOrNull(timeoutMillis) { jobs.toList().forEach { it.join() } }
-        if (done == null) jobs.toList().forEach { it.cancel() }
-        withTimeoutOrNull(timeoutMillis) { jobs.toList().forEach { it.join() } }
+        val done = withTimeoutOrNull(timeoutMillis) { snapshot().forEach { it.join() } }
+        if (done == null) snapshot().forEach { it.cancel() }
+        withTimeoutOrNull(timeoutMillis) { snapshot().forEach { it.join() } }
     }
+
+    // Not jobs.toList(): it sizes the list first and then iterates, and throws
+    // NoSuchElementException when a job completes (and leaves the set) in between.
+    private fun snapshot(): List<Job> = jobs.toTypedArray().asList()
 }

@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.monitor
 
+import dev.mooring.events.LoggingSettings
 import dev.mooring.sdam.ServerMonitoringMode
 
 /**
@@ -28,6 +29,8 @@ public class MonitorSettings(
     public val connectTimeoutMS: Long,
     /** Streaming or polling; [ServerMonitoringMode.AUTO] polls when a FaaS platform is detected. */
     public val mode: ServerMonitoringMode,
+    /** Where the heartbeat log messages go besides SLF4J. */
+    public val logging: LoggingSettings = LoggingSettings.DEFAULT,
 ) {
     init {
         require(minHeartbeatFrequencyMS > 0) { "minHeartbeatFrequencyMS must be > 0, was $minHeartbeatFrequencyMS" }

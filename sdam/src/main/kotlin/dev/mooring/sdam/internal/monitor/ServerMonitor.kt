@@ -88,7 +88,7 @@ public class ServerMonitor(
     private val rtt = RoundTripTimes()
     private val stableApi = connectionFactory.settings.serverApi != null
     private val rttMonitor = RttMonitor(address, settings, connectionFactory, rtt, stableApi)
-    private val reporter = HeartbeatReporter(address, eventBus, topologyId)
+    private val reporter = HeartbeatReporter(address, eventBus, topologyId, settings.logging)
 
     @Volatile private var checking = false
 

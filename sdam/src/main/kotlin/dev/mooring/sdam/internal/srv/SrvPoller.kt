@@ -1,6 +1,7 @@
 package dev.mooring.sdam.internal.srv
 
 import dev.mooring.events.ServerAddress
+import dev.mooring.events.LoggingSettings
 import dev.mooring.events.StructuredLog
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.TopologyDescription
@@ -44,7 +45,10 @@ internal class SrvPoller(
     private val target: SrvPollingTarget,
     private val minRescanIntervalMS: Long = SrvSeedlistDiscovery.MIN_RESCAN_INTERVAL_MS,
     private val random: Random = Random.Default,
+    logging: LoggingSettings = LoggingSettings.DEFAULT,
 ) {
+    private val log = StructuredLog("topology", logging)
+
     /** Polls until cancelled or until the topology type rules polling out; the first rescan after [firstIntervalMS]. */
     suspend fun run(firstIntervalMS: Long) {
         var interval = firstIntervalMS
@@ -81,8 +85,6 @@ internal class SrvPoller(
     }
 
     companion object {
-        private val log = StructuredLog("topology")
-
         /** [topology] as a polling target. */
         fun targetOf(topology: Topology): SrvPollingTarget = object : SrvPollingTarget {
             override val current: TopologyDescription get() = topology.description.value
@@ -107,7 +109,7 @@ internal class SrvPoller(
             if (!shouldPoll(s)) return null
             val srvHost = s.srvHost!!
             val client = DnsClient(s.dnsResolver)
-            val poller = SrvPoller(srvHost, SrvSeedlistDiscovery.srvName(s), s.srvMaxHosts, s.heartbeatFrequencyMS, client::srv, target)
+            val poller = SrvPoller(srvHost, SrvSeedlistDiscovery.srvName(s), s.srvMaxHosts, s.heartbeatFrequencyMS, client::srv, target, logging = s.logging)
             return scope.launch { poller.run(resolution.rescanIntervalMS) }
         }
     }

@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.topology
 
+import dev.mooring.events.LoggingSettings
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
 import dev.mooring.events.StructuredLog
@@ -12,10 +13,11 @@ import dev.mooring.sdam.TopologyOpeningEvent
 
 /**
  * The SDAM log messages of the logging-and-monitoring spec that accompany topology and server
- * lifecycle events (heartbeat messages belong to the monitors). Stateless, thread-safe.
+ * lifecycle events (heartbeat messages belong to the monitors), to SLF4J and the client's log
+ * sink ([logging]). Stateless, thread-safe.
  */
-internal object SdamLog {
-    private val log = StructuredLog("topology")
+internal class SdamLog(logging: LoggingSettings) {
+    private val log = StructuredLog("topology", logging)
 
     /** Logs the message that goes with [event], if it has one. */
     fun logFor(event: MooringEvent) {

@@ -25,6 +25,7 @@ public class ServerMonitorFactory(
         heartbeatFrequencyMS = settings.heartbeatFrequencyMS.coerceAtLeast(MonitorSettings.DEFAULT_MIN_HEARTBEAT_FREQUENCY_MS),
         connectTimeoutMS = settings.connection.connectTimeoutMS,
         mode = settings.serverMonitoringMode,
+        logging = settings.logging,
     )
 
     override fun create(address: ServerAddress, scope: CoroutineScope, sink: CheckOutcomeSink): MonitorHandle {

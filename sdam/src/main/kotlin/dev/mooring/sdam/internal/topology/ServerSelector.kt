@@ -34,6 +34,7 @@ public class ServerSelector(
     private val random: Random = Random.Default,
 ) {
     private val counts = ConcurrentHashMap<ServerAddress, AtomicInteger>()
+    private val log = StructuredLog("serverSelection", topology.settings.logging)
 
     /** The number of operations currently running on [address] (selected and not yet released). */
     public fun operationCount(address: ServerAddress): Int = counts[address]?.get() ?: 0
@@ -102,13 +103,9 @@ public class ServerSelector(
             }
             if (!waitingLogged) {
                 waitingLogged = true
-                if (log.logger.isInfoEnabled) {
-                    var b = log.logger.atInfo().addKeyValue("message", "Waiting for suitable server to become available")
-                        .addKeyValue("remainingTimeMS", remainingNanos / 1_000_000)
-                    val fields = LinkedHashMap<String, Any?>().apply { common(operationName, selector, seen) }
-                    for ((k, v) in fields) if (v != null) b = b.addKeyValue(k, v)
-                    b.log("Waiting for server to become available for operation {}. Remaining time: {} ms. Selector: {}, topology description: {}.",
-                        operationName, remainingNanos / 1_000_000, selector, seen)
+                log.info("Waiting for suitable server to become available") {
+                    common(operationName, selector, seen)
+                    put("remainingTimeMS", remainingNanos / 1_000_000)
                 }
             }
             val waitMillis = minOf(remainingNanos / 1_000_000 + 1, MIN_HEARTBEAT_FREQUENCY_MS)
@@ -142,6 +139,5 @@ public class ServerSelector(
     public companion object {
         /** The spec's minHeartbeatFrequencyMS: the shortest interval between immediate-check requests. */
         public const val MIN_HEARTBEAT_FREQUENCY_MS: Long = 500
-        private val log = StructuredLog("serverSelection")
     }
 }

@@ -67,6 +67,7 @@ public class Topology(
     private val entries = LinkedHashMap<ServerAddress, ServerEntry>() // guarded by mutex
     private val cleanups = ArrayList<Job>() // guarded by mutex
     private var opened = false // guarded by mutex
+    private val sdamLog = SdamLog(settings.logging)
 
     /** The initial-topology part of [settings]. */
     public val topologySettings: TopologySettings = TopologySettings(
@@ -267,7 +268,7 @@ public class Topology(
 
     private fun publish(update: TopologyUpdate) {
         for (event in update.events(id, System.currentTimeMillis())) {
-            SdamLog.logFor(event)
+            sdamLog.logFor(event)
             eventBus.publish(event)
         }
     }
@@ -284,6 +285,7 @@ public class Topology(
         eventBus = eventBus,
         loadBalanced = topologySettings.loadBalanced,
         context = scope.coroutineContext,
+        logging = settings.logging,
         onEstablishmentError = { onEstablishmentError(it) },
     )
 

@@ -1,0 +1,50 @@
+package dev.mooring.testkit.sharded
+
+import dev.mooring.testkit.server.WireServer
+import org.bson.BsonDocument
+
+/**
+ * A sharded deployment as a driver sees it: [mongoses] routers on 127.0.0.1, each a
+ * [WireServer] answering hello as a mongos ([MongosHello.mongos]) with the built-in commands
+ * behind it. Each router keeps its own in-memory collections (there is no shard layer: data
+ * written through one router is not visible through another).
+ *
+ * Thread-safe; [close] closes every router and is idempotent.
+ */
+class ShardedClusterSimulator private constructor(
+    /** The routers, in seed order. */
+    val mongoses: List<WireServer>,
+) : AutoCloseable {
+    /**
+     * The connection string naming the first router only, or every router when [multiple]
+     * (the unified format's `useMultipleMongoses`), with [options] (`key=value&...`) appended.
+     */
+    fun seedUri(options: String = "", multiple: Boolean = false): String {
+        val hosts = (if (multiple) mongoses else mongoses.take(1)).joinToString(",") { it.address.toString() }
+        return "mongodb://$hosts/" + if (options.isEmpty()) "" else "?$options"
+    }
+
+    /** Sets the failCommand fail point on the first router (the one a single-router URI names). */
+    fun configureFailPoint(command: BsonDocument) = mongoses.first().configureFailPoint(command)
+
+    override fun close() = mongoses.forEach { it.close() }
+
+    companion object {
+        /** Starts [count] routers (at least 1). */
+        suspend fun start(count: Int = 2): ShardedClusterSimulator {
+            require(count >= 1) { "a sharded cluster needs at least one mongos, got $count" }
+            val started = ArrayList<WireServer>()
+            try {
+                repeat(count) {
+                    val s = WireServer.start()
+                    s.hello = MongosHello::mongos
+                    started += s
+                }
+            } catch (e: Throwable) {
+                started.forEach { it.close() }
+                throw e
+            }
+            return ShardedClusterSimulator(started)
+        }
+    }
+}

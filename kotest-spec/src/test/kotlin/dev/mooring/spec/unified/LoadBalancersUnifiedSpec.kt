@@ -1,0 +1,13 @@
+package dev.mooring.spec.unified
+
+import io.kotest.core.spec.style.FunSpec
+import kotlin.time.Duration.Companion.seconds
+
+/**
+ * The `load-balancers` suite (unified format) over the test kit's [dev.mooring.testkit.sharded.LoadBalancerSimulator];
+ * see [unifiedSuite]. Tests needing cursors, sessions or transactions are skipped with the reason.
+ */
+class LoadBalancersUnifiedSpec : FunSpec({
+    timeout = 300.seconds.inWholeMilliseconds
+    unifiedSuite("load-balancers")
+})
