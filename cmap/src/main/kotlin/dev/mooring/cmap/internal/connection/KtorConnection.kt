@@ -94,7 +94,7 @@ internal class KtorConnection(
         run {
             guarded(settings.connectTimeoutMS, "connecting and handshaking") {
                 val socket = Connector.connect(selector, address, settings.hostNameResolver)
-                val t = SocketTransport(socket, tls?.newEngine(address))
+                val t = SocketTransport(socket, selector, tls?.newEngine(address))
                 sockets?.register(t.job)
                 transport = t
                 if (closed.get()) {

@@ -10,17 +10,20 @@ import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ServerSelectionOperation
+import dev.mooring.cmap.ConnectionPool
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.isActive
+import kotlinx.coroutines.withContext
 import kotlinx.coroutines.TimeoutCancellationException
-import kotlinx.coroutines.async
-import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.flow.MutableStateFlow
 import kotlinx.coroutines.flow.StateFlow
 import kotlinx.coroutines.flow.asStateFlow
 import kotlinx.coroutines.flow.update
-import kotlinx.coroutines.selects.select
 import kotlinx.coroutines.withTimeout
 
 /**
@@ -106,14 +109,17 @@ public class OperationRunner(
         val selectionTimeout = topology.settings.serverSelectionTimeoutMS
         val remaining = deadline?.let { ((it - System.nanoTime()) / 1_000_000).coerceAtLeast(0) }
         val byOperationTimeout = remaining != null && remaining < selectionTimeout
-        val selected = unlessClosing(null) {
-            selector.select(operation, operationName, if (byOperationTimeout) remaining!! else selectionTimeout, deprioritized, byOperationTimeout)
-        }
+        if (isClosing) throw closingError(null)
+        // The selector's own wait observes closing: a selection that needs no wait costs nothing extra.
+        val selected = selector.select(
+            operation, operationName, if (byOperationTimeout) remaining!! else selectionTimeout, deprioritized, byOperationTimeout,
+            closing = closingSignal,
+        )
         try {
             val pool = selected.pool
             val address = selected.description.address
             val connection = try {
-                unlessClosing(address) { pool.checkOut() }
+                checkOutUnlessClosing(pool, address)
             } catch (e: MongoServerException) {
                 // Establishment errors reach SDAM here when this checkout received them (pre-handshake rules).
                 if (e !is PoolClearedException && e !is PoolClosedException) topology.onApplicationError(address, e)
@@ -137,20 +143,31 @@ public class OperationRunner(
         }
     }
 
-    /** Runs [action] unless closing begins first; then [action] is cancelled and the wait fails. */
-    private suspend fun <R> unlessClosing(address: ServerAddress?, action: suspend () -> R): R {
+    /**
+     * Checks out a connection unless closing begins first; then the checkout is cancelled and
+     * fails with [PoolClosedException]. The checkout runs on the calling coroutine (no child
+     * coroutine, no dispatch) inside a child [Job] that closing cancels.
+     */
+    private suspend fun checkOutUnlessClosing(pool: ConnectionPool, address: ServerAddress): Connection {
         if (isClosing) throw closingError(address)
-        return coroutineScope {
-            val work = async { action() }
-            select {
-                work.onAwait { it }
-                closingSignal.onAwait {
-                    work.cancel()
-                    throw closingError(address)
-                }
-            }
+        val caller = currentCoroutineContext()
+        val region = Job(caller[Job])
+        val watch = closingSignal.invokeOnCompletion { region.cancel(ClosingCancellation()) }
+        var taken: Connection? = null
+        try {
+            return withContext(region) { pool.checkOut().also { taken = it } }
+        } catch (e: CancellationException) {
+            // Closing (or the caller's cancellation) may win the race after the pool handed over a connection.
+            taken?.let { c -> withContext(NonCancellable) { pool.checkIn(c) } }
+            if (isClosing && caller.isActive) throw closingError(address)
+            throw e
+        } finally {
+            watch.dispose()
+            region.complete()
         }
     }
+
+    private class ClosingCancellation : CancellationException("the cluster is closing")
 
     private fun closingError(address: ServerAddress?): Exception =
         if (address != null) PoolClosedException(address) else MongoClusterClosedException("the cluster is closing")
