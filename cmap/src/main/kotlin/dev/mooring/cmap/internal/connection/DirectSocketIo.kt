@@ -4,6 +4,7 @@ import io.ktor.network.selector.SelectInterest
 import io.ktor.network.selector.Selectable
 import io.ktor.network.selector.SelectorManager
 import io.ktor.network.sockets.Socket
+import kotlinx.coroutines.yield
 import java.io.EOFException
 import java.nio.ByteBuffer
 import java.nio.channels.ByteChannel
@@ -67,11 +68,19 @@ internal class DirectSocketIo private constructor(
 
     /** Reads at least one byte into [dst], suspending while none is available. */
     private suspend fun fill(dst: ByteBuffer) {
+        var yielded = false
         while (true) {
             val n = channel.read(dst)
             if (n > 0) return
             if (n < 0) throw EOFException("the server closed the connection")
-            await(SelectInterest.READ)
+            if (!yielded) {
+                // Let other ready coroutines run first: under load the reply is often there by
+                // then, which saves the selector's wake-up and a dispatch.
+                yielded = true
+                yield()
+            } else {
+                await(SelectInterest.READ)
+            }
         }
     }
 

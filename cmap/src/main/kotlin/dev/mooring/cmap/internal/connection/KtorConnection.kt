@@ -34,6 +34,7 @@ import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonDocument
+import org.bson.io.BasicOutputBuffer
 import java.util.concurrent.atomic.AtomicBoolean
 
 /**
@@ -69,6 +70,9 @@ internal class KtorConnection(
 
     @Volatile override var description: ConnectionDescription? = null
         private set
+
+    /** The encode buffer reused by every command of this connection (guarded by [busy]). */
+    private var sendBuffer: BasicOutputBuffer? = null
 
     override val isClosed: Boolean get() = closed.get()
 
@@ -155,9 +159,9 @@ internal class KtorConnection(
         try {
             val body = withApi(command, database)
             val requestId = RequestIds.next()
-            val bytes = encode(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, body))
+            val compressed = prepare(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, body))
             sent = true
-            guarded(settings.socketTimeoutMS, "sending ${command.keys.firstOrNull()}") { transport().write(bytes) }
+            guarded(settings.socketTimeoutMS, "sending ${command.keys.firstOrNull()}") { writePrepared(compressed) }
             var expected = requestId
             while (true) {
                 val reply = guarded(readTimeoutMS, "awaiting an exhaust reply") { readOpMsg(expected) }
@@ -191,8 +195,7 @@ internal class KtorConnection(
     /** Sends one OP_MSG and reads its single reply (no moreToCome allowed). Must run inside [guarded]. */
     private suspend fun roundTrip(body: BsonDocument): BsonDocument {
         val requestId = RequestIds.next()
-        val bytes = encode(OpMsg(requestId, 0, 0, body))
-        transport().write(bytes)
+        writePrepared(prepare(OpMsg(requestId, 0, 0, body)))
         val reply = readOpMsg(requestId)
         if (reply.moreToCome) throw WireFormatException("reply to a request without exhaustAllowed has moreToCome set")
         return checkOk(reply.bodyWithSequences())
@@ -213,6 +216,36 @@ internal class KtorConnection(
                 OpMsgCodec.decode(inner.header, inner.headerBytes, inner.body)
             }
             else -> throw WireFormatException("unexpected opCode ${raw.header.opCode} in a reply to OP_MSG")
+        }
+    }
+
+    /**
+     * Encodes [msg] for sending: into the reusable [sendBuffer] (returns null), or, when it
+     * is compressed, into a new array (returned). Encoding errors are [MongoMessageEncodingException]s.
+     */
+    private fun prepare(msg: OpMsg): ByteArray? {
+        if (compressor != null && OpCompressed.mayCompress(msg.body.keys.firstOrNull() ?: "")) return encode(msg)
+        val out = sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
+        out.truncateToPosition(0)
+        try {
+            OpMsgCodec.encodeInto(msg, limits, out)
+        } catch (e: WireFormatException) {
+            throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
+        }
+        return null
+    }
+
+    /** Writes what [prepare] produced; drops the reusable buffer after an unusually large message. */
+    private suspend fun writePrepared(compressed: ByteArray?) {
+        if (compressed != null) {
+            transport().write(compressed)
+            return
+        }
+        val out = sendBuffer!!
+        try {
+            transport().write(out.internalBuffer, 0, out.position)
+        } finally {
+            if (out.internalBuffer.size > MAX_KEPT_SEND_BUFFER) sendBuffer = null
         }
     }
 
@@ -241,13 +274,22 @@ internal class KtorConnection(
         if (database.isEmpty()) throw IllegalArgumentException("database name must not be empty")
         val d = BsonDocument()
         d.putAll(command)
-        d["\$db"] = org.bson.BsonString(database)
+        d["\$db"] = databaseValue(database)
         settings.serverApi?.let { api ->
             if (!d.containsKey("apiVersion")) d["apiVersion"] = org.bson.BsonString(api.version)
             api.strict?.let { if (!d.containsKey("apiStrict")) d["apiStrict"] = org.bson.BsonBoolean(it) }
             api.deprecationErrors?.let { if (!d.containsKey("apiDeprecationErrors")) d["apiDeprecationErrors"] = org.bson.BsonBoolean(it) }
         }
         return d
+    }
+
+    /** The `$db` value: the last one is kept, as a connection usually serves one database (guarded by [busy]). */
+    private var lastDatabase: org.bson.BsonString? = null
+
+    private fun databaseValue(database: String): org.bson.BsonString {
+        val last = lastDatabase
+        if (last != null && last.value == database) return last
+        return org.bson.BsonString(database).also { lastDatabase = it }
     }
 
     private fun transport(): SocketTransport = transport ?: throw closedError()
@@ -261,6 +303,11 @@ internal class KtorConnection(
         check(busy.compareAndSet(false, true)) {
             "connection $id to $address is single-track: $what called while another operation is in progress"
         }
+    }
+
+    private companion object {
+        const val SEND_BUFFER_SIZE = 512
+        const val MAX_KEPT_SEND_BUFFER = 64 * 1024
     }
 
     private fun closedError() = MongoNetworkException("connection $id to $address is closed", address, generation, handshakeCompleted)

@@ -37,12 +37,12 @@ internal class SocketTransport(private val socket: Socket, selector: SelectorMan
         tls?.handshake()
     }
 
-    suspend fun write(bytes: ByteArray) {
+    suspend fun write(bytes: ByteArray, offset: Int = 0, length: Int = bytes.size) {
         when {
-            direct != null -> direct.write(bytes, 0, bytes.size)
-            tls != null -> tls.write(bytes)
+            direct != null -> direct.write(bytes, offset, length)
+            tls != null -> tls.write(if (offset == 0 && length == bytes.size) bytes else bytes.copyOfRange(offset, offset + length))
             else -> {
-                output!!.writeFully(bytes, 0, bytes.size)
+                output!!.writeFully(bytes, offset, offset + length)
                 output.flush()
             }
         }
