@@ -96,7 +96,7 @@ internal class KtorConnection(
 
     private suspend fun establishGuarded() {
         run {
-            guarded(settings.connectTimeoutMS, "connecting and handshaking") {
+            guarded(settings.connectTimeoutMS, "connecting and handshaking", null) {
                 val socket = Connector.connect(selector, address, settings.hostNameResolver)
                 val t = SocketTransport(socket, selector, tls?.newEngine(address))
                 sockets?.register(t.job)
@@ -143,7 +143,7 @@ internal class KtorConnection(
         acquire("command")
         try {
             val body = withApi(command, database)
-            return guarded(timeoutMS, "running ${command.keys.firstOrNull()}") {
+            return guarded(timeoutMS, "running", command) {
                 roundTrip(body)
             }
         } finally {
@@ -161,10 +161,10 @@ internal class KtorConnection(
             val requestId = RequestIds.next()
             val compressed = prepare(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, body))
             sent = true
-            guarded(settings.socketTimeoutMS, "sending ${command.keys.firstOrNull()}") { writePrepared(compressed) }
+            guarded(settings.socketTimeoutMS, "sending", command) { writePrepared(compressed) }
             var expected = requestId
             while (true) {
-                val reply = guarded(readTimeoutMS, "awaiting an exhaust reply") { readOpMsg(expected) }
+                val reply = guarded(readTimeoutMS, "awaiting an exhaust reply", null) { readOpMsg(expected) }
                 expected = reply.requestId
                 val doc = reply.bodyWithSequences()
                 if (!reply.moreToCome) {
@@ -310,6 +310,10 @@ internal class KtorConnection(
         const val MAX_KEPT_SEND_BUFFER = 64 * 1024
     }
 
+    /** "running ping": the action and the command's name, built only for an error message. */
+    private fun describe(action: String, command: BsonDocument?): String =
+        if (command == null) action else "$action ${command.keys.firstOrNull()}"
+
     private fun closedError() = MongoNetworkException("connection $id to $address is closed", address, generation, handshakeCompleted)
 
     /**
@@ -317,7 +321,7 @@ internal class KtorConnection(
      * failure except an `ok: 0` reply on an established connection closes the connection;
      * cancellation closes it too, because its wire state is unknown.
      */
-    private suspend fun <T> guarded(timeoutMS: Long, what: String, block: suspend () -> T): T {
+    private suspend fun <T> guarded(timeoutMS: Long, action: String, command: BsonDocument?, block: suspend () -> T): T {
         try {
             return if (timeoutMS > 0) withTimeout(timeoutMS) { block() } else block()
         } catch (e: MongoCommandException) {
@@ -332,7 +336,7 @@ internal class KtorConnection(
             close()
             if (!currentCoroutineContext().isActive) throw e
             throw MongoNetworkTimeoutException(
-                "timed out after $timeoutMS ms $what on $address", address, generation, handshakeCompleted, e,
+                "timed out after $timeoutMS ms ${describe(action, command)} on $address", address, generation, handshakeCompleted, e,
             )
         } catch (e: CancellationException) {
             val wasClosed = closed.get()
@@ -343,18 +347,18 @@ internal class KtorConnection(
             // connection mid-message. For this caller that is a network error; letting the
             // CancellationException escape would silently end it (e.g. a monitor loop).
             val why = if (wasClosed) "connection was closed" else "the connection was reset"
-            throw MongoNetworkException("network error $what on $address: $why", address, generation, handshakeCompleted, e)
+            throw MongoNetworkException("network error ${describe(action, command)} on $address: $why", address, generation, handshakeCompleted, e)
         } catch (e: javax.net.ssl.SSLException) {
             close()
-            throw MongoTlsException("TLS failure $what on $address: ${TlsErrors.describe(e)}", address, generation, handshakeCompleted, e)
+            throw MongoTlsException("TLS failure ${describe(action, command)} on $address: ${TlsErrors.describe(e)}", address, generation, handshakeCompleted, e)
         } catch (e: WireFormatException) {
             close()
-            throw MongoProtocolException("protocol error $what on $address: ${e.message}", address, generation, handshakeCompleted, e)
+            throw MongoProtocolException("protocol error ${describe(action, command)} on $address: ${e.message}", address, generation, handshakeCompleted, e)
         } catch (e: Exception) {
             val wasClosed = closed.get()
             close()
             val reason = if (wasClosed) "connection was closed" else (e.message ?: e.javaClass.simpleName)
-            throw MongoNetworkException("network error $what on $address: $reason", address, generation, handshakeCompleted, e)
+            throw MongoNetworkException("network error ${describe(action, command)} on $address: $reason", address, generation, handshakeCompleted, e)
         }
     }
 }

@@ -23,8 +23,8 @@ import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.flow.MutableStateFlow
 import kotlinx.coroutines.flow.StateFlow
 import kotlinx.coroutines.flow.asStateFlow
-import kotlinx.coroutines.flow.update
 import kotlinx.coroutines.withTimeout
+import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * Internal API, not stable: runs operations against a [Topology] — selection, checkout, the
@@ -35,17 +35,28 @@ import kotlinx.coroutines.withTimeout
  * Thread-safe. [beginClosing] makes new operations fail at once with
  * [MongoClusterClosedException] and fails operations still selecting or waiting for a
  * connection with [PoolClosedException]; operations holding a connection run on.
- * [running] counts operations holding a connection.
+ * [running] counts operations holding a connection (kept current once closing began; [holdingCount] at any time).
  */
 public class OperationRunner(
     private val topology: Topology,
     private val selector: ServerSelector,
 ) {
     private val closingSignal = CompletableDeferred<Unit>()
-    private val holding = MutableStateFlow(0)
+
+    /** Operations holding a connection; an atomic counter, so the operation path takes no lock. */
+    private val holding = AtomicInteger()
+
+    /** [holding] published as a flow once closing began (the only time anyone waits on it). */
+    private val holdingAfterClosing = MutableStateFlow(0)
+
+    /**
+     * The number of operations that hold a connection. Exact once [beginClosing] was called
+     * (what close waits on); before that its value is not kept current (read [holdingCount]).
+     */
+    public val running: StateFlow<Int> = holdingAfterClosing.asStateFlow()
 
     /** The number of operations that hold a connection right now. */
-    public val running: StateFlow<Int> = holding.asStateFlow()
+    public val holdingCount: Int get() = holding.get()
 
     /** True once [beginClosing] was called. */
     public val isClosing: Boolean get() = closingSignal.isCompleted
@@ -53,6 +64,16 @@ public class OperationRunner(
     /** Refuses new operations and fails those not yet holding a connection. Idempotent, non-blocking. */
     public fun beginClosing() {
         closingSignal.complete(Unit)
+        publishHolding()
+    }
+
+    /**
+     * Publishes [holding] to [running] once closing began. Under a lock, each publication reads
+     * the counter afresh, so the last one after the last change always publishes the final count.
+     */
+    private fun publishHolding() {
+        if (!isClosing) return
+        synchronized(holdingAfterClosing) { holdingAfterClosing.value = holding.get() }
     }
 
     /**
@@ -125,7 +146,8 @@ public class OperationRunner(
                 if (e !is PoolClearedException && e !is PoolClosedException) topology.onApplicationError(address, e)
                 throw e
             }
-            holding.update { it + 1 }
+            holding.incrementAndGet()
+            publishHolding()
             try {
                 return block(selected, connection)
             } catch (e: Throwable) {
@@ -135,7 +157,8 @@ public class OperationRunner(
                 }
                 throw e
             } finally {
-                holding.update { it - 1 }
+                holding.decrementAndGet()
+                publishHolding()
                 pool.checkIn(connection)
             }
         } finally {
