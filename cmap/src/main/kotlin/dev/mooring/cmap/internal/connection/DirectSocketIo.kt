@@ -1,5 +1,6 @@
 package dev.mooring.cmap.internal.connection
 
+import dev.mooring.cmap.internal.connection.tls.NetIo
 import io.ktor.network.selector.SelectInterest
 import io.ktor.network.selector.Selectable
 import io.ktor.network.selector.SelectorManager
@@ -26,17 +27,38 @@ internal class DirectSocketIo private constructor(
     private val selectable: Selectable,
     private val channel: ByteChannel,
     private val selector: SelectorManager,
-) {
+) : NetIo {
     /** Unread bytes are between position and limit (the buffer stays in read mode). */
     private val buffer: ByteBuffer = ByteBuffer.allocateDirect(BUFFER_SIZE).limit(0)
 
     /** Writes all of [bytes] from [offset] for [length] bytes. */
     suspend fun write(bytes: ByteArray, offset: Int, length: Int) {
-        val src = ByteBuffer.wrap(bytes, offset, length)
+        writeFully(ByteBuffer.wrap(bytes, offset, length))
+    }
+
+    override suspend fun writeFully(src: ByteBuffer) {
         while (true) {
             channel.write(src)
             if (!src.hasRemaining()) return
             await(SelectInterest.WRITE)
+        }
+    }
+
+    override suspend fun readAvailable(dst: ByteBuffer): Int {
+        if (!dst.hasRemaining()) return 0
+        if (buffer.hasRemaining()) {
+            val n = minOf(buffer.remaining(), dst.remaining())
+            val slice = buffer.slice().limit(n)
+            dst.put(slice)
+            buffer.position(buffer.position() + n)
+            return n
+        }
+        return try {
+            val before = dst.position()
+            fill(dst)
+            dst.position() - before
+        } catch (_: EOFException) {
+            -1
         }
     }
 

@@ -17,20 +17,24 @@ internal class RawMessage(val header: MessageHeader, val headerBytes: ByteArray,
  * Byte transport over one connected Ktor socket, in plain text or, with an [SSLEngine], TLS
  * (see [TlsChannel]; call [startTls] before anything else).
  *
- * Plain text goes through [DirectSocketIo]: the calling coroutine reads and writes the socket's
- * channel itself and suspends on Ktor's [SelectorManager] only when the socket would block, so a
- * round trip costs no pump coroutine and at most one dispatch. TLS keeps Ktor's byte channels
- * (the [TlsChannel] runs over them).
+ * Both go through [DirectSocketIo] (TLS as the network side of the [TlsChannel]): the calling
+ * coroutine reads and writes the socket's channel itself and suspends on Ktor's
+ * [SelectorManager] only when the socket would block, so a round trip costs no pump coroutine
+ * and at most one dispatch. A socket that is not a selectable NIO channel falls back to Ktor's
+ * byte channels.
  *
  * Not thread-safe: the owning connection's single-track rule guarantees one reader and one
  * writer at a time. [close] is idempotent and does not suspend; it fails a read or write in
  * progress with an [java.io.IOException].
  */
 internal class SocketTransport(private val socket: Socket, selector: SelectorManager, engine: SSLEngine? = null) {
-    private val direct: DirectSocketIo? = if (engine == null) DirectSocketIo.of(socket, selector) else null
-    private val input = if (direct == null) socket.openReadChannel() else null
-    private val output = if (direct == null) socket.openWriteChannel(autoFlush = false) else null
-    private val tls: TlsChannel? = engine?.let { TlsChannel(it, input!!, output!!) }
+    private val io: DirectSocketIo? = DirectSocketIo.of(socket, selector)
+    private val input = if (io == null) socket.openReadChannel() else null
+    private val output = if (io == null) socket.openWriteChannel(autoFlush = false) else null
+    private val tls: TlsChannel? = engine?.let { if (io != null) TlsChannel(it, io) else TlsChannel(it, input!!, output!!) }
+
+    /** Plain-text direct I/O (TLS runs over [io] inside [tls]). */
+    private val direct: DirectSocketIo? = if (tls == null) io else null
 
     /** Runs the TLS handshake (no-op in plain text). */
     suspend fun startTls() {
