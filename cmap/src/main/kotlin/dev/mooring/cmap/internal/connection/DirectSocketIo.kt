@@ -5,7 +5,6 @@ import io.ktor.network.selector.SelectInterest
 import io.ktor.network.selector.Selectable
 import io.ktor.network.selector.SelectorManager
 import io.ktor.network.sockets.Socket
-import kotlinx.coroutines.yield
 import java.io.EOFException
 import java.nio.ByteBuffer
 import java.nio.channels.ByteChannel
@@ -21,7 +20,8 @@ import java.nio.channels.ByteChannel
  *
  * Not thread-safe: one reader and one writer at a time (the connection is single-track).
  * Cancellation while suspended leaves the socket unusable (the owner closes it). Closing the
- * socket from another thread fails a read or write in progress with an [java.io.IOException].
+ * socket from another thread fails a read or write in progress with an [java.io.IOException] (or
+ * Ktor's closed-channel cancellation, which the connection maps to a network error too).
  */
 internal class DirectSocketIo private constructor(
     private val selectable: Selectable,
@@ -90,19 +90,13 @@ internal class DirectSocketIo private constructor(
 
     /** Reads at least one byte into [dst], suspending while none is available. */
     private suspend fun fill(dst: ByteBuffer) {
-        var yielded = false
+        // No yield() before waiting: on Dispatchers.Default every dispatch may unpark an idle
+        // worker, which costs more than the selector's wake-up it could save.
         while (true) {
             val n = channel.read(dst)
             if (n > 0) return
             if (n < 0) throw EOFException("the server closed the connection")
-            if (!yielded) {
-                // Let other ready coroutines run first: under load the reply is often there by
-                // then, which saves the selector's wake-up and a dispatch.
-                yielded = true
-                yield()
-            } else {
-                await(SelectInterest.READ)
-            }
+            await(SelectInterest.READ)
         }
     }
 
