@@ -305,11 +305,6 @@ internal class KtorConnection(
         }
     }
 
-    private companion object {
-        const val SEND_BUFFER_SIZE = 512
-        const val MAX_KEPT_SEND_BUFFER = 64 * 1024
-    }
-
     /** "running ping": the action and the command's name, built only for an error message. */
     private fun describe(action: String, command: BsonDocument?): String =
         if (command == null) action else "$action ${command.keys.firstOrNull()}"
@@ -360,5 +355,13 @@ internal class KtorConnection(
             val reason = if (wasClosed) "connection was closed" else (e.message ?: e.javaClass.simpleName)
             throw MongoNetworkException("network error ${describe(action, command)} on $address: $reason", address, generation, handshakeCompleted, e)
         }
+    }
+
+    private companion object {
+        /** The reusable encode buffer starts this large and grows as needed. */
+        const val SEND_BUFFER_SIZE = 512
+
+        /** A buffer grown past this (by an unusually large message) is not kept. */
+        const val MAX_KEPT_SEND_BUFFER = 64 * 1024
     }
 }

@@ -1,6 +1,7 @@
 package dev.mooring.sdam.internal.topology
 
 import dev.mooring.cmap.Connection
+import dev.mooring.cmap.ConnectionPool
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.MongoServerException
@@ -10,19 +11,18 @@ import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ServerSelectionOperation
-import dev.mooring.cmap.ConnectionPool
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.NonCancellable
-import kotlinx.coroutines.isActive
-import kotlinx.coroutines.withContext
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.flow.MutableStateFlow
 import kotlinx.coroutines.flow.StateFlow
 import kotlinx.coroutines.flow.asStateFlow
+import kotlinx.coroutines.isActive
+import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import java.util.concurrent.atomic.AtomicInteger
 
