@@ -14,7 +14,6 @@ import dev.mooring.sdam.ServerSelectionOperation
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Job
-import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
@@ -22,7 +21,6 @@ import kotlinx.coroutines.flow.MutableStateFlow
 import kotlinx.coroutines.flow.StateFlow
 import kotlinx.coroutines.flow.asStateFlow
 import kotlinx.coroutines.isActive
-import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import java.util.concurrent.atomic.AtomicInteger
 
@@ -169,19 +167,17 @@ public class OperationRunner(
     /**
      * Checks out a connection unless closing begins first; then the checkout is cancelled and
      * fails with [PoolClosedException]. The checkout runs on the calling coroutine (no child
-     * coroutine, no dispatch) inside a child [Job] that closing cancels.
+     * coroutine, no dispatch; see [runWithJob]) under a child [Job] that closing cancels.
      */
     private suspend fun checkOutUnlessClosing(pool: ConnectionPool, address: ServerAddress): Connection {
         if (isClosing) throw closingError(address)
         val caller = currentCoroutineContext()
         val region = Job(caller[Job])
         val watch = closingSignal.invokeOnCompletion { region.cancel(ClosingCancellation()) }
-        var taken: Connection? = null
         try {
-            return withContext(region) { pool.checkOut().also { taken = it } }
+            // A connection the pool handed over is always returned (runWithJob never discards a result).
+            return runWithJob(region) { pool.checkOut() }
         } catch (e: CancellationException) {
-            // Closing (or the caller's cancellation) may win the race after the pool handed over a connection.
-            taken?.let { c -> withContext(NonCancellable) { pool.checkIn(c) } }
             if (isClosing && caller.isActive) throw closingError(address)
             throw e
         } finally {
