@@ -34,6 +34,7 @@ import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonDocument
+import org.bson.io.BasicOutputBuffer
 import java.util.concurrent.atomic.AtomicBoolean
 
 /**
@@ -70,6 +71,9 @@ internal class KtorConnection(
     @Volatile override var description: ConnectionDescription? = null
         private set
 
+    /** The encode buffer reused by every command of this connection (guarded by [busy]). */
+    private var sendBuffer: BasicOutputBuffer? = null
+
     override val isClosed: Boolean get() = closed.get()
 
     override suspend fun establish() {
@@ -92,9 +96,9 @@ internal class KtorConnection(
 
     private suspend fun establishGuarded() {
         run {
-            guarded(settings.connectTimeoutMS, "connecting and handshaking") {
+            guarded(settings.connectTimeoutMS, "connecting and handshaking", null) {
                 val socket = Connector.connect(selector, address, settings.hostNameResolver)
-                val t = SocketTransport(socket, tls?.newEngine(address))
+                val t = SocketTransport(socket, selector, tls?.newEngine(address))
                 sockets?.register(t.job)
                 transport = t
                 if (closed.get()) {
@@ -139,7 +143,7 @@ internal class KtorConnection(
         acquire("command")
         try {
             val body = withApi(command, database)
-            return guarded(timeoutMS, "running ${command.keys.firstOrNull()}") {
+            return guarded(timeoutMS, "running", command) {
                 roundTrip(body)
             }
         } finally {
@@ -155,12 +159,12 @@ internal class KtorConnection(
         try {
             val body = withApi(command, database)
             val requestId = RequestIds.next()
-            val bytes = encode(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, body))
+            val compressed = prepare(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, body))
             sent = true
-            guarded(settings.socketTimeoutMS, "sending ${command.keys.firstOrNull()}") { transport().write(bytes) }
+            guarded(settings.socketTimeoutMS, "sending", command) { writePrepared(compressed) }
             var expected = requestId
             while (true) {
-                val reply = guarded(readTimeoutMS, "awaiting an exhaust reply") { readOpMsg(expected) }
+                val reply = guarded(readTimeoutMS, "awaiting an exhaust reply", null) { readOpMsg(expected) }
                 expected = reply.requestId
                 val doc = reply.bodyWithSequences()
                 if (!reply.moreToCome) {
@@ -191,8 +195,7 @@ internal class KtorConnection(
     /** Sends one OP_MSG and reads its single reply (no moreToCome allowed). Must run inside [guarded]. */
     private suspend fun roundTrip(body: BsonDocument): BsonDocument {
         val requestId = RequestIds.next()
-        val bytes = encode(OpMsg(requestId, 0, 0, body))
-        transport().write(bytes)
+        writePrepared(prepare(OpMsg(requestId, 0, 0, body)))
         val reply = readOpMsg(requestId)
         if (reply.moreToCome) throw WireFormatException("reply to a request without exhaustAllowed has moreToCome set")
         return checkOk(reply.bodyWithSequences())
@@ -213,6 +216,36 @@ internal class KtorConnection(
                 OpMsgCodec.decode(inner.header, inner.headerBytes, inner.body)
             }
             else -> throw WireFormatException("unexpected opCode ${raw.header.opCode} in a reply to OP_MSG")
+        }
+    }
+
+    /**
+     * Encodes [msg] for sending: into the reusable [sendBuffer] (returns null), or, when it
+     * is compressed, into a new array (returned). Encoding errors are [MongoMessageEncodingException]s.
+     */
+    private fun prepare(msg: OpMsg): ByteArray? {
+        if (compressor != null && OpCompressed.mayCompress(msg.body.keys.firstOrNull() ?: "")) return encode(msg)
+        val out = sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
+        out.truncateToPosition(0)
+        try {
+            OpMsgCodec.encodeInto(msg, limits, out)
+        } catch (e: WireFormatException) {
+            throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
+        }
+        return null
+    }
+
+    /** Writes what [prepare] produced; drops the reusable buffer after an unusually large message. */
+    private suspend fun writePrepared(compressed: ByteArray?) {
+        if (compressed != null) {
+            transport().write(compressed)
+            return
+        }
+        val out = sendBuffer!!
+        try {
+            transport().write(out.internalBuffer, 0, out.position)
+        } finally {
+            if (out.internalBuffer.size > MAX_KEPT_SEND_BUFFER) sendBuffer = null
         }
     }
 
@@ -241,13 +274,22 @@ internal class KtorConnection(
         if (database.isEmpty()) throw IllegalArgumentException("database name must not be empty")
         val d = BsonDocument()
         d.putAll(command)
-        d["\$db"] = org.bson.BsonString(database)
+        d["\$db"] = databaseValue(database)
         settings.serverApi?.let { api ->
             if (!d.containsKey("apiVersion")) d["apiVersion"] = org.bson.BsonString(api.version)
             api.strict?.let { if (!d.containsKey("apiStrict")) d["apiStrict"] = org.bson.BsonBoolean(it) }
             api.deprecationErrors?.let { if (!d.containsKey("apiDeprecationErrors")) d["apiDeprecationErrors"] = org.bson.BsonBoolean(it) }
         }
         return d
+    }
+
+    /** The `$db` value: the last one is kept, as a connection usually serves one database (guarded by [busy]). */
+    private var lastDatabase: org.bson.BsonString? = null
+
+    private fun databaseValue(database: String): org.bson.BsonString {
+        val last = lastDatabase
+        if (last != null && last.value == database) return last
+        return org.bson.BsonString(database).also { lastDatabase = it }
     }
 
     private fun transport(): SocketTransport = transport ?: throw closedError()
@@ -263,6 +305,10 @@ internal class KtorConnection(
         }
     }
 
+    /** "running ping": the action and the command's name, built only for an error message. */
+    private fun describe(action: String, command: BsonDocument?): String =
+        if (command == null) action else "$action ${command.keys.firstOrNull()}"
+
     private fun closedError() = MongoNetworkException("connection $id to $address is closed", address, generation, handshakeCompleted)
 
     /**
@@ -270,7 +316,7 @@ internal class KtorConnection(
      * failure except an `ok: 0` reply on an established connection closes the connection;
      * cancellation closes it too, because its wire state is unknown.
      */
-    private suspend fun <T> guarded(timeoutMS: Long, what: String, block: suspend () -> T): T {
+    private suspend fun <T> guarded(timeoutMS: Long, action: String, command: BsonDocument?, block: suspend () -> T): T {
         try {
             return if (timeoutMS > 0) withTimeout(timeoutMS) { block() } else block()
         } catch (e: MongoCommandException) {
@@ -285,7 +331,7 @@ internal class KtorConnection(
             close()
             if (!currentCoroutineContext().isActive) throw e
             throw MongoNetworkTimeoutException(
-                "timed out after $timeoutMS ms $what on $address", address, generation, handshakeCompleted, e,
+                "timed out after $timeoutMS ms ${describe(action, command)} on $address", address, generation, handshakeCompleted, e,
             )
         } catch (e: CancellationException) {
             val wasClosed = closed.get()
@@ -296,18 +342,26 @@ internal class KtorConnection(
             // connection mid-message. For this caller that is a network error; letting the
             // CancellationException escape would silently end it (e.g. a monitor loop).
             val why = if (wasClosed) "connection was closed" else "the connection was reset"
-            throw MongoNetworkException("network error $what on $address: $why", address, generation, handshakeCompleted, e)
+            throw MongoNetworkException("network error ${describe(action, command)} on $address: $why", address, generation, handshakeCompleted, e)
         } catch (e: javax.net.ssl.SSLException) {
             close()
-            throw MongoTlsException("TLS failure $what on $address: ${TlsErrors.describe(e)}", address, generation, handshakeCompleted, e)
+            throw MongoTlsException("TLS failure ${describe(action, command)} on $address: ${TlsErrors.describe(e)}", address, generation, handshakeCompleted, e)
         } catch (e: WireFormatException) {
             close()
-            throw MongoProtocolException("protocol error $what on $address: ${e.message}", address, generation, handshakeCompleted, e)
+            throw MongoProtocolException("protocol error ${describe(action, command)} on $address: ${e.message}", address, generation, handshakeCompleted, e)
         } catch (e: Exception) {
             val wasClosed = closed.get()
             close()
             val reason = if (wasClosed) "connection was closed" else (e.message ?: e.javaClass.simpleName)
-            throw MongoNetworkException("network error $what on $address: $reason", address, generation, handshakeCompleted, e)
+            throw MongoNetworkException("network error ${describe(action, command)} on $address: $reason", address, generation, handshakeCompleted, e)
         }
+    }
+
+    private companion object {
+        /** The reusable encode buffer starts this large and grows as needed. */
+        const val SEND_BUFFER_SIZE = 512
+
+        /** A buffer grown past this (by an unusually large message) is not kept. */
+        const val MAX_KEPT_SEND_BUFFER = 64 * 1024
     }
 }

@@ -2,6 +2,7 @@ package dev.mooring.cmap.internal.connection
 
 import dev.mooring.cmap.internal.connection.tls.TlsChannel
 import dev.mooring.cmap.internal.wire.MessageHeader
+import io.ktor.network.selector.SelectorManager
 import io.ktor.network.sockets.Socket
 import io.ktor.network.sockets.openReadChannel
 import io.ktor.network.sockets.openWriteChannel
@@ -14,31 +15,49 @@ internal class RawMessage(val header: MessageHeader, val headerBytes: ByteArray,
 
 /**
  * Byte transport over one connected Ktor socket, in plain text or, with an [SSLEngine], TLS
- * (see [TlsChannel]; call [startTls] before anything else). Not thread-safe: the owning
- * connection's single-track rule guarantees one reader and one writer at a time. [close] is
- * idempotent and does not suspend.
+ * (see [TlsChannel]; call [startTls] before anything else).
+ *
+ * Both go through [DirectSocketIo] (TLS as the network side of the [TlsChannel]): the calling
+ * coroutine reads and writes the socket's channel itself and suspends on Ktor's
+ * [SelectorManager] only when the socket would block, so a round trip costs no pump coroutine
+ * and at most one dispatch. A socket that is not a selectable NIO channel falls back to Ktor's
+ * byte channels.
+ *
+ * Not thread-safe: the owning connection's single-track rule guarantees one reader and one
+ * writer at a time. [close] is idempotent and does not suspend; it fails a read or write in
+ * progress with an [java.io.IOException].
  */
-internal class SocketTransport(private val socket: Socket, engine: SSLEngine? = null) {
-    private val input = socket.openReadChannel()
-    private val output = socket.openWriteChannel(autoFlush = false)
-    private val tls: TlsChannel? = engine?.let { TlsChannel(it, input, output) }
+internal class SocketTransport(private val socket: Socket, selector: SelectorManager, engine: SSLEngine? = null) {
+    private val io: DirectSocketIo? = DirectSocketIo.of(socket, selector)
+    private val input = if (io == null) socket.openReadChannel() else null
+    private val output = if (io == null) socket.openWriteChannel(autoFlush = false) else null
+    private val tls: TlsChannel? = engine?.let { if (io != null) TlsChannel(it, io) else TlsChannel(it, input!!, output!!) }
+
+    /** Plain-text direct I/O (TLS runs over [io] inside [tls]). */
+    private val direct: DirectSocketIo? = if (tls == null) io else null
 
     /** Runs the TLS handshake (no-op in plain text). */
     suspend fun startTls() {
         tls?.handshake()
     }
 
-    suspend fun write(bytes: ByteArray) {
-        if (tls != null) {
-            tls.write(bytes)
-        } else {
-            output.writeFully(bytes, 0, bytes.size)
-            output.flush()
+    suspend fun write(bytes: ByteArray, offset: Int = 0, length: Int = bytes.size) {
+        when {
+            direct != null -> direct.write(bytes, offset, length)
+            tls != null -> tls.write(if (offset == 0 && length == bytes.size) bytes else bytes.copyOfRange(offset, offset + length))
+            else -> {
+                output!!.writeFully(bytes, offset, offset + length)
+                output.flush()
+            }
         }
     }
 
     private suspend fun readFully(dst: ByteArray) {
-        if (tls != null) tls.readFully(dst, 0, dst.size) else input.readFully(dst, 0, dst.size)
+        when {
+            direct != null -> direct.readFully(dst, 0, dst.size)
+            tls != null -> tls.readFully(dst, 0, dst.size)
+            else -> input!!.readFully(dst, 0, dst.size)
+        }
     }
 
     /**

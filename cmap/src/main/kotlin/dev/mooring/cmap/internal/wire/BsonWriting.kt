@@ -9,12 +9,13 @@ import org.bson.io.BasicOutputBuffer
 /** Little-endian writing helpers over the driver's [BasicOutputBuffer]. Stateless; thread-safe. */
 internal object BsonWriting {
     private val codec = BsonDocumentCodec()
+    private val encoderContext = EncoderContext.builder().build()
 
     /** Writes [doc] and returns its encoded size; throws [WireFormatException] when it exceeds [maxSize]. */
     fun writeDocument(out: BasicOutputBuffer, doc: BsonDocument, maxSize: Int, what: String): Int {
         val start = out.position
         try {
-            BsonBinaryWriter(out).use { codec.encode(it, doc, EncoderContext.builder().build()) }
+            BsonBinaryWriter(out).use { codec.encode(it, doc, encoderContext) }
         } catch (e: RuntimeException) {
             throw WireFormatException("cannot encode $what: ${e.message}", e)
         }
@@ -39,11 +40,16 @@ internal object BsonWriting {
 
     /** Sets messageLength at offset 0 and checks it against [maxMessageSizeBytes]; returns the bytes. */
     fun finish(out: BasicOutputBuffer, maxMessageSizeBytes: Int): ByteArray {
-        val len = out.position
+        finish(out, 0, maxMessageSizeBytes)
+        return out.toByteArray()
+    }
+
+    /** Sets messageLength of the message that starts at [base] (it ends at the position) and checks it. */
+    fun finish(out: BasicOutputBuffer, base: Int, maxMessageSizeBytes: Int) {
+        val len = out.position - base
         if (len > maxMessageSizeBytes) {
             throw WireFormatException("message is $len bytes, larger than maxMessageSizeBytes $maxMessageSizeBytes")
         }
-        out.writeInt32(0, len)
-        return out.toByteArray()
+        out.writeInt32(base, len)
     }
 }

@@ -56,7 +56,10 @@ internal class ByteReader(private val bytes: ByteArray, start: Int = 0, private 
     /** One BSON document whose declared length must fit before [limit]. Fully validated. */
     fun document(what: String, limit: Int = end): BsonDocument {
         if (limit - position < 5) throw WireFormatException("truncated message: $what needs at least 5 bytes")
-        val len = ByteBuffer.wrap(bytes, position, 4).order(ByteOrder.LITTLE_ENDIAN).int
+        val len = (bytes[position].toInt() and 0xff) or
+            ((bytes[position + 1].toInt() and 0xff) shl 8) or
+            ((bytes[position + 2].toInt() and 0xff) shl 16) or
+            ((bytes[position + 3].toInt() and 0xff) shl 24)
         if (len < 5 || len > limit - position) {
             throw WireFormatException("invalid BSON length $len for $what (${limit - position} bytes available)")
         }
@@ -72,13 +75,14 @@ internal class ByteReader(private val bytes: ByteArray, start: Int = 0, private 
 
     internal companion object {
         private val codec = BsonDocumentCodec()
+        private val decoderContext = DecoderContext.builder().build()
 
         fun decodeBson(bytes: ByteArray, offset: Int, length: Int, what: String): BsonDocument {
             if (bytes[offset + length - 1] != 0.toByte()) throw WireFormatException("$what does not end with a NUL byte")
             val buf = ByteBuffer.wrap(bytes, offset, length).slice().order(ByteOrder.LITTLE_ENDIAN)
             try {
                 BsonBinaryReader(ByteBufferBsonInput(ByteBufNIO(buf))).use { reader ->
-                    val doc = codec.decode(reader, DecoderContext.builder().build())
+                    val doc = codec.decode(reader, decoderContext)
                     if (buf.position() != length) throw WireFormatException("$what: BSON length $length but content ended at ${buf.position()}")
                     return doc
                 }

@@ -12,15 +12,28 @@ public object OpMsgCodec {
      * or the whole message exceeds maxMessageSizeBytes.
      */
     public fun encode(msg: OpMsg, limits: MessageLimits = MessageLimits.DEFAULT): ByteArray {
+        val out = BasicOutputBuffer(INITIAL_BUFFER_SIZE)
+        encodeInto(msg, limits, out)
+        return out.toByteArray()
+    }
+
+    /**
+     * Encodes [msg] like [encode], into [out] from its current position (callers reuse one
+     * buffer, truncated to 0, per connection). The message is `out.internalBuffer[start until
+     * out.position]`. On failure the buffer's content is unspecified.
+     */
+    public fun encodeInto(msg: OpMsg, limits: MessageLimits, out: BasicOutputBuffer) {
         if (msg.flagBits and OpMsg.REQUIRED_MASK and OpMsg.KNOWN_REQUIRED.inv() != 0) {
             throw WireFormatException("unknown required OP_MSG flag bits ${Integer.toHexString(msg.flagBits)}")
         }
-        val ids = HashSet<String>()
-        for (s in msg.sequences) {
-            if (!ids.add(s.identifier)) throw WireFormatException("duplicate document sequence '${s.identifier}'")
-            if (msg.body.containsKey(s.identifier)) throw WireFormatException("document sequence '${s.identifier}' also present in the body")
+        if (msg.sequences.isNotEmpty()) {
+            val ids = HashSet<String>()
+            for (s in msg.sequences) {
+                if (!ids.add(s.identifier)) throw WireFormatException("duplicate document sequence '${s.identifier}'")
+                if (msg.body.containsKey(s.identifier)) throw WireFormatException("document sequence '${s.identifier}' also present in the body")
+            }
         }
-        val out = BasicOutputBuffer()
+        val base = out.position
         BsonWriting.writeHeader(out, msg.requestId, msg.responseTo, OpCode.OP_MSG)
         out.writeInt32(msg.flagBits)
         out.write(0)
@@ -32,24 +45,28 @@ public object OpMsgCodec {
             BsonWriting.writeCString(out, s.identifier, "document sequence identifier")
             for (d in s.documents) {
                 BsonWriting.writeDocument(out, d, limits.maxBsonObjectSize, "document in sequence '${s.identifier}'")
-                if (out.position > limits.maxMessageSizeBytes) {
+                if (out.position - base > limits.maxMessageSizeBytes) {
                     throw WireFormatException("message is larger than maxMessageSizeBytes ${limits.maxMessageSizeBytes}")
                 }
             }
             out.writeInt32(sizeAt, out.position - sizeAt)
         }
-        if (!msg.checksumPresent) return BsonWriting.finish(out, limits.maxMessageSizeBytes)
-        val total = out.position + 4
+        if (!msg.checksumPresent) {
+            BsonWriting.finish(out, base, limits.maxMessageSizeBytes)
+            return
+        }
+        val total = out.position - base + 4
         if (total > limits.maxMessageSizeBytes) {
             throw WireFormatException("message is $total bytes, larger than maxMessageSizeBytes ${limits.maxMessageSizeBytes}")
         }
-        out.writeInt32(0, total)
+        out.writeInt32(base, total)
         val crc = CRC32C()
-        val bytes = out.toByteArray()
-        crc.update(bytes, 0, bytes.size)
+        crc.update(out.internalBuffer, base, total - 4)
         out.writeInt32(crc.value.toInt())
-        return out.toByteArray()
     }
+
+    /** Encode buffers start this small and double as needed (most commands are a few hundred bytes). */
+    private const val INITIAL_BUFFER_SIZE = 256
 
     /**
      * Decodes the part after [header] (`body.size == header.bodyLength`). Verifies the checksum
@@ -79,8 +96,8 @@ public object OpMsgCodec {
             }
         }
         var bodyDoc: org.bson.BsonDocument? = null
-        val sequences = ArrayList<DocumentSequence>()
-        val ids = HashSet<String>()
+        var sequences: ArrayList<DocumentSequence>? = null
+        var ids: HashSet<String>? = null
         while (r.position < end) {
             when (val kind = r.byte("section kind")) {
                 0 -> {
@@ -95,16 +112,16 @@ public object OpMsgCodec {
                     }
                     val sectionEnd = start + size
                     val id = r.cstring("document sequence identifier", sectionEnd)
-                    if (!ids.add(id)) throw WireFormatException("duplicate document sequence identifier '$id'")
+                    if (!(ids ?: HashSet<String>().also { ids = it }).add(id)) throw WireFormatException("duplicate document sequence identifier '$id'")
                     val docs = ArrayList<org.bson.BsonDocument>()
                     while (r.position < sectionEnd) docs.add(r.document("document in sequence '$id'", sectionEnd))
-                    sequences.add(DocumentSequence(id, docs))
+                    (sequences ?: ArrayList<DocumentSequence>().also { sequences = it }).add(DocumentSequence(id, docs))
                 }
                 else -> throw WireFormatException("unknown OP_MSG section kind $kind")
             }
         }
         if (r.position != end) throw WireFormatException("OP_MSG sections overran the message")
         val doc = bodyDoc ?: throw WireFormatException("OP_MSG has no kind-0 section")
-        return OpMsg(header.requestId, header.responseTo, flags, doc, sequences)
+        return OpMsg(header.requestId, header.responseTo, flags, doc, sequences ?: emptyList())
     }
 }

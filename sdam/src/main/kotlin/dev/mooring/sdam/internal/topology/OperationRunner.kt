@@ -1,6 +1,7 @@
 package dev.mooring.sdam.internal.topology
 
 import dev.mooring.cmap.Connection
+import dev.mooring.cmap.ConnectionPool
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.MongoServerException
@@ -10,18 +11,18 @@ import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ServerSelectionOperation
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.TimeoutCancellationException
-import kotlinx.coroutines.async
-import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.flow.MutableStateFlow
 import kotlinx.coroutines.flow.StateFlow
 import kotlinx.coroutines.flow.asStateFlow
-import kotlinx.coroutines.flow.update
-import kotlinx.coroutines.selects.select
+import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withTimeout
+import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * Internal API, not stable: runs operations against a [Topology] — selection, checkout, the
@@ -32,17 +33,28 @@ import kotlinx.coroutines.withTimeout
  * Thread-safe. [beginClosing] makes new operations fail at once with
  * [MongoClusterClosedException] and fails operations still selecting or waiting for a
  * connection with [PoolClosedException]; operations holding a connection run on.
- * [running] counts operations holding a connection.
+ * [running] counts operations holding a connection (kept current once closing began; [holdingCount] at any time).
  */
 public class OperationRunner(
     private val topology: Topology,
     private val selector: ServerSelector,
 ) {
     private val closingSignal = CompletableDeferred<Unit>()
-    private val holding = MutableStateFlow(0)
+
+    /** Operations holding a connection; an atomic counter, so the operation path takes no lock. */
+    private val holding = AtomicInteger()
+
+    /** [holding] published as a flow once closing began (the only time anyone waits on it). */
+    private val holdingAfterClosing = MutableStateFlow(0)
+
+    /**
+     * The number of operations that hold a connection. Exact once [beginClosing] was called
+     * (what close waits on); before that its value is not kept current (read [holdingCount]).
+     */
+    public val running: StateFlow<Int> = holdingAfterClosing.asStateFlow()
 
     /** The number of operations that hold a connection right now. */
-    public val running: StateFlow<Int> = holding.asStateFlow()
+    public val holdingCount: Int get() = holding.get()
 
     /** True once [beginClosing] was called. */
     public val isClosing: Boolean get() = closingSignal.isCompleted
@@ -50,6 +62,16 @@ public class OperationRunner(
     /** Refuses new operations and fails those not yet holding a connection. Idempotent, non-blocking. */
     public fun beginClosing() {
         closingSignal.complete(Unit)
+        publishHolding()
+    }
+
+    /**
+     * Publishes [holding] to [running] once closing began. Under a lock, each publication reads
+     * the counter afresh, so the last one after the last change always publishes the final count.
+     */
+    private fun publishHolding() {
+        if (!isClosing) return
+        synchronized(holdingAfterClosing) { holdingAfterClosing.value = holding.get() }
     }
 
     /**
@@ -106,20 +128,24 @@ public class OperationRunner(
         val selectionTimeout = topology.settings.serverSelectionTimeoutMS
         val remaining = deadline?.let { ((it - System.nanoTime()) / 1_000_000).coerceAtLeast(0) }
         val byOperationTimeout = remaining != null && remaining < selectionTimeout
-        val selected = unlessClosing(null) {
-            selector.select(operation, operationName, if (byOperationTimeout) remaining!! else selectionTimeout, deprioritized, byOperationTimeout)
-        }
+        if (isClosing) throw closingError(null)
+        // The selector's own wait observes closing: a selection that needs no wait costs nothing extra.
+        val selected = selector.select(
+            operation, operationName, if (byOperationTimeout) remaining!! else selectionTimeout, deprioritized, byOperationTimeout,
+            closing = closingSignal,
+        )
         try {
             val pool = selected.pool
             val address = selected.description.address
             val connection = try {
-                unlessClosing(address) { pool.checkOut() }
+                checkOutUnlessClosing(pool, address)
             } catch (e: MongoServerException) {
                 // Establishment errors reach SDAM here when this checkout received them (pre-handshake rules).
                 if (e !is PoolClearedException && e !is PoolClosedException) topology.onApplicationError(address, e)
                 throw e
             }
-            holding.update { it + 1 }
+            holding.incrementAndGet()
+            publishHolding()
             try {
                 return block(selected, connection)
             } catch (e: Throwable) {
@@ -129,7 +155,8 @@ public class OperationRunner(
                 }
                 throw e
             } finally {
-                holding.update { it - 1 }
+                holding.decrementAndGet()
+                publishHolding()
                 pool.checkIn(connection)
             }
         } finally {
@@ -137,20 +164,29 @@ public class OperationRunner(
         }
     }
 
-    /** Runs [action] unless closing begins first; then [action] is cancelled and the wait fails. */
-    private suspend fun <R> unlessClosing(address: ServerAddress?, action: suspend () -> R): R {
+    /**
+     * Checks out a connection unless closing begins first; then the checkout is cancelled and
+     * fails with [PoolClosedException]. The checkout runs on the calling coroutine (no child
+     * coroutine, no dispatch; see [runWithJob]) under a child [Job] that closing cancels.
+     */
+    private suspend fun checkOutUnlessClosing(pool: ConnectionPool, address: ServerAddress): Connection {
         if (isClosing) throw closingError(address)
-        return coroutineScope {
-            val work = async { action() }
-            select {
-                work.onAwait { it }
-                closingSignal.onAwait {
-                    work.cancel()
-                    throw closingError(address)
-                }
-            }
+        val caller = currentCoroutineContext()
+        val region = Job(caller[Job])
+        val watch = closingSignal.invokeOnCompletion { region.cancel(ClosingCancellation()) }
+        try {
+            // A connection the pool handed over is always returned (runWithJob never discards a result).
+            return runWithJob(region) { pool.checkOut() }
+        } catch (e: CancellationException) {
+            if (isClosing && caller.isActive) throw closingError(address)
+            throw e
+        } finally {
+            watch.dispose()
+            region.complete()
         }
     }
+
+    private class ClosingCancellation : CancellationException("the cluster is closing")
 
     private fun closingError(address: ServerAddress?): Exception =
         if (address != null) PoolClosedException(address) else MongoClusterClosedException("the cluster is closing")

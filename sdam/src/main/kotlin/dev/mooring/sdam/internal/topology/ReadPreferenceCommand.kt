@@ -30,7 +30,11 @@ internal object ReadPreferenceCommand {
     /** [command] with `$readPreference` added when [forCommand] gives one (a copy; [command] is not changed). */
     fun withReadPreference(command: BsonDocument, readPreference: ReadPreference, topologyType: TopologyType, server: ServerDescription): BsonDocument {
         val rp = forCommand(readPreference, topologyType, server) ?: return command
-        return command.clone().also { it["\$readPreference"] = rp }
+        // a shallow copy: nested values are shared, never modified
+        return BsonDocument(command.size + 1).also {
+            it.putAll(command)
+            it["\$readPreference"] = rp
+        }
     }
 
     fun toDocument(rp: ReadPreference): BsonDocument {

@@ -9,7 +9,11 @@ import dev.mooring.sdam.ServerSelection
 import dev.mooring.sdam.ServerSelectionException
 import dev.mooring.sdam.ServerSelectionOperation
 import dev.mooring.sdam.TopologyDescription
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.first
+import kotlinx.coroutines.selects.select
 import kotlinx.coroutines.withTimeoutOrNull
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicInteger
@@ -44,7 +48,9 @@ public class ServerSelector(
      * name) and [selector] appear in the log messages. When [operationTimeout] is true the
      * limit came from timeoutMS and running out raises [MongoOperationTimeoutException];
      * otherwise [MongoServerSelectionTimeoutException]. Raises [ServerSelectionException]
-     * subtypes at once for an incompatible topology or an invalid read preference.
+     * subtypes at once for an incompatible topology or an invalid read preference. When
+     * [closing] is given and completes before a server is selected (checked before each
+     * attempt and while waiting), raises [MongoClusterClosedException].
      */
     public suspend fun select(
         operation: ServerSelectionOperation,
@@ -52,8 +58,9 @@ public class ServerSelector(
         timeoutMS: Long,
         deprioritized: Set<ServerAddress> = emptySet(),
         operationTimeout: Boolean = false,
+        closing: Job? = null,
     ): SelectedServer {
-        val selector = describe(operation)
+        val selector = Describe(operation)
         val start = System.nanoTime()
         val deadline = start + timeoutMS * 1_000_000
         val settings = topology.settings
@@ -62,6 +69,9 @@ public class ServerSelector(
         var lastCheckRequest = Long.MIN_VALUE
         while (true) {
             if (topology.isClosed) throw failed(MongoClusterClosedException("the cluster is closed"), operationName, selector, topology.description.value)
+            if (closing != null && closing.isCompleted) {
+                throw failed(MongoClusterClosedException("the cluster is closing"), operationName, selector, topology.description.value)
+            }
             val published = topology.description.value
             val seen = topology.current
             val chosen = try {
@@ -89,7 +99,7 @@ public class ServerSelector(
             val remainingNanos = deadline - now
             if (remainingNanos <= 0) {
                 val waited = (now - start) / 1_000_000
-                val message = MongoServerSelectionTimeoutException.describe(selector, waited, seen)
+                val message = MongoServerSelectionTimeoutException.describe(selector.toString(), waited, seen)
                 val error = if (operationTimeout) {
                     MongoOperationTimeoutException("timeoutMS expired during server selection: $message")
                 } else {
@@ -109,11 +119,36 @@ public class ServerSelector(
                 }
             }
             val waitMillis = minOf(remainingNanos / 1_000_000 + 1, MIN_HEARTBEAT_FREQUENCY_MS)
-            withTimeoutOrNull(waitMillis) { topology.description.first { it !== published } }
+            withTimeoutOrNull(waitMillis) { awaitChange(published, closing) }
         }
     }
 
-    private fun failed(error: Exception, operationName: String, selector: String, seen: TopologyDescription): Exception {
+    /** Suspends until the published description is no longer [published], or [closing] completes. */
+    private suspend fun awaitChange(published: TopologyDescription, closing: Job?) {
+        if (closing == null) {
+            topology.description.first { it !== published }
+            return
+        }
+        coroutineScope {
+            val changed = async { topology.description.first { it !== published } }
+            select<Unit> {
+                changed.onAwait { }
+                closing.onJoin { changed.cancel() }
+            }
+        }
+    }
+
+    /** The selector's text for logs and errors, built only when one of them needs it. */
+    private class Describe(private val operation: ServerSelectionOperation) {
+        private var text: String? = null
+
+        override fun toString(): String = text ?: when (operation) {
+            is ServerSelectionOperation.Write -> "writable server"
+            is ServerSelectionOperation.Read -> operation.readPreference.toString()
+        }.also { text = it }
+    }
+
+    private fun failed(error: Exception, operationName: String, selector: Describe, seen: TopologyDescription): Exception {
         log.debug("Server selection failed") {
             common(operationName, selector, seen)
             put("failure", error.message ?: error.toString())
@@ -121,20 +156,15 @@ public class ServerSelector(
         return error
     }
 
-    private fun MutableMap<String, Any?>.common(operationName: String, selector: String, seen: TopologyDescription) {
+    private fun MutableMap<String, Any?>.common(operationName: String, selector: Describe, seen: TopologyDescription) {
         put("topologyId", topology.id.value)
-        put("selector", selector)
+        put("selector", selector.toString())
         put("operation", operationName)
         put("topologyDescription", seen.toString())
     }
 
-    private fun logSelection(message: String, operationName: String, selector: String, seen: TopologyDescription) =
+    private fun logSelection(message: String, operationName: String, selector: Describe, seen: TopologyDescription) =
         log.debug(message) { common(operationName, selector, seen) }
-
-    private fun describe(operation: ServerSelectionOperation): String = when (operation) {
-        is ServerSelectionOperation.Write -> "writable server"
-        is ServerSelectionOperation.Read -> operation.readPreference.toString()
-    }
 
     public companion object {
         /** The spec's minHeartbeatFrequencyMS: the shortest interval between immediate-check requests. */

@@ -22,12 +22,15 @@ import javax.net.ssl.SSLException
  * Cancellation leaves the stream unusable: the owner closes the socket. [SSLException]s
  * propagate unchanged so the caller can classify them (see [TlsErrors]).
  */
-public class TlsChannel(
+public class TlsChannel internal constructor(
     /** A configured engine; its client/server mode decides the role. */
     public val engine: SSLEngine,
-    private val input: ByteReadChannel,
-    private val output: ByteWriteChannel,
+    private val net: NetIo,
 ) {
+    /** TLS over a pair of Ktor byte channels. */
+    public constructor(engine: SSLEngine, input: ByteReadChannel, output: ByteWriteChannel) :
+        this(engine, KtorChannelsIo(input, output))
+
     private var netIn: ByteBuffer = ByteBuffer.allocate(engine.session.packetBufferSize).flip()
     private var appIn: ByteBuffer = ByteBuffer.allocate(engine.session.applicationBufferSize).flip()
     private var netOut: ByteBuffer = ByteBuffer.allocate(engine.session.packetBufferSize)
@@ -89,20 +92,14 @@ public class TlsChannel(
             when (result.status) {
                 SSLEngineResult.Status.OK -> {
                     netOut.flip()
-                    if (netOut.hasRemaining()) {
-                        output.writeFully(netOut)
-                        output.flush()
-                    }
+                    if (netOut.hasRemaining()) net.writeFully(netOut)
                     if (result.handshakeStatus == SSLEngineResult.HandshakeStatus.NEED_TASK) runTasks()
                     return
                 }
                 SSLEngineResult.Status.BUFFER_OVERFLOW -> netOut = ByteBuffer.allocate(netOut.capacity() * 2)
                 SSLEngineResult.Status.CLOSED -> {
                     netOut.flip()
-                    if (netOut.hasRemaining()) {
-                        output.writeFully(netOut)
-                        output.flush()
-                    }
+                    if (netOut.hasRemaining()) net.writeFully(netOut)
                     throw SSLException("the TLS session is closed")
                 }
                 else -> throw SSLException("unexpected TLS wrap status ${result.status}")
@@ -145,7 +142,7 @@ public class TlsChannel(
             netIn = bigger
         }
         val n = try {
-            input.readAvailable(netIn)
+            net.readAvailable(netIn)
         } finally {
             netIn.flip()
         }
@@ -163,5 +160,24 @@ public class TlsChannel(
 
     private companion object {
         val EMPTY: ByteBuffer = ByteBuffer.allocate(0)
+    }
+}
+
+/** The network side of a [TlsChannel]: raw bytes in and out. Same concurrency rules as the channel. */
+internal interface NetIo {
+    /** Reads at least one byte into [dst] (suspending while none is available); -1 at end of stream. */
+    suspend fun readAvailable(dst: ByteBuffer): Int
+
+    /** Writes all of [src] and flushes. */
+    suspend fun writeFully(src: ByteBuffer)
+}
+
+/** [NetIo] over Ktor's byte channels (the test kit's server side). */
+private class KtorChannelsIo(private val input: ByteReadChannel, private val output: ByteWriteChannel) : NetIo {
+    override suspend fun readAvailable(dst: ByteBuffer): Int = input.readAvailable(dst)
+
+    override suspend fun writeFully(src: ByteBuffer) {
+        output.writeFully(src)
+        output.flush()
     }
 }

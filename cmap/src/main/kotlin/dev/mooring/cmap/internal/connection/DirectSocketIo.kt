@@ -1,0 +1,123 @@
+package dev.mooring.cmap.internal.connection
+
+import dev.mooring.cmap.internal.connection.tls.NetIo
+import io.ktor.network.selector.SelectInterest
+import io.ktor.network.selector.Selectable
+import io.ktor.network.selector.SelectorManager
+import io.ktor.network.sockets.Socket
+import java.io.EOFException
+import java.nio.ByteBuffer
+import java.nio.channels.ByteChannel
+
+/**
+ * Reads and writes a connected Ktor socket's non-blocking channel on the calling coroutine,
+ * suspending on the socket's [SelectorManager] (Ktor's selector) only when the channel would
+ * block. Replaces Ktor's reader/writer pump coroutines and their byte channels, so a
+ * request/reply costs the selector's wake-up and one dispatch instead of four thread hops.
+ *
+ * Reads are buffered in one direct buffer per connection; bytes after a message (an exhaust
+ * stream's next reply) stay buffered for the next read.
+ *
+ * Not thread-safe: one reader and one writer at a time (the connection is single-track).
+ * Cancellation while suspended leaves the socket unusable (the owner closes it). Closing the
+ * socket from another thread fails a read or write in progress with an [java.io.IOException] (or
+ * Ktor's closed-channel cancellation, which the connection maps to a network error too).
+ */
+internal class DirectSocketIo private constructor(
+    private val selectable: Selectable,
+    private val channel: ByteChannel,
+    private val selector: SelectorManager,
+) : NetIo {
+    /** Unread bytes are between position and limit (the buffer stays in read mode). */
+    private val buffer: ByteBuffer = ByteBuffer.allocateDirect(BUFFER_SIZE).limit(0)
+
+    /** Writes all of [bytes] from [offset] for [length] bytes. */
+    suspend fun write(bytes: ByteArray, offset: Int, length: Int) {
+        writeFully(ByteBuffer.wrap(bytes, offset, length))
+    }
+
+    override suspend fun writeFully(src: ByteBuffer) {
+        while (true) {
+            channel.write(src)
+            if (!src.hasRemaining()) return
+            await(SelectInterest.WRITE)
+        }
+    }
+
+    override suspend fun readAvailable(dst: ByteBuffer): Int {
+        if (!dst.hasRemaining()) return 0
+        if (buffer.hasRemaining()) {
+            val n = minOf(buffer.remaining(), dst.remaining())
+            val slice = buffer.slice().limit(n)
+            dst.put(slice)
+            buffer.position(buffer.position() + n)
+            return n
+        }
+        return try {
+            val before = dst.position()
+            fill(dst)
+            dst.position() - before
+        } catch (_: EOFException) {
+            -1
+        }
+    }
+
+    /** Reads exactly [length] bytes into [dst] at [offset]; [EOFException] when the peer closes first. */
+    suspend fun readFully(dst: ByteArray, offset: Int, length: Int) {
+        var at = offset
+        val end = offset + length
+        while (at < end) {
+            val buffered = buffer.remaining()
+            if (buffered > 0) {
+                val n = minOf(buffered, end - at)
+                buffer.get(dst, at, n)
+                at += n
+            } else if (end - at >= BUFFER_SIZE) {
+                // a large body: read straight into the destination
+                val direct = ByteBuffer.wrap(dst, at, end - at)
+                while (direct.hasRemaining()) fill(direct)
+                at = end
+            } else {
+                buffer.clear()
+                try {
+                    fill(buffer)
+                } finally {
+                    buffer.flip()
+                }
+            }
+        }
+    }
+
+    /** Reads at least one byte into [dst], suspending while none is available. */
+    private suspend fun fill(dst: ByteBuffer) {
+        // No yield() before waiting: on Dispatchers.Default every dispatch may unpark an idle
+        // worker, which costs more than the selector's wake-up it could save.
+        while (true) {
+            val n = channel.read(dst)
+            if (n > 0) return
+            if (n < 0) throw EOFException("the server closed the connection")
+            await(SelectInterest.READ)
+        }
+    }
+
+    private suspend fun await(interest: SelectInterest) {
+        selectable.interestOp(interest, true)
+        try {
+            selector.select(selectable, interest)
+        } finally {
+            selectable.interestOp(interest, false)
+        }
+    }
+
+    companion object {
+        private const val BUFFER_SIZE = 16 * 1024
+
+        /** The direct I/O for [socket], or null when it is not a selectable NIO socket (then use Ktor's channels). */
+        fun of(socket: Socket, selector: SelectorManager): DirectSocketIo? {
+            val selectable = socket as? Selectable ?: return null
+            val channel = selectable.channel as? ByteChannel ?: return null
+            if (selectable.channel.isBlocking) return null
+            return DirectSocketIo(selectable, channel, selector)
+        }
+    }
+}
