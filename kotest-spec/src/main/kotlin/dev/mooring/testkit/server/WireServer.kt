@@ -47,7 +47,9 @@ typealias CommandHandler = suspend (ctx: RequestContext, database: String, comma
  * order: the command counter, the `failCommand` fail point ([configureFailPoint], or the
  * `configureFailPoint` command), the [handler] (null = fall through), then the built-ins:
  * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/find/delete/drop
- * ([collections]), configureFailPoint; anything else is `CommandNotFound` (59).
+ * ([collections]), configureFailPoint; anything else is `CommandNotFound` (59). Replies to
+ * retryable writes (commands with `txnNumber`) get the `RetryableWriteError` label as MongoDB
+ * 4.4+ adds it ([RetryableWriteLabels]), unless the fail point sets its own `errorLabels`.
  *
  * Concurrency: one coroutine per connection in a scope the server owns; [handler], [hello] and
  * the fail point may be replaced at any time from any thread. [close] stops accepting, closes
@@ -230,17 +232,24 @@ class WireServer private constructor(
         if (fp != null && fp.fires(ctx.commandName, ctx.appName)) {
             fp.blockTimeMS?.let { delay(it) }
             if (fp.closeConnection) return Reply.CloseConnection
-            if (fp.errorCode != null) return Reply.Document(fp.errorReply())
+            // failCommand's errorLabels replace the labels mongod would add
+            if (fp.errorCode != null) return Reply.Document(if (fp.errorLabels != null) fp.errorReply() else RetryableWriteLabels.apply(cmd, fp.errorReply()))
             val normal = answer(ctx, db, cmd)
             val wce = fp.writeConcernError
             return if (wce != null && normal is Reply.Document) {
-                Reply.Document(normal.document.clone().append("writeConcernError", wce))
+                val withWce = normal.document.clone().append("writeConcernError", wce)
+                fp.errorLabels?.let { withWce["errorLabels"] = it }
+                Reply.Document(if (fp.errorLabels != null) withWce else RetryableWriteLabels.apply(cmd, withWce))
             } else {
-                normal
+                labelled(cmd, normal)
             }
         }
-        return answer(ctx, db, cmd)
+        return labelled(cmd, answer(ctx, db, cmd))
     }
+
+    /** The reply with the `RetryableWriteError` label MongoDB 4.4+ adds to retryable write errors. */
+    private fun labelled(cmd: BsonDocument, reply: Reply): Reply =
+        if (reply is Reply.Document && RetryableWriteLabels.isRetryableWrite(cmd)) Reply.Document(RetryableWriteLabels.apply(cmd, reply.document)) else reply
 
     private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply =
         handler(ctx, db, cmd) ?: Reply.Document(builtIn(ctx, db, cmd))

@@ -27,6 +27,7 @@ import kotlinx.serialization.json.long
 import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonString
+import org.bson.BsonValue
 import java.util.Collections
 import kotlin.time.Duration.Companion.seconds
 
@@ -74,8 +75,12 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     val options = o["uriOptions"]?.jsonObject?.mapValues { (_, v) -> v.jsonPrimitive.content } ?: emptyMap()
                     val observed = o["observeEvents"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList()
                     val types = observed.map { EventMatching.all[it] ?: throw UnsupportedOperationException("observeEvents $it") }
+                    val filter = CommandEventFilter(
+                        o["ignoreCommandMonitoringEvents"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList(),
+                        (o["observeSensitiveCommands"] as? JsonPrimitive)?.booleanOrNull ?: false,
+                    )
                     val events = Collections.synchronizedList(ArrayList<MooringEvent>())
-                    val listener = EventListener { ev -> if (types.any { it.isInstance(ev) }) events.add(ev) }
+                    val listener = EventListener { ev -> if (types.any { it.isInstance(ev) } && filter.records(ev)) events.add(ev) }
                     clients[id] = Client(MongoCluster(MongoClusterSettings.fromUri(host.uri(options)), listOf(listener)), events)
                 }
                 "database" -> databases[id] = Database(o["client"]!!.jsonPrimitive.content, o["databaseName"]!!.jsonPrimitive.content)
@@ -86,16 +91,19 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         }
     }
 
+    /** initialData goes through an internal cluster, as the format requires: no client entity observes it. */
     private suspend fun initialData(d: JsonObject) {
         val db = d["databaseName"]!!.jsonPrimitive.content
         val coll = d["collectionName"]!!.jsonPrimitive.content
-        val setup = setupCluster()
-        setup.runCommand(db, BsonDocument("drop", BsonString(coll)))
-        val docs = d["documents"]!!.jsonArray.map { bson(it.jsonObject) }
-        if (docs.isNotEmpty()) setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
+        val setup = MongoCluster(MongoClusterSettings.fromUri(host.uri(emptyMap())))
+        try {
+            setup.runCommand(db, BsonDocument("drop", BsonString(coll)))
+            val docs = d["documents"]!!.jsonArray.map { bson(it.jsonObject) }
+            if (docs.isNotEmpty()) setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
+        } finally {
+            setup.closeSuspending()
+        }
     }
-
-    private suspend fun setupCluster(): MongoCluster = clients.values.first().cluster
 
     private suspend fun operation(scope: CoroutineScope, op: JsonObject) {
         val name = op["name"]!!.jsonPrimitive.content
@@ -106,6 +114,10 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val error = result.exceptionOrNull()
         if (expectError == null) {
             if (error != null) throw AssertionError("operation $name on $target failed: $error", error)
+            op["expectResult"]?.let { expected ->
+                val actual = result.getOrNull() ?: throw UnsupportedOperationException("expectResult of $name")
+                check(ValueMatching.matches(BsonDocument.parse("{\"v\": $expected}")["v"]!!, actual)) { "operation $name: expected result $expected, got $actual" }
+            }
             return
         }
         checkNotNull(error) { "operation $name on $target was expected to fail ($expectError) but succeeded" }
@@ -126,7 +138,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         }
     }
 
-    private suspend fun execute(scope: CoroutineScope, name: String, target: String, args: JsonObject) {
+    /** Runs one operation; returns its result for the CRUD operations and runCommand, null for the others. */
+    private suspend fun execute(scope: CoroutineScope, name: String, target: String, args: JsonObject): BsonValue? {
         when (name) {
             "createEntities" -> createEntities(args["entities"]!!.jsonArray)
             "failPoint" -> host.configureFailPoint(bson(args["failPoint"]!!.jsonObject))
@@ -165,26 +178,46 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             }
             "runCommand" -> {
                 val db = databases.getValue(target)
-                clients.getValue(db.client).cluster.runCommand(db.name, bson(args["command"]!!.jsonObject), ReadPreference.PRIMARY)
+                return clients.getValue(db.client).cluster.runCommand(db.name, bson(args["command"]!!.jsonObject), ReadPreference.PRIMARY)
             }
-            "insertOne", "insertMany", "find" -> {
-                val coll = collections.getValue(target)
-                val db = databases.getValue(coll.database)
-                val cluster = clients.getValue(db.client).cluster
-                val command = when (name) {
-                    "insertOne" -> BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(listOf(bson(args["document"]!!.jsonObject))))
-                    "insertMany" -> BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(args["documents"]!!.jsonArray.map { bson(it.jsonObject) }))
-                    else -> BsonDocument("find", BsonString(coll.name)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument())
-                }
-                cluster.runCommand(db.name, command)
-            }
+            "insertOne", "insertMany", "find" -> return crud(name, target, args)
             else -> throw UnsupportedOperationException("operation $name")
+        }
+        return null
+    }
+
+    /**
+     * The CRUD operations as a driver runs them: writes through [MongoCluster.runRetryableWrite],
+     * reads through [MongoCluster.runRetryableRead] (each retries only when the client's
+     * retryWrites / retryReads allows). Returns the driver's result: `{insertedId}`,
+     * `{insertedIds: {index: id}}` or the found documents.
+     */
+    private suspend fun crud(name: String, target: String, args: JsonObject): BsonValue {
+        val coll = collections.getValue(target)
+        val db = databases.getValue(coll.database)
+        val cluster = clients.getValue(db.client).cluster
+        return when (name) {
+            "insertOne", "insertMany" -> {
+                val docs = if (name == "insertOne") listOf(bson(args["document"]!!.jsonObject)) else args["documents"]!!.jsonArray.map { bson(it.jsonObject) }
+                val reply = cluster.runRetryableWrite(db.name, BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(docs)))
+                check(!reply.containsKey("writeErrors")) { "$name failed: $reply" }
+                if (name == "insertOne") {
+                    BsonDocument("insertedId", docs.single()["_id"])
+                } else {
+                    BsonDocument("insertedIds", BsonDocument().also { ids -> docs.forEachIndexed { i, d -> ids["$i"] = d["_id"] } })
+                }
+            }
+            else -> {
+                val command = BsonDocument("find", BsonString(coll.name)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument())
+                cluster.runRetryableRead(db.name, command).getDocument("cursor").getArray("firstBatch")
+            }
         }
     }
 
     private fun expectEvents(e: JsonObject) {
         val client = clients.getValue(e["client"]!!.jsonPrimitive.content)
         val family = when (e["eventType"]?.jsonPrimitive?.content ?: "command") {
+            "command" -> EventMatching.command
             "cmap" -> EventMatching.cmap
             "sdam" -> EventMatching.sdam
             else -> throw UnsupportedOperationException("eventType ${e["eventType"]}")
