@@ -46,8 +46,9 @@ typealias CommandHandler = suspend (ctx: RequestContext, database: String, comma
  * document sequences, moreToCome requests and exhaust replies). Each request goes through, in
  * order: the command counter, the `failCommand` fail point ([configureFailPoint], or the
  * `configureFailPoint` command), the [handler] (null = fall through), then the built-ins:
- * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/find/delete/drop
- * ([collections]), configureFailPoint; anything else is `CommandNotFound` (59). Replies to
+ * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/find/update/delete/drop
+ * ([collections]; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
+ * configureFailPoint; anything else is `CommandNotFound` (59). Replies to
  * retryable writes (commands with `txnNumber`) get the `RetryableWriteError` label as MongoDB
  * 4.4+ adds it ([RetryableWriteLabels]), unless the fail point sets its own `errorLabels`.
  *
@@ -251,8 +252,10 @@ class WireServer private constructor(
     private fun labelled(cmd: BsonDocument, reply: Reply): Reply =
         if (reply is Reply.Document && RetryableWriteLabels.isRetryableWrite(cmd)) Reply.Document(RetryableWriteLabels.apply(cmd, reply.document)) else reply
 
-    private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply =
-        handler(ctx, db, cmd) ?: Reply.Document(builtIn(ctx, db, cmd))
+    private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
+        WhereSleep.millis(cmd)?.let { delay(it) }
+        return handler(ctx, db, cmd) ?: Reply.Document(builtIn(ctx, db, cmd))
+    }
 
     private fun builtIn(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument = when (ctx.commandName) {
         "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
@@ -262,6 +265,7 @@ class WireServer private constructor(
             .append("ok", BsonInt32(1))
         "insert" -> collections.insert(db, cmd)
         "find" -> collections.find(db, cmd)
+        "update" -> collections.update(db, cmd)
         "delete" -> collections.delete(db, cmd)
         "drop" -> collections.drop(db, cmd)
         else -> error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")

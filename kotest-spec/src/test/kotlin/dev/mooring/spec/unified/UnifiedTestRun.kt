@@ -6,6 +6,7 @@ import dev.mooring.events.MooringException
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.TopologyDescription
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.CoroutineScope
@@ -18,6 +19,7 @@ import kotlinx.coroutines.withTimeout
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.boolean
 import kotlinx.serialization.json.booleanOrNull
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonArray
@@ -25,7 +27,9 @@ import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
 import org.bson.BsonArray
+import org.bson.BsonBoolean
 import org.bson.BsonDocument
+import org.bson.BsonInt32
 import org.bson.BsonString
 import org.bson.BsonValue
 import java.util.Collections
@@ -178,9 +182,14 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             }
             "runCommand" -> {
                 val db = databases.getValue(target)
-                return clients.getValue(db.client).cluster.runCommand(db.name, bson(args["command"]!!.jsonObject), ReadPreference.PRIMARY)
+                val readPreference = args["readPreference"]?.jsonObject?.let { rp ->
+                    val mode = rp["mode"]!!.jsonPrimitive.content
+                    if (rp.keys != setOf("mode")) throw UnsupportedOperationException("runCommand readPreference $rp")
+                    ReadPreference(ReadPreferenceMode.fromValue(mode) ?: throw UnsupportedOperationException("read preference mode $mode"))
+                } ?: ReadPreference.PRIMARY
+                return clients.getValue(db.client).cluster.runCommand(db.name, bson(args["command"]!!.jsonObject), readPreference)
             }
-            "insertOne", "insertMany", "find" -> return crud(name, target, args)
+            "insertOne", "insertMany", "updateOne", "find" -> return crud(name, target, args)
             else -> throw UnsupportedOperationException("operation $name")
         }
         return null
@@ -190,7 +199,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
      * The CRUD operations as a driver runs them: writes through [MongoCluster.runRetryableWrite],
      * reads through [MongoCluster.runRetryableRead] (each retries only when the client's
      * retryWrites / retryReads allows). Returns the driver's result: `{insertedId}`,
-     * `{insertedIds: {index: id}}` or the found documents.
+     * `{insertedIds: {index: id}}`, `{matchedCount, modifiedCount, upsertedCount}` or the found documents.
      */
     private suspend fun crud(name: String, target: String, args: JsonObject): BsonValue {
         val coll = collections.getValue(target)
@@ -206,6 +215,16 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 } else {
                     BsonDocument("insertedIds", BsonDocument().also { ids -> docs.forEachIndexed { i, d -> ids["$i"] = d["_id"] } })
                 }
+            }
+            "updateOne" -> {
+                val update = BsonDocument("q", bson(args["filter"]!!.jsonObject)).append("u", bson(args["update"]!!.jsonObject))
+                args["upsert"]?.let { update["upsert"] = BsonBoolean(it.jsonPrimitive.boolean) }
+                val reply = cluster.runRetryableWrite(db.name, BsonDocument("update", BsonString(coll.name)).append("updates", BsonArray(listOf(update))))
+                check(!reply.containsKey("writeErrors")) { "$name failed: $reply" }
+                val upserted = reply["upserted"]?.asArray()?.size ?: 0
+                BsonDocument("matchedCount", BsonInt32(reply.getInt32("n").value - upserted))
+                    .append("modifiedCount", reply.getInt32("nModified"))
+                    .append("upsertedCount", BsonInt32(upserted))
             }
             else -> {
                 val command = BsonDocument("find", BsonString(coll.name)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument())
@@ -250,7 +269,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     companion object {
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
-            "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "runCommand", "insertOne", "insertMany", "find",
+            "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "runCommand", "insertOne", "insertMany", "updateOne", "find",
         )
 
         fun bson(o: JsonObject): BsonDocument = BsonDocument.parse(o.toString())
