@@ -198,7 +198,8 @@ public class MongoCluster internal constructor(
      * InterruptedAtShutdown, HostUnreachable, NetworkTimeout, ...) is retried exactly once,
      * after a fresh server selection that in a sharded cluster avoids the failed mongos. The
      * retry's error is thrown, or the first error when the retry cannot select a server (the
-     * other is attached as suppressed). With retryReads false this behaves as [runCommand].
+     * other is attached as suppressed). With retryReads false nothing is retried (unlike
+     * [runCommand], not even a `PoolClearedException`).
      * Both attempts are bounded together by timeoutMS; cancelling the caller cancels whichever
      * attempt is running and nothing is retried. Errors and read preference handling are as
      * for [runCommand]. Only send commands that are safe to run twice.
@@ -232,8 +233,9 @@ public class MongoCluster internal constructor(
      * cannot select a server, or reaches a server without retryable write support (the other
      * error is attached as suppressed). A reply with a writeConcernError is returned, not
      * thrown, as by [runCommand]. Sessions are pooled and reused (a session that saw a network
-     * error is discarded). Otherwise the write runs once, without `lsid`/`txnNumber`, as
-     * [runCommand] would run it.
+     * error is discarded). Otherwise the write runs exactly once, without `lsid`/`txnNumber`
+     * (unlike [runCommand], not even a `PoolClearedException` is retried: an interrupted write
+     * may have been applied).
      *
      * Both attempts are bounded together by timeoutMS ([MongoOperationTimeoutException]);
      * cancelling the caller cancels whichever attempt is running and nothing is retried. The

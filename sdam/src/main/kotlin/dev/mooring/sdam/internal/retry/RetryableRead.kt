@@ -12,13 +12,13 @@ import dev.mooring.sdam.internal.topology.OperationRetry
  * network error, a pool-cleared error or a server error with a retryable code is retried once
  * after a fresh selection that, in a sharded cluster, avoids the failed mongos (a pool-cleared
  * error always avoids its server, as for every operation). When the retry cannot select a
- * server the first error is surfaced, otherwise the retry's. Without [enabled], only a
- * pool-cleared error is retried (as for [dev.mooring.sdam.MongoCluster.runCommand]).
+ * server the first error is surfaced, otherwise the retry's. Without [enabled] nothing is
+ * retried, not even a pool-cleared error (an interrupted command may have reached the server).
  * Stateless; thread-safe.
  */
 internal class RetryableRead(private val enabled: Boolean) : OperationRetry {
     override fun shouldRetry(error: Throwable): Boolean =
-        if (enabled) RetryableErrors.isRetryableRead(error) else OperationRetry.POOL_CLEARED.shouldRetry(error)
+        enabled && RetryableErrors.isRetryableRead(error)
 
     override fun deprioritize(error: Throwable, topology: TopologyDescription): Set<ServerAddress> {
         val address = (error as? MongoServerException)?.address ?: return emptySet()

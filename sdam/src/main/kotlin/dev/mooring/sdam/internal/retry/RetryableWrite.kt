@@ -29,8 +29,8 @@ import kotlin.coroutines.cancellation.CancellationException
  * before MongoDB 4.4 to the retryable codes), and `ok: 1` replies with a retryable
  * writeConcernError. If the retry cannot select a server, goes to a server without support,
  * or fails with `NoWritesPerformed`, the first error is surfaced. A write that is not retryable
- * still gets the one retry of a pool-cleared error every operation gets (it never reached the
- * server). The retry avoids the failed server in a sharded cluster (and after a pool-cleared error).
+ * is never retried, not even after a pool-cleared error (an interrupted write may have been
+ * applied). The retry avoids the failed server in a sharded cluster (and after a pool-cleared error).
  *
  * Per operation, used from the operation's coroutine only. [close] returns the session.
  */
@@ -92,7 +92,7 @@ internal class RetryableWrite(
         if (error is CancellationException || error is RetryNotPossible) return false
         if (error is RetryableWriteConcernReply) return true
         val retryable = if (attemptsRun > 0) session != null else supportedBeforeStart
-        if (!retryable) return OperationRetry.POOL_CLEARED.shouldRetry(error) // as for every operation: it never reached the server
+        if (!retryable) return false
         if (attemptsRun == 0) RetryableErrors.labelWriteError(error, null) // failed before sending: checkout or selection
         return RetryableErrors.isRetryableWrite(error)
     }
