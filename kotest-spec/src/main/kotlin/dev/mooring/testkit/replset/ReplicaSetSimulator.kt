@@ -392,8 +392,9 @@ class ReplicaSetSimulator private constructor(
     /**
      * When true, a `replSetStepDown` received over the wire is followed at once by the election
      * of another member (MongoDB 4.0.2+'s election handoff): the first configured, electable,
-     * up, reachable secondary that is not frozen by `replSetFreeze`; the stepped-down member is
-     * never the candidate. When false (the default) the set stays without a primary until [elect].
+     * up, reachable secondary that is not frozen (by `replSetFreeze`, or by its own
+     * `replSetStepDown: seconds`); the stepped-down member is never the candidate. When false
+     * (the default) the set stays without a primary until [elect]. [elect] ignores freezes.
      */
     @Volatile
     var electionHandoff: Boolean = false

@@ -31,7 +31,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
             "insert", "update", "delete", "drop" -> write(ctx, db, cmd)
             "find" -> read(db, cmd)
-            "replSetStepDown" -> stepDown(db)
+            "replSetStepDown" -> stepDown(db, cmd)
             "replSetFreeze" -> freeze(db, cmd)
             "replSetGetStatus" -> if (db != "admin") {
                 err(13, "Unauthorized", "replSetGetStatus may only be run against the admin database.")
@@ -157,9 +157,12 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         }
     }
 
-    private fun stepDown(db: String): Reply {
+    private fun stepDown(db: String, cmd: BsonDocument): Reply {
         if (db != "admin") return err(13, "Unauthorized", "replSetStepDown may only be run against the admin database.")
+        val seconds = cmd["replSetStepDown"]?.takeIf { it.isNumber }?.asNumber()?.longValue() ?: 60L
         if (!sim.stepDownIfPrimary(member)) return Reply.Document(HelloReplies.notWritablePrimary(sim.snapshot(member), "not primary so can't step down"))
+        // as on mongod, the stepped-down member may not become primary again for that many seconds
+        sim.freeze(member, seconds)
         sim.handOffElection(member)
         return Reply.Document(WireServer.ok())
     }
