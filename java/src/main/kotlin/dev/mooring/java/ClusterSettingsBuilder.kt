@@ -150,6 +150,9 @@ public class ClusterSettingsBuilder {
     /** Registers [listener] before the cluster opens, so it also sees clusterOpening. */
     public fun addClusterListener(listener: ClusterListener): ClusterSettingsBuilder = listen(ListenerAdapters.cluster(listener))
 
+    /** Registers [listener] for the command monitoring events, before the cluster opens. */
+    public fun addCommandListener(listener: CommandListener): ClusterSettingsBuilder = listen(ListenerAdapters.command(listener))
+
     /** Registers [listener] for every event, before the cluster opens. */
     public fun addEventListener(listener: EventListener): ClusterSettingsBuilder = listen(ListenerAdapters.any(listener))
 

@@ -83,6 +83,21 @@ public interface JavaMongoCluster : AutoCloseable {
      */
     public fun runCommand(database: String, command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument>
 
+    /**
+     * Runs the read [command] on [database] as a retryable read (retried once on a retryable
+     * error when retryReads is on); completes as `MongoCluster.runRetryableRead` documents.
+     * Cancelling the future cancels the operation, including a retry in progress.
+     */
+    public fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument>
+
+    /**
+     * Runs the write [command] on [database] as a retryable write (implicit session and
+     * txnNumber, retried once on a retryable error when retryWrites is on and the deployment
+     * supports it); completes as `MongoCluster.runRetryableWrite` documents. Cancelling the
+     * future cancels the operation, including a retry in progress.
+     */
+    public fun runRetryableWrite(database: String, command: Bson): CompletableFuture<BsonDocument>
+
     /** [withConnection] on the primary. */
     public fun <T> withConnection(function: Function<in JavaConnection, out CompletionStage<T>>): CompletableFuture<T>
 
@@ -112,6 +127,9 @@ public interface JavaMongoCluster : AutoCloseable {
 
     /** Registers [listener] for this cluster's topology events from now on; close the handle to remove it. */
     public fun addClusterListener(listener: ClusterListener): ListenerRegistration
+
+    /** Registers [listener] for this cluster's command monitoring events from now on; close the handle to remove it. */
+    public fun addCommandListener(listener: CommandListener): ListenerRegistration
 
     /** Registers [listener] for every event of this cluster from now on; close the handle to remove it. */
     public fun addEventListener(listener: EventListener): ListenerRegistration

@@ -2,6 +2,9 @@ package dev.mooring.java;
 
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.mooring.cmap.CommandFailedEvent;
+import dev.mooring.cmap.CommandStartedEvent;
+import dev.mooring.cmap.CommandSucceededEvent;
 import dev.mooring.cmap.ConnectionCheckOutStartedEvent;
 import dev.mooring.cmap.ConnectionCheckedInEvent;
 import dev.mooring.cmap.ConnectionCheckedOutEvent;
@@ -443,5 +446,31 @@ class JavaFacadeMongoJavaServerTest {
             assertTrue(failed.await(30, TimeUnit.SECONDS));
             assertInstanceOf(IllegalArgumentException.class, error.get());
         }
+    }
+
+    @Test
+    void aCommandListenerSeesTheApplicationCommandsOfRunCommandAndTheRetryableForms() {
+        List<String> seen = Collections.synchronizedList(new ArrayList<>());
+        CommandListener listener = new CommandListener() {
+            @Override public void commandStarted(CommandStartedEvent event) {
+                seen.add("started " + event.getCommandName() + " " + event.getDatabaseName());
+            }
+            @Override public void commandSucceeded(CommandSucceededEvent event) {
+                assertFalse(MooringEventTimes.duration(event).isNegative());
+                seen.add("succeeded " + event.getCommandName());
+            }
+            @Override public void commandFailed(CommandFailedEvent event) { seen.add("failed " + event.getCommandName()); }
+        };
+        try (JavaMongoCluster cluster = MongoClusters.create(MongoClusters.settingsBuilder(uri).addCommandListener(listener))) {
+            cluster.runCommand("admin", ping()).join();
+            BsonDocument insert = new BsonDocument("insert", new BsonString("c"))
+                    .append("documents", new BsonArray(List.of(new BsonDocument("_id", new BsonInt32(1)))));
+            assertEquals(1, cluster.runRetryableWrite("app", insert).join().getNumber("n").intValue());
+            BsonDocument find = new BsonDocument("find", new BsonString("c")).append("filter", new BsonDocument());
+            BsonDocument reply = cluster.runRetryableRead("app", find, dev.mooring.sdam.ReadPreference.PRIMARY).join();
+            assertEquals(1, reply.getDocument("cursor").getArray("firstBatch").size());
+        }
+        assertEquals(List.of("started ping admin", "succeeded ping", "started insert app", "succeeded insert",
+                "started find app", "succeeded find"), seen);
     }
 }

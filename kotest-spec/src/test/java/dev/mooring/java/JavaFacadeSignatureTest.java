@@ -99,7 +99,7 @@ class JavaFacadeSignatureTest {
         List<Class<?>> classes = facadeClasses();
         List<String> names = classes.stream().map(Class::getSimpleName).sorted().collect(Collectors.toList());
         assertTrue(names.containsAll(List.of("MongoClusters", "JavaMongoCluster", "JavaConnection", "ClusterSettingsBuilder",
-                "ConnectionPoolListener", "ServerMonitorListener", "ServerListener", "ClusterListener", "ListenerRegistration")), names.toString());
+                "ConnectionPoolListener", "ServerMonitorListener", "ServerListener", "ClusterListener", "CommandListener", "ListenerRegistration")), names.toString());
         List<String> problems = new ArrayList<>();
         for (Class<?> c : classes) {
             if (c.getSimpleName().equals("Companion") || c.getName().contains("$")) problems.add("public nested class " + c.getName());
@@ -125,7 +125,7 @@ class JavaFacadeSignatureTest {
         for (Method m : MongoClusters.class.getDeclaredMethods()) {
             if (Modifier.isPublic(m.getModifiers()) && !m.isSynthetic()) assertTrue(Modifier.isStatic(m.getModifiers()), m.toString());
         }
-        for (Class<?> listener : List.of(ConnectionPoolListener.class, ServerMonitorListener.class, ServerListener.class, ClusterListener.class)) {
+        for (Class<?> listener : List.of(ConnectionPoolListener.class, ServerMonitorListener.class, ServerListener.class, ClusterListener.class, CommandListener.class)) {
             for (Method m : listener.getDeclaredMethods()) {
                 if (Modifier.isPublic(m.getModifiers()) && !m.isSynthetic()) assertTrue(m.isDefault(), m + " must be a default (no-op) method");
             }

@@ -1,16 +1,24 @@
 package dev.mooring.sdam
 
+import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolStatistics
 import dev.mooring.cmap.DefaultConnectionFactory
+import dev.mooring.cmap.internal.command.CommandMonitor
+import dev.mooring.cmap.internal.command.MonitoredOperation
 import dev.mooring.events.EventBus
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.internal.retry.RetryableRead
+import dev.mooring.sdam.internal.retry.RetryableWrite
+import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
+import dev.mooring.sdam.internal.session.ServerSessionPool
 import dev.mooring.sdam.internal.srv.SrvPoller
 import dev.mooring.sdam.internal.srv.SrvSeedlistDiscovery
 import dev.mooring.sdam.internal.topology.MonitorFactory
+import dev.mooring.sdam.internal.topology.OperationRetry
 import dev.mooring.sdam.internal.topology.OperationRunner
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
 import dev.mooring.sdam.internal.topology.ServerMonitorFactory
@@ -105,6 +113,8 @@ public class MongoCluster internal constructor(
     private val selector: ServerSelector
     private val runner: OperationRunner
     private val closeMutex = Mutex()
+    private val commandMonitor = CommandMonitor(bus)
+    private val sessions = ServerSessionPool()
     private val closerJob = Job()
 
     init {
@@ -126,7 +136,7 @@ public class MongoCluster internal constructor(
     public val topologyId: TopologyId get() = live.id
 
     /**
-     * Every event (CMAP, SDAM, heartbeat) in publication order, with the [EventBus] overflow
+     * Every event (CMAP, SDAM, heartbeat, command) in publication order, with the [EventBus] overflow
      * policy (a slow collector misses events and then sees an `EventsDropped`). Use
      * [addListener] to see every event.
      */
@@ -134,6 +144,9 @@ public class MongoCluster internal constructor(
 
     /** The CMAP pool and connection events of [events]. */
     public val poolEvents: Flow<ConnectionPoolEvent> get() = bus.events.filterIsInstance()
+
+    /** The command monitoring events of [events]: started, succeeded, failed (application commands only). */
+    public val commandEvents: Flow<CommandEvent> get() = bus.events.filterIsInstance()
 
     /** The SDAM server events of [events]: opening, description changed, closed. */
     public val serverEvents: Flow<MooringEvent>
@@ -159,19 +172,95 @@ public class MongoCluster internal constructor(
      * [MongoOperationTimeoutException] (timeoutMS), [ServerSelectionException] subtypes,
      * `MongoCommandException` (ok: 0), network and pool errors, [MongoClusterClosedException].
      * Every server error goes through SDAM error handling first. A `PoolClearedException` is
-     * retried once after a fresh selection that deprioritizes the failed server.
+     * retried once after a fresh selection that deprioritizes the failed server; nothing else
+     * is retried (see [runRetryableRead] and [runRetryableWrite]). The command is published as
+     * command monitoring events ([commandEvents]).
      */
     public suspend fun runCommand(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
     ): BsonDocument {
-        require(database.isNotEmpty()) { "database name must not be empty" }
-        val doc = command.toBsonDocument()
-        require(doc.isNotEmpty()) { "command document must not be empty" }
-        val name = doc.firstKey
-        return runner.run(ServerSelectionOperation.Read(readPreference), name, settings.timeoutMS, retryPoolCleared = true) { selected, connection ->
-            connection.command(database, ReadPreferenceCommand.withReadPreference(doc, readPreference, live.description.value.type, selected.description))
+        val doc = checkCommand(database, command)
+        val op = monitoredOperation()
+        return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, settings.timeoutMS, OperationRetry.POOL_CLEARED) { selected, connection ->
+            monitored(connection, op).command(database, ReadPreferenceCommand.withReadPreference(doc, readPreference, live.description.value.type, selected.description))
+        }
+    }
+
+    /**
+     * Runs the read [command] (find, aggregate without `$out`, count, distinct, listCollections,
+     * ...) on [database] as a retryable read (retryable-reads.md) and returns the reply.
+     *
+     * When [MongoClusterSettings.retryReads] is true (the default), a first attempt that fails
+     * with a network error, a `PoolClearedException` or a server error with a retryable code
+     * (NotWritablePrimary, NotPrimaryOrSecondary, PrimarySteppedDown, ShutdownInProgress,
+     * InterruptedAtShutdown, HostUnreachable, NetworkTimeout, ...) is retried exactly once,
+     * after a fresh server selection that in a sharded cluster avoids the failed mongos. The
+     * retry's error is thrown, or the first error when the retry cannot select a server (the
+     * other is attached as suppressed). With retryReads false nothing is retried (unlike
+     * [runCommand], not even a `PoolClearedException`).
+     * Both attempts are bounded together by timeoutMS; cancelling the caller cancels whichever
+     * attempt is running and nothing is retried. Errors and read preference handling are as
+     * for [runCommand]. Only send commands that are safe to run twice.
+     */
+    public suspend fun runRetryableRead(
+        database: String,
+        command: Bson,
+        readPreference: ReadPreference = ReadPreference.PRIMARY,
+    ): BsonDocument {
+        val doc = checkCommand(database, command)
+        val op = monitoredOperation()
+        return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, settings.timeoutMS, RetryableRead(settings.retryReads)) { selected, connection ->
+            monitored(connection, op).command(database, ReadPreferenceCommand.withReadPreference(doc, readPreference, live.description.value.type, selected.description))
+        }
+    }
+
+    /**
+     * Runs the write [command] (insert, update, delete, findAndModify, ...) on [database] on
+     * the primary (or a mongos) as a retryable write (retryable-writes.md) and returns the reply.
+     *
+     * When [MongoClusterSettings.retryWrites] is true (the default), the write is acknowledged
+     * (no `writeConcern: {w: 0}`) and the selected server supports retryable writes (a replica
+     * set primary or mongos reporting `logicalSessionTimeoutMinutes`, or a load balancer; never
+     * a standalone), the command is sent with an implicit session's `lsid` and a new
+     * `txnNumber`, and a first attempt that fails with an error labelled `RetryableWriteError`
+     * (Mooring adds the label to network errors and pool-cleared errors, and for servers older
+     * than 4.4 to the retryable codes) or returns `ok: 1` with a retryable writeConcernError is
+     * retried exactly once, with the same `lsid` and `txnNumber`, after a fresh server selection
+     * (in a sharded cluster avoiding the failed mongos). The error of the retry is thrown, except
+     * that the first error is thrown when the retry fails with a `NoWritesPerformed` error,
+     * cannot select a server, or reaches a server without retryable write support (the other
+     * error is attached as suppressed). A reply with a writeConcernError is returned, not
+     * thrown, as by [runCommand]. Sessions are pooled and reused (a session that saw a network
+     * error is discarded). Otherwise the write runs exactly once, without `lsid`/`txnNumber`
+     * (unlike [runCommand], not even a `PoolClearedException` is retried: an interrupted write
+     * may have been applied).
+     *
+     * Both attempts are bounded together by timeoutMS ([MongoOperationTimeoutException]);
+     * cancelling the caller cancels whichever attempt is running and nothing is retried. The
+     * command must not carry its own `lsid` or `txnNumber`.
+     */
+    public suspend fun runRetryableWrite(database: String, command: Bson): BsonDocument {
+        val doc = checkCommand(database, command)
+        require(!doc.containsKey("lsid") && !doc.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
+        val op = monitoredOperation()
+        return RetryableWrite(doc, settings.retryWrites, sessions).use { write ->
+            try {
+                runner.run(ServerSelectionOperation.Write, doc.firstKey, settings.timeoutMS, write) { selected, connection ->
+                    val sent = write.commandFor(selected.description, live.description.value)
+                    val wire = connection.description?.maxWireVersion
+                    val reply = try {
+                        monitored(connection, op).command(database, sent)
+                    } catch (e: Throwable) {
+                        write.onError(e, wire)
+                        throw e
+                    }
+                    write.checkReply(reply, wire ?: selected.description.maxWireVersion)
+                }
+            } catch (e: RetryableWriteConcernReply) {
+                e.reply
+            }
         }
     }
 
@@ -179,14 +268,30 @@ public class MongoCluster internal constructor(
      * Runs [block] with a connection to a server selected by [readPreference], under the
      * same error handling and timeoutMS as [runCommand] (without the retry: [block] may not be
      * idempotent). The connection goes back to the pool when [block] returns or throws; it must
-     * not be used afterwards.
+     * not be used afterwards. Its commands are published as command monitoring events.
      */
     public suspend fun <T> withConnection(
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         block: suspend (Connection) -> T,
-    ): T = runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", settings.timeoutMS, retryPoolCleared = false) { _, c ->
-        block(c)
+    ): T {
+        val op = monitoredOperation()
+        return runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", settings.timeoutMS, OperationRetry.NONE) { _, c ->
+            block(monitored(c, op))
+        }
     }
+
+    private fun checkCommand(database: String, command: Bson): BsonDocument {
+        require(database.isNotEmpty()) { "database name must not be empty" }
+        val doc = command.toBsonDocument()
+        require(doc.isNotEmpty()) { "command document must not be empty" }
+        return doc
+    }
+
+    /** The command monitoring scope of one operation, or null when nobody observes (no allocation). */
+    private fun monitoredOperation(): MonitoredOperation? = if (commandMonitor.isActive) MonitoredOperation() else null
+
+    private fun monitored(connection: Connection, op: MonitoredOperation?): Connection =
+        if (op == null) connection else commandMonitor.monitored(connection, op)
 
     /** Gauges of every current pool, read from the pools' own state (non-blocking snapshots). */
     public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> =

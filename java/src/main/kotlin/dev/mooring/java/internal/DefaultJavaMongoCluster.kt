@@ -5,6 +5,7 @@ import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
 import dev.mooring.java.ClusterListener
+import dev.mooring.java.CommandListener
 import dev.mooring.java.ConnectionPoolListener
 import dev.mooring.java.JavaConnection
 import dev.mooring.java.JavaMongoCluster
@@ -78,6 +79,12 @@ internal class DefaultJavaMongoCluster(
     override fun runCommand(database: String, command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument> =
         launch { cluster.runCommand(database, command, readPreference) }
 
+    override fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument> =
+        launch { cluster.runRetryableRead(database, command, readPreference) }
+
+    override fun runRetryableWrite(database: String, command: Bson): CompletableFuture<BsonDocument> =
+        launch { cluster.runRetryableWrite(database, command) }
+
     override fun <T> withConnection(function: Function<in JavaConnection, out CompletionStage<T>>): CompletableFuture<T> =
         withConnection(ReadPreference.PRIMARY, function)
 
@@ -108,6 +115,8 @@ internal class DefaultJavaMongoCluster(
     override fun addServerListener(listener: ServerListener): ListenerRegistration = dispatcher.add(ListenerAdapters.server(listener))
 
     override fun addClusterListener(listener: ClusterListener): ListenerRegistration = dispatcher.add(ListenerAdapters.cluster(listener))
+
+    override fun addCommandListener(listener: CommandListener): ListenerRegistration = dispatcher.add(ListenerAdapters.command(listener))
 
     override fun addEventListener(listener: EventListener): ListenerRegistration = dispatcher.add(ListenerAdapters.any(listener))
 

@@ -1,5 +1,8 @@
 package dev.mooring.java.internal
 
+import dev.mooring.cmap.CommandFailedEvent
+import dev.mooring.cmap.CommandStartedEvent
+import dev.mooring.cmap.CommandSucceededEvent
 import dev.mooring.cmap.ConnectionCheckOutFailedEvent
 import dev.mooring.cmap.ConnectionCheckOutStartedEvent
 import dev.mooring.cmap.ConnectionCheckedInEvent
@@ -14,6 +17,7 @@ import dev.mooring.cmap.PoolReadyEvent
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.java.ClusterListener
+import dev.mooring.java.CommandListener
 import dev.mooring.java.ConnectionPoolListener
 import dev.mooring.java.ServerListener
 import dev.mooring.java.ServerMonitorListener
@@ -77,6 +81,15 @@ internal object ListenerAdapters {
             is TopologyOpeningEvent -> l.clusterOpening(e)
             is TopologyClosedEvent -> l.clusterClosed(e)
             is TopologyDescriptionChangedEvent -> l.clusterDescriptionChanged(e)
+            else -> Unit
+        }
+    }
+
+    fun command(l: CommandListener): ListenerAdapter = ListenerAdapter(l) { e ->
+        when (e) {
+            is CommandStartedEvent -> l.commandStarted(e)
+            is CommandSucceededEvent -> l.commandSucceeded(e)
+            is CommandFailedEvent -> l.commandFailed(e)
             else -> Unit
         }
     }

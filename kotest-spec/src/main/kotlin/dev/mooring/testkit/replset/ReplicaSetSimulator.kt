@@ -389,6 +389,38 @@ class ReplicaSetSimulator private constructor(
         true
     }
 
+    /**
+     * When true, a `replSetStepDown` received over the wire is followed at once by the election
+     * of another member (MongoDB 4.0.2+'s election handoff): the first configured, electable,
+     * up, reachable secondary that is not frozen (by `replSetFreeze`, or by its own
+     * `replSetStepDown: seconds`); the stepped-down member is never the candidate. When false
+     * (the default) the set stays without a primary until [elect]. [elect] ignores freezes.
+     */
+    @Volatile
+    var electionHandoff: Boolean = false
+
+    /** After [from] stepped down over the wire: the election handoff, when enabled; returns the new primary or null. */
+    internal fun handOffElection(from: SimulatedMember): SimulatedMember? = synchronized(lock) {
+        if (!electionHandoff || closed || primaryMember != null) return null
+        val now = System.currentTimeMillis()
+        val candidate = everyMember.firstOrNull { m ->
+            m !== from && m.up && m.reachable.value && m.frozenUntilMillis <= now &&
+                config?.member(m.host)?.electable == true && stateLocked(m) == MemberState.SECONDARY
+        } ?: return null
+        elect(candidate)
+        candidate
+    }
+
+    /**
+     * `replSetFreeze: seconds` on [member]: false when it is the primary (mongod's NotSecondary);
+     * otherwise it is no election handoff candidate for [seconds] (0 unfreezes).
+     */
+    internal fun freeze(member: SimulatedMember, seconds: Long): Boolean = synchronized(lock) {
+        if (primaryMember === member) return false
+        member.frozenUntilMillis = if (seconds == 0L) 0L else System.currentTimeMillis() + seconds * 1000
+        true
+    }
+
     /** Starts a member's server on a fresh port and registers it (not yet configured). */
     internal suspend fun startMember(): SimulatedMember {
         val server = WireServer.start()

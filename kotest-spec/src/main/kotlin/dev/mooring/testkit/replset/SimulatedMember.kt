@@ -41,6 +41,8 @@ class SimulatedMember internal constructor(
     internal var shuttingDown = false
     internal var recovering = false
     internal var lastWriteValue: LastWrite = initialLastWrite
+    /** replSetFreeze: not a candidate of an election handoff before this time (epoch millis). */
+    internal var frozenUntilMillis = 0L
 
     internal val topology = MutableStateFlow(TopologyVersion.fresh())
     internal val reachable = MutableStateFlow(true)

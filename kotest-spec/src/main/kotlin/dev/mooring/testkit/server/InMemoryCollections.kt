@@ -8,8 +8,9 @@ import org.bson.BsonObjectId
 import org.bson.BsonString
 
 /**
- * Just enough of insert/find/delete/drop/listDatabases for tests: documents per namespace in insertion
- * order, top-level equality filters. Thread-safe (one lock per server).
+ * Just enough of insert/find/update/delete/drop/listDatabases for tests: documents per namespace in
+ * insertion order, top-level equality filters (plus the `$where: "sleep(N) || true"` clause, see
+ * [WhereSleep]). Thread-safe (one lock per server).
  */
 class InMemoryCollections {
     private val data = HashMap<String, MutableList<BsonDocument>>()
@@ -41,12 +42,68 @@ class InMemoryCollections {
         val coll = cmd.getString("find").value
         val filter = cmd["filter"]?.takeIf { it.isDocument }?.asDocument() ?: BsonDocument()
         val limit = cmd["limit"]?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 } ?: Int.MAX_VALUE
-        val hits = (data["$db.$coll"] ?: emptyList<BsonDocument>()).filter { matches(it, filter) }.take(limit)
+        val hits = try {
+            (data["$db.$coll"] ?: emptyList<BsonDocument>()).filter { matches(it, filter) }.take(limit)
+        } catch (e: IllegalArgumentException) {
+            return badValue(e.message ?: "bad filter")
+        }
         val cursor = BsonDocument("firstBatch", BsonArray(hits.map { it.clone() }))
             .append("id", BsonInt64(0))
             .append("ns", BsonString("$db.$coll"))
         return BsonDocument("cursor", cursor).append("ok", BsonInt32(1))
     }
+
+    /**
+     * `update` with `updates: [{q, u, multi?, upsert?}]`: `u` is a replacement document or uses
+     * `$set` only (other operators are BadValue); an upsert inserts the filter's fields plus the
+     * update. Replies `{n, nModified, upserted?, ok: 1}` as mongod does.
+     */
+    @Synchronized
+    internal fun update(db: String, cmd: BsonDocument): BsonDocument {
+        val coll = cmd.getString("update").value
+        val updates = cmd["updates"]?.takeIf { it.isArray }?.asArray() ?: return badValue("update needs updates")
+        val list = data.getOrPut("$db.$coll") { ArrayList() }
+        var n = 0
+        var modified = 0
+        val upserted = BsonArray()
+        for ((index, entry) in updates.withIndex()) {
+            val spec = entry.takeIf { it.isDocument }?.asDocument() ?: return badValue("each update must be a document")
+            val q = spec["q"]?.takeIf { it.isDocument }?.asDocument() ?: BsonDocument()
+            val u = spec["u"]?.takeIf { it.isDocument }?.asDocument() ?: return badValue("update needs u")
+            val operators = u.keys.any { it.startsWith("$") }
+            if (operators && u.keys.any { it != "\$set" }) return badValue("only \$set is supported, got ${u.keys}")
+            val multi = spec["multi"]?.let { it.isBoolean && it.asBoolean().value } == true
+            val hits = try {
+                list.indices.filter { matches(list[it], q) }.let { if (multi) it else it.take(1) }
+            } catch (e: IllegalArgumentException) {
+                return badValue(e.message ?: "bad filter")
+            }
+            for (i in hits) {
+                val before = list[i]
+                val after = applied(before, u, operators)
+                if (after != before) modified++
+                list[i] = after
+            }
+            n += hits.size
+            if (hits.isEmpty() && spec["upsert"]?.let { it.isBoolean && it.asBoolean().value } == true) {
+                val seed = BsonDocument().also { d -> q.forEach { (k, v) -> if (!k.startsWith("$")) d[k] = v } }
+                val doc = applied(seed, u, operators).let { if (it.containsKey("_id")) it else BsonDocument("_id", BsonObjectId()).apply { putAll(it) } }
+                list.add(doc)
+                upserted.add(BsonDocument("index", BsonInt32(index)).append("_id", doc["_id"]))
+                n++
+            }
+        }
+        val reply = BsonDocument("n", BsonInt32(n)).append("nModified", BsonInt32(modified))
+        if (upserted.isNotEmpty()) reply["upserted"] = upserted
+        return reply.append("ok", BsonInt32(1))
+    }
+
+    private fun applied(doc: BsonDocument, u: BsonDocument, operators: Boolean): BsonDocument =
+        if (operators) {
+            doc.clone().also { d -> u.getDocument("\$set").forEach { (k, v) -> d[k] = v } }
+        } else {
+            BsonDocument().also { d -> doc["_id"]?.let { d["_id"] = it }; u.forEach { (k, v) -> if (k != "_id") d[k] = v } }
+        }
 
     @Synchronized
     internal fun delete(db: String, cmd: BsonDocument): BsonDocument {
@@ -81,7 +138,14 @@ class InMemoryCollections {
         return BsonDocument("databases", BsonArray(dbs)).append("totalSize", BsonInt64(0)).append("ok", BsonInt32(1))
     }
 
-    private fun matches(doc: BsonDocument, filter: BsonDocument) = filter.all { (k, v) -> doc[k] == v }
+    private fun matches(doc: BsonDocument, filter: BsonDocument) = filter.all { (k, v) ->
+        if (k == "\$where") {
+            require(v.isString && WhereSleep.isSupported(v.asString().value)) { "unsupported \$where $v" }
+            true
+        } else {
+            doc[k] == v
+        }
+    }
 
     private fun badValue(msg: String) =
         BsonDocument("ok", BsonInt32(0)).append("errmsg", BsonString(msg)).append("code", BsonInt32(2)).append("codeName", BsonString("BadValue"))

@@ -46,8 +46,11 @@ typealias CommandHandler = suspend (ctx: RequestContext, database: String, comma
  * document sequences, moreToCome requests and exhaust replies). Each request goes through, in
  * order: the command counter, the `failCommand` fail point ([configureFailPoint], or the
  * `configureFailPoint` command), the [handler] (null = fall through), then the built-ins:
- * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/find/delete/drop/listDatabases
- * ([collections]), configureFailPoint; anything else is `CommandNotFound` (59).
+ * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/find/update/delete/drop/listDatabases
+ * ([collections]; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
+ * configureFailPoint; anything else is `CommandNotFound` (59). Replies to
+ * retryable writes (commands with `txnNumber`) get the `RetryableWriteError` label as MongoDB
+ * 4.4+ adds it ([RetryableWriteLabels]), unless the fail point sets its own `errorLabels`.
  *
  * Concurrency: one coroutine per connection in a scope the server owns; [handler], [hello] and
  * the fail point may be replaced at any time from any thread. [close] stops accepting, closes
@@ -230,20 +233,29 @@ class WireServer private constructor(
         if (fp != null && fp.fires(ctx.commandName, ctx.appName)) {
             fp.blockTimeMS?.let { delay(it) }
             if (fp.closeConnection) return Reply.CloseConnection
-            if (fp.errorCode != null) return Reply.Document(fp.errorReply())
+            // failCommand's errorLabels replace the labels mongod would add
+            if (fp.errorCode != null) return Reply.Document(if (fp.errorLabels != null) fp.errorReply() else RetryableWriteLabels.apply(cmd, fp.errorReply()))
             val normal = answer(ctx, db, cmd)
             val wce = fp.writeConcernError
             return if (wce != null && normal is Reply.Document) {
-                Reply.Document(normal.document.clone().append("writeConcernError", wce))
+                val withWce = normal.document.clone().append("writeConcernError", wce)
+                fp.errorLabels?.let { withWce["errorLabels"] = it }
+                Reply.Document(if (fp.errorLabels != null) withWce else RetryableWriteLabels.apply(cmd, withWce))
             } else {
-                normal
+                labelled(cmd, normal)
             }
         }
-        return answer(ctx, db, cmd)
+        return labelled(cmd, answer(ctx, db, cmd))
     }
 
-    private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply =
-        handler(ctx, db, cmd) ?: Reply.Document(builtIn(ctx, db, cmd))
+    /** The reply with the `RetryableWriteError` label MongoDB 4.4+ adds to retryable write errors. */
+    private fun labelled(cmd: BsonDocument, reply: Reply): Reply =
+        if (reply is Reply.Document && RetryableWriteLabels.isRetryableWrite(cmd)) Reply.Document(RetryableWriteLabels.apply(cmd, reply.document)) else reply
+
+    private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
+        WhereSleep.millis(cmd)?.let { delay(it) }
+        return handler(ctx, db, cmd) ?: Reply.Document(builtIn(ctx, db, cmd))
+    }
 
     private fun builtIn(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument = when (ctx.commandName) {
         "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
@@ -253,6 +265,7 @@ class WireServer private constructor(
             .append("ok", BsonInt32(1))
         "insert" -> collections.insert(db, cmd)
         "find" -> collections.find(db, cmd)
+        "update" -> collections.update(db, cmd)
         "delete" -> collections.delete(db, cmd)
         "drop" -> collections.drop(db, cmd)
         "listDatabases" -> collections.listDatabases()

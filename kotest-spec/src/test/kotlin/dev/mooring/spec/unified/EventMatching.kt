@@ -1,5 +1,9 @@
 package dev.mooring.spec.unified
 
+import dev.mooring.cmap.CommandEvent
+import dev.mooring.cmap.CommandFailedEvent
+import dev.mooring.cmap.CommandStartedEvent
+import dev.mooring.cmap.CommandSucceededEvent
 import dev.mooring.cmap.ConnectionCheckOutStartedEvent
 import dev.mooring.cmap.ConnectionCheckedInEvent
 import dev.mooring.cmap.ConnectionCheckedOutEvent
@@ -29,9 +33,11 @@ import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.booleanOrNull
 import kotlinx.serialization.json.contentOrNull
 import kotlinx.serialization.json.jsonObject
+import org.bson.BsonDocument
+import org.bson.types.ObjectId
 import kotlin.reflect.KClass
 
-/** The unified test format's event names for the CMAP and SDAM events, and how expected events match actual ones. */
+/** The unified test format's event names for the CMAP, SDAM and command events, and how expected events match actual ones. */
 object EventMatching {
     val cmap: Map<String, KClass<out MooringEvent>> = mapOf(
         "poolCreatedEvent" to PoolCreatedEvent::class,
@@ -59,7 +65,13 @@ object EventMatching {
         "serverHeartbeatFailedEvent" to ServerHeartbeatFailedEvent::class,
     )
 
-    val all: Map<String, KClass<out MooringEvent>> = cmap + sdam
+    val command: Map<String, KClass<out MooringEvent>> = mapOf(
+        "commandStartedEvent" to CommandStartedEvent::class,
+        "commandSucceededEvent" to CommandSucceededEvent::class,
+        "commandFailedEvent" to CommandFailedEvent::class,
+    )
+
+    val all: Map<String, KClass<out MooringEvent>> = cmap + sdam + command
 
     /** True when [event] is the event named [name] with the fields of [expected]. Unknown fields fail loudly. */
     fun matches(name: String, expected: JsonObject, event: MooringEvent): Boolean {
@@ -69,15 +81,26 @@ object EventMatching {
             val ok = when (key) {
                 "newDescription" -> descriptionMatches(value.jsonObject, newOf(event))
                 "previousDescription" -> descriptionMatches(value.jsonObject, previousOf(event))
-                "hasServiceId" -> ((event as PoolClearedEvent).serviceId != null) == (value as JsonPrimitive).booleanOrNull
+                "hasServiceId" -> serviceIdOf(event).let { (it != null) == (value as JsonPrimitive).booleanOrNull }
                 "interruptInUseConnections" -> (event as PoolClearedEvent).interruptInUseConnections == (value as JsonPrimitive).booleanOrNull
                 "awaited" -> awaitedOf(event) == (value as JsonPrimitive).booleanOrNull
                 "reason" -> reasonOf(event).equals((value as JsonPrimitive).contentOrNull, ignoreCase = true)
+                "command" -> ValueMatching.matches(BsonDocument.parse(value.toString()), (event as CommandStartedEvent).command)
+                "reply" -> ValueMatching.matches(BsonDocument.parse(value.toString()), (event as CommandSucceededEvent).reply)
+                "commandName" -> (event as CommandEvent).commandName == (value as JsonPrimitive).contentOrNull
+                "databaseName" -> (event as CommandEvent).databaseName == (value as JsonPrimitive).contentOrNull
+                "hasServerConnectionId" -> ((event as CommandEvent).serverConnectionId != null) == (value as JsonPrimitive).booleanOrNull
                 else -> throw UnsupportedOperationException("event field $name.$key")
             }
             if (!ok) return false
         }
         return true
+    }
+
+    private fun serviceIdOf(e: MooringEvent): ObjectId? = when (e) {
+        is PoolClearedEvent -> e.serviceId
+        is CommandEvent -> e.serviceId
+        else -> error("no serviceId on $e")
     }
 
     private fun newOf(e: MooringEvent): Any = when (e) {

@@ -9,7 +9,6 @@ import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.booleanOrNull
-import kotlinx.serialization.json.contentOrNull
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
@@ -121,20 +120,12 @@ private fun requirementsReason(reqs: List<JsonObject>): String {
 private fun skipReason(file: JsonObject, test: JsonObject): String? {
     KnownGaps.reason(file, test)?.let { return it }
     val text = test.toString()
-    val eventTypes = test["expectEvents"]?.jsonArray?.map { it.jsonObject["eventType"]?.jsonPrimitive?.contentOrNull ?: "command" } ?: emptyList()
-    if ("command" in eventTypes || text.contains("\"commandStartedEvent\"")) {
-        return "asserts command monitoring events (commandStartedEvent/...); Mooring implements CMAP and SDAM and has no command monitoring layer"
-    }
     val events = Regex("\"(\\w+Event)\"").findAll(text).map { it.groupValues[1] }.filter { it !in UnifiedTestRun.SUPPORTED_OPERATIONS }.toSet()
     (events - EventMatching.all.keys).firstOrNull()?.let { return "asserts $it, which this runner does not map to a Mooring event" }
     val entities = Regex("\\{\"(\\w+)\":\\{\"id\"").findAll(file.toString() + text).map { it.groupValues[1] }.toSet()
     (entities - setOf("client", "database", "collection", "thread")).firstOrNull()?.let { return KnownGaps.missingFeature("entity", it) ?: "creates a $it entity, which this runner does not implement" }
     val ops = operationNames(test["operations"]!!)
     (ops - UnifiedTestRun.SUPPORTED_OPERATIONS).let { missing -> missing.firstNotNullOfOrNull { KnownGaps.missingFeature("operation", it) } ?: missing.firstOrNull()?.let { "uses the $it operation, which this runner does not implement" } }?.let { return it }
-    if (needsRetryableWrites(test)) {
-        return "expects a write to succeed after a network error on the same operation: that needs retryable writes, " +
-            "which Mooring's runCommand does not implement (it retries only pool-cleared errors)"
-    }
     if (text.contains("\"blockConnection\"") && text.contains("\"closeConnection\":true") && text.contains("\"hello\"")) {
         return "blocks then closes hello connections; the test kit's fail point cannot hold a hello reply"
     }
@@ -148,15 +139,4 @@ private fun operationNames(e: JsonElement): Set<String> = when (e) {
         own + e.values.flatMap { operationNames(it) }
     }
     else -> emptySet()
-}
-
-/**
- * True when the test sets a closeConnection fail point on a write while its client keeps
- * retryWrites on, and a later write on that command expects no error (the retry must succeed).
- */
-private fun needsRetryableWrites(test: JsonObject): Boolean {
-    val text = test.toString()
-    val retryOff = text.contains("\"retryWrites\":false")
-    return !retryOff && text.contains("\"closeConnection\":true") &&
-        (text.contains("\"failCommands\":[\"insert\"]") || text.contains("\"failCommands\":[\"update\"]"))
 }

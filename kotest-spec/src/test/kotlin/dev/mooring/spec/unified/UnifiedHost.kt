@@ -87,7 +87,8 @@ sealed interface UnifiedHost : AutoCloseable {
             "single" -> Single(WireServer.start().also { if (auth) Credentials.install(it) }, auth)
             "replicaset" -> {
                 require(!auth) { "the replica set simulator cannot authenticate" }
-                ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3))
+                // a stepped-down primary hands the election off at once, as mongod 4.0.2+ does
+                ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3).also { it.electionHandoff = true })
             }
             "sharded" -> Sharded(ShardedClusterSimulator.start(2).also { c -> if (auth) c.mongoses.forEach { Credentials.install(it) } }, auth)
             "load-balanced" -> LoadBalanced(LoadBalancerSimulator.start(2).also { if (auth) Credentials.install(it.server) }, auth)

@@ -6,6 +6,7 @@ import dev.mooring.events.MooringException
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.TopologyDescription
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.CoroutineScope
@@ -18,6 +19,7 @@ import kotlinx.coroutines.withTimeout
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.boolean
 import kotlinx.serialization.json.booleanOrNull
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonArray
@@ -25,8 +27,11 @@ import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
 import org.bson.BsonArray
+import org.bson.BsonBoolean
 import org.bson.BsonDocument
+import org.bson.BsonInt32
 import org.bson.BsonString
+import org.bson.BsonValue
 import java.util.Collections
 import kotlin.time.Duration.Companion.seconds
 
@@ -80,8 +85,12 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     val options = o["uriOptions"]?.jsonObject?.mapValues { (_, v) -> v.jsonPrimitive.content } ?: emptyMap()
                     val observed = o["observeEvents"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList()
                     val types = observed.map { EventMatching.all[it] ?: throw UnsupportedOperationException("observeEvents $it") }
+                    val filter = CommandEventFilter(
+                        o["ignoreCommandMonitoringEvents"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList(),
+                        (o["observeSensitiveCommands"] as? JsonPrimitive)?.booleanOrNull ?: false,
+                    )
                     val events = Collections.synchronizedList(ArrayList<MooringEvent>())
-                    val listener = EventListener { ev -> if (types.any { it.isInstance(ev) }) events.add(ev) }
+                    val listener = EventListener { ev -> if (types.any { it.isInstance(ev) } && filter.records(ev)) events.add(ev) }
                     val multi = (o["useMultipleMongoses"] as? JsonPrimitive)?.booleanOrNull ?: false
                     var settings = MongoClusterSettings.fromUri(host.uri(options, multi))
                     o["observeLogMessages"]?.let { observe ->
@@ -98,16 +107,19 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         }
     }
 
+    /** initialData goes through an internal cluster, as the format requires: no client entity observes it. */
     private suspend fun initialData(d: JsonObject) {
         val db = d["databaseName"]!!.jsonPrimitive.content
         val coll = d["collectionName"]!!.jsonPrimitive.content
-        val setup = setupCluster()
-        setup.runCommand(db, BsonDocument("drop", BsonString(coll)))
-        val docs = d["documents"]!!.jsonArray.map { bson(it.jsonObject) }
-        if (docs.isNotEmpty()) setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
+        val setup = MongoCluster(MongoClusterSettings.fromUri(host.uri(emptyMap())))
+        try {
+            setup.runCommand(db, BsonDocument("drop", BsonString(coll)))
+            val docs = d["documents"]!!.jsonArray.map { bson(it.jsonObject) }
+            if (docs.isNotEmpty()) setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
+        } finally {
+            setup.closeSuspending()
+        }
     }
-
-    private suspend fun setupCluster(): MongoCluster = clients.values.first().cluster
 
     private suspend fun operation(scope: CoroutineScope, op: JsonObject) {
         val name = op["name"]!!.jsonPrimitive.content
@@ -118,6 +130,10 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val error = result.exceptionOrNull()
         if (expectError == null) {
             if (error != null) throw AssertionError("operation $name on $target failed: $error", error)
+            op["expectResult"]?.let { expected ->
+                val actual = result.getOrNull() ?: throw UnsupportedOperationException("expectResult of $name")
+                check(ValueMatching.matches(BsonDocument.parse("{\"v\": $expected}")["v"]!!, actual)) { "operation $name: expected result $expected, got $actual" }
+            }
             return
         }
         checkNotNull(error) { "operation $name on $target was expected to fail ($expectError) but succeeded" }
@@ -138,7 +154,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         }
     }
 
-    private suspend fun execute(scope: CoroutineScope, name: String, target: String, args: JsonObject) {
+    /** Runs one operation; returns its result for the CRUD operations and runCommand, null for the others. */
+    private suspend fun execute(scope: CoroutineScope, name: String, target: String, args: JsonObject): BsonValue? {
         when (name) {
             "createEntities" -> createEntities(args["entities"]!!.jsonArray)
             "failPoint" -> host.configureFailPoint(bson(args["failPoint"]!!.jsonObject))
@@ -178,31 +195,68 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             }
             "runCommand" -> {
                 val db = databases.getValue(target)
-                clients.getValue(db.client).cluster.runCommand(db.name, bson(args["command"]!!.jsonObject), ReadPreference.PRIMARY)
+                val readPreference = args["readPreference"]?.jsonObject?.let { rp ->
+                    val mode = rp["mode"]!!.jsonPrimitive.content
+                    if (rp.keys != setOf("mode")) throw UnsupportedOperationException("runCommand readPreference $rp")
+                    ReadPreference(ReadPreferenceMode.fromValue(mode) ?: throw UnsupportedOperationException("read preference mode $mode"))
+                } ?: ReadPreference.PRIMARY
+                return clients.getValue(db.client).cluster.runCommand(db.name, bson(args["command"]!!.jsonObject), readPreference)
             }
-            "listDatabases" -> clients.getValue(target).cluster.runCommand(
-                "admin",
-                BsonDocument("listDatabases", org.bson.BsonInt32(1)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument()),
-                ReadPreference.PRIMARY,
-            )
-            "insertOne", "insertMany", "find" -> {
-                val coll = collections.getValue(target)
-                val db = databases.getValue(coll.database)
-                val cluster = clients.getValue(db.client).cluster
-                val command = when (name) {
-                    "insertOne" -> BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(listOf(bson(args["document"]!!.jsonObject))))
-                    "insertMany" -> BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(args["documents"]!!.jsonArray.map { bson(it.jsonObject) }))
-                    else -> BsonDocument("find", BsonString(coll.name)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument())
-                }
-                cluster.runCommand(db.name, command)
+            "listDatabases" -> {
+                return clients.getValue(target).cluster.runCommand(
+                    "admin",
+                    BsonDocument("listDatabases", org.bson.BsonInt32(1)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument()),
+                    ReadPreference.PRIMARY,
+                )
             }
+            "insertOne", "insertMany", "updateOne", "find" -> return crud(name, target, args)
             else -> throw UnsupportedOperationException("operation $name")
+        }
+        return null
+    }
+
+    /**
+     * The CRUD operations as a driver runs them: writes through [MongoCluster.runRetryableWrite],
+     * reads through [MongoCluster.runRetryableRead] (each retries only when the client's
+     * retryWrites / retryReads allows). Returns the driver's result: `{insertedId}`,
+     * `{insertedIds: {index: id}}`, `{matchedCount, modifiedCount, upsertedCount}` or the found documents.
+     */
+    private suspend fun crud(name: String, target: String, args: JsonObject): BsonValue {
+        val coll = collections.getValue(target)
+        val db = databases.getValue(coll.database)
+        val cluster = clients.getValue(db.client).cluster
+        return when (name) {
+            "insertOne", "insertMany" -> {
+                val docs = if (name == "insertOne") listOf(bson(args["document"]!!.jsonObject)) else args["documents"]!!.jsonArray.map { bson(it.jsonObject) }
+                val reply = cluster.runRetryableWrite(db.name, BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(docs)))
+                check(!reply.containsKey("writeErrors")) { "$name failed: $reply" }
+                if (name == "insertOne") {
+                    BsonDocument("insertedId", docs.single()["_id"])
+                } else {
+                    BsonDocument("insertedIds", BsonDocument().also { ids -> docs.forEachIndexed { i, d -> ids["$i"] = d["_id"] } })
+                }
+            }
+            "updateOne" -> {
+                val update = BsonDocument("q", bson(args["filter"]!!.jsonObject)).append("u", bson(args["update"]!!.jsonObject))
+                args["upsert"]?.let { update["upsert"] = BsonBoolean(it.jsonPrimitive.boolean) }
+                val reply = cluster.runRetryableWrite(db.name, BsonDocument("update", BsonString(coll.name)).append("updates", BsonArray(listOf(update))))
+                check(!reply.containsKey("writeErrors")) { "$name failed: $reply" }
+                val upserted = reply["upserted"]?.asArray()?.size ?: 0
+                BsonDocument("matchedCount", BsonInt32(reply.getInt32("n").value - upserted))
+                    .append("modifiedCount", reply.getInt32("nModified"))
+                    .append("upsertedCount", BsonInt32(upserted))
+            }
+            else -> {
+                val command = BsonDocument("find", BsonString(coll.name)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument())
+                cluster.runRetryableRead(db.name, command).getDocument("cursor").getArray("firstBatch")
+            }
         }
     }
 
     private fun expectEvents(e: JsonObject) {
         val client = clients.getValue(e["client"]!!.jsonPrimitive.content)
         val family = when (e["eventType"]?.jsonPrimitive?.content ?: "command") {
+            "command" -> EventMatching.command
             "cmap" -> EventMatching.cmap
             "sdam" -> EventMatching.sdam
             else -> throw UnsupportedOperationException("eventType ${e["eventType"]}")
@@ -235,7 +289,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     companion object {
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
-            "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "runCommand", "insertOne", "insertMany", "find",
+            "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "runCommand", "insertOne", "insertMany", "updateOne", "find",
             "listDatabases",
         )
 

@@ -12,6 +12,7 @@ import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.MongoTlsException
 import dev.mooring.cmap.internal.auth.ScramAuthenticator
+import dev.mooring.cmap.internal.command.CommandRequestObserver
 import dev.mooring.cmap.internal.auth.ScramConversation
 import dev.mooring.cmap.internal.connection.tls.ClientTls
 import dev.mooring.cmap.internal.connection.tls.TlsErrors
@@ -143,8 +144,9 @@ internal class KtorConnection(
         acquire("command")
         try {
             val body = withApi(command, database)
+            val observer = currentCoroutineContext()[CommandRequestObserver]
             return guarded(timeoutMS, "running", command) {
-                roundTrip(body)
+                roundTrip(body, observer)
             }
         } finally {
             busy.set(false)
@@ -193,9 +195,11 @@ internal class KtorConnection(
     // --- internals ---
 
     /** Sends one OP_MSG and reads its single reply (no moreToCome allowed). Must run inside [guarded]. */
-    private suspend fun roundTrip(body: BsonDocument): BsonDocument {
+    private suspend fun roundTrip(body: BsonDocument, observer: CommandRequestObserver? = null): BsonDocument {
         val requestId = RequestIds.next()
-        writePrepared(prepare(OpMsg(requestId, 0, 0, body)))
+        val prepared = prepare(OpMsg(requestId, 0, 0, body))
+        observer?.sending(requestId, body)
+        writePrepared(prepared)
         val reply = readOpMsg(requestId)
         if (reply.moreToCome) throw WireFormatException("reply to a request without exhaustAllowed has moreToCome set")
         return checkOk(reply.bodyWithSequences())

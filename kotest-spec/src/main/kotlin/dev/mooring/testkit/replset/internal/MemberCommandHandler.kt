@@ -16,7 +16,8 @@ import org.bson.BsonInvalidOperationException
 
 /**
  * The [dev.mooring.testkit.server.CommandHandler] of one member's server: hello (awaitable and
- * exhaust), the replica-set-aware data commands, replSetStepDown, partitions and quiesce mode.
+ * exhaust), the replica-set-aware data commands, replSetStepDown (with the simulator's election
+ * handoff), replSetFreeze, partitions and quiesce mode.
  * Commands it does not know fall through (null) to the WireServer's built-ins. Stateless apart
  * from its references; safe to call from any number of connections at once.
  */
@@ -28,9 +29,10 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         if (snap.shuttingDown) return Reply.Document(HelloReplies.shutdownInProgress(snap))
         return when (ctx.commandName) {
             "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
-            "insert", "delete", "drop" -> write(ctx, db, cmd)
+            "insert", "update", "delete", "drop" -> write(ctx, db, cmd)
             "find" -> read(db, cmd)
-            "replSetStepDown" -> stepDown(db)
+            "replSetStepDown" -> stepDown(db, cmd)
+            "replSetFreeze" -> freeze(db, cmd)
             "replSetGetStatus" -> if (db != "admin") {
                 err(13, "Unauthorized", "replSetGetStatus may only be run against the admin database.")
             } else {
@@ -136,6 +138,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         sim.writeOnPrimary(member) {
             when (ctx.commandName) {
                 "insert" -> sim.collections.insert(db, cmd)
+                "update" -> sim.collections.update(db, cmd)
                 "delete" -> sim.collections.delete(db, cmd)
                 else -> sim.collections.drop(db, cmd)
             }
@@ -154,12 +157,26 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         }
     }
 
-    private fun stepDown(db: String): Reply {
+    private fun stepDown(db: String, cmd: BsonDocument): Reply {
         if (db != "admin") return err(13, "Unauthorized", "replSetStepDown may only be run against the admin database.")
-        return Reply.Document(
-            if (sim.stepDownIfPrimary(member)) WireServer.ok()
-            else HelloReplies.notWritablePrimary(sim.snapshot(member), "not primary so can't step down"),
-        )
+        val seconds = cmd["replSetStepDown"]?.takeIf { it.isNumber }?.asNumber()?.longValue() ?: 60L
+        if (!sim.stepDownIfPrimary(member)) return Reply.Document(HelloReplies.notWritablePrimary(sim.snapshot(member), "not primary so can't step down"))
+        // as on mongod, the stepped-down member may not become primary again for that many seconds
+        sim.freeze(member, seconds)
+        sim.handOffElection(member)
+        return Reply.Document(WireServer.ok())
+    }
+
+    private fun freeze(db: String, cmd: BsonDocument): Reply {
+        if (db != "admin") return err(13, "Unauthorized", "replSetFreeze may only be run against the admin database.")
+        val seconds = cmd["replSetFreeze"]?.takeIf { it.isNumber }?.asNumber()?.longValue()
+            ?: return err(14, "TypeMismatch", "replSetFreeze needs a number of seconds")
+        if (seconds < 0) return err(2, "BadValue", "replSetFreeze seconds must not be negative")
+        return if (sim.freeze(member, seconds)) {
+            Reply.Document(WireServer.ok())
+        } else {
+            err(95, "NotSecondary", "cannot freeze node when primary or running for election. state: Primary")
+        }
     }
 
     private inline fun guarded(block: () -> BsonDocument): Reply = try {

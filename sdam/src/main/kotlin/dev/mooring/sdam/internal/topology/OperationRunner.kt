@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * Internal API, not stable: runs operations against a [Topology] — selection, checkout, the
- * operation's block, SDAM error handling of whatever fails, the one retry of a pool-cleared
- * error after a fresh selection that deprioritizes the failed server, and the `timeoutMS`
- * bound over all of it.
+ * operation's block, SDAM error handling of whatever fails, at most one retry after a fresh
+ * selection as the operation's [OperationRetry] allows (a pool-cleared error; retryable reads
+ * and writes), and the `timeoutMS` bound over all of it.
  *
  * Thread-safe. [beginClosing] makes new operations fail at once with
  * [MongoClusterClosedException] and fails operations still selecting or waiting for a
@@ -85,13 +85,25 @@ public class OperationRunner(
         timeoutMS: Long?,
         retryPoolCleared: Boolean,
         block: suspend (SelectedServer, Connection) -> T,
+    ): T = run(operation, operationName, timeoutMS, if (retryPoolCleared) OperationRetry.POOL_CLEARED else OperationRetry.NONE, block)
+
+    /**
+     * As [run] with the retry policy [retry]: at most one retry, after a fresh selection,
+     * within the same [timeoutMS] bound (see [OperationRetry]).
+     */
+    public suspend fun <T> run(
+        operation: ServerSelectionOperation,
+        operationName: String,
+        timeoutMS: Long?,
+        retry: OperationRetry,
+        block: suspend (SelectedServer, Connection) -> T,
     ): T {
         if (isClosing || topology.isClosed) throw MongoClusterClosedException("the cluster is closed; operation $operationName was refused")
         val limit = timeoutMS?.takeIf { it > 0 }
-        if (limit == null) return attempts(operation, operationName, null, retryPoolCleared, block)
+        if (limit == null) return attempts(operation, operationName, null, retry, block)
         val deadline = System.nanoTime() + limit * 1_000_000
         try {
-            return withTimeout(limit) { attempts(operation, operationName, deadline, retryPoolCleared, block) }
+            return withTimeout(limit) { attempts(operation, operationName, deadline, retry, block) }
         } catch (e: TimeoutCancellationException) {
             currentCoroutineContext().ensureActive() // an outer cancellation is not ours to translate
             throw MongoOperationTimeoutException("operation $operationName exceeded timeoutMS=$limit ms", e)
@@ -102,19 +114,25 @@ public class OperationRunner(
         operation: ServerSelectionOperation,
         operationName: String,
         deadline: Long?,
-        retryPoolCleared: Boolean,
+        retry: OperationRetry,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
-        var deprioritized = emptySet<ServerAddress>()
-        var retried = false
-        while (true) {
-            try {
-                return once(operation, operationName, deadline, deprioritized, block)
-            } catch (e: PoolClearedException) {
-                if (!retryPoolCleared || retried || isClosing) throw e
-                retried = true
-                deprioritized = setOf(e.address)
-            }
+        retry.starting(topology.current)
+        val first = try {
+            return once(operation, operationName, deadline, emptySet(), block)
+        } catch (e: Throwable) {
+            if (e is CancellationException || isClosing || !retry.shouldRetry(e)) throw e
+            e
+        }
+        val deprioritized = retry.deprioritize(first, topology.current)
+        try {
+            return once(operation, operationName, deadline, deprioritized, block)
+        } catch (e: Throwable) {
+            if (e is CancellationException) throw e
+            val surfaced = retry.surface(first, e)
+            val other = if (surfaced === e) first else e
+            if (other !== surfaced) surfaced.addSuppressed(other)
+            throw surfaced
         }
     }
 

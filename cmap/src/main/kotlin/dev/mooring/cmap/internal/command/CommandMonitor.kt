@@ -1,0 +1,138 @@
+package dev.mooring.cmap.internal.command
+
+import dev.mooring.cmap.CommandFailedEvent
+import dev.mooring.cmap.CommandStartedEvent
+import dev.mooring.cmap.CommandSucceededEvent
+import dev.mooring.cmap.Connection
+import dev.mooring.events.EventBus
+import dev.mooring.events.StructuredLog
+import org.bson.BsonDocument
+import org.bson.json.JsonMode
+import org.bson.json.JsonWriterSettings
+import kotlin.time.Duration.Companion.nanoseconds
+
+/**
+ * Internal API, not stable: publishes the command monitoring events of one cluster on its
+ * [EventBus] and writes the specification's DEBUG log messages (component `command`:
+ * "Command started", "Command succeeded", "Command failed").
+ *
+ * Zero cost when unobserved: [monitored] returns the connection itself unless the bus has a
+ * subscriber or the `command` logger has DEBUG enabled. Thread-safe (stateless apart from the
+ * bus and the logger).
+ */
+public class CommandMonitor(private val bus: EventBus) {
+    private val log = StructuredLog("command")
+
+    /** True when events or log messages would be produced right now. */
+    public val isActive: Boolean get() = bus.hasSubscribers || log.isDebugEnabled
+
+    /**
+     * [connection] wrapped so its commands are monitored as part of [operation] (which ties
+     * retries together), or [connection] itself when nobody observes.
+     */
+    public fun monitored(connection: Connection, operation: MonitoredOperation): Connection =
+        if (isActive) MonitoredConnection(connection, this, operation) else connection
+
+    internal fun started(s: StartedCommand) {
+        val c = s.connection
+        val d = c.description
+        val command = if (s.sensitive) BsonDocument() else s.sent
+        if (bus.hasSubscribers) {
+            bus.publish(
+                CommandStartedEvent(command, s.database, s.commandName, s.requestId, s.operationId, c.id, d?.serverConnectionId, c.address, d?.serviceId),
+            )
+        }
+        log.debug("Command started") {
+            common(s)
+            put("command", json(command))
+        }
+    }
+
+    internal fun succeeded(s: StartedCommand, reply: BsonDocument) {
+        val d = s.connection.description
+        val duration = (System.nanoTime() - s.startNanos).nanoseconds
+        val shown = if (s.sensitive) BsonDocument() else reply
+        if (bus.hasSubscribers) {
+            bus.publish(
+                CommandSucceededEvent(
+                    shown, duration, s.database, s.commandName, s.requestId, s.operationId,
+                    s.connection.id, d?.serverConnectionId, s.connection.address, d?.serviceId,
+                ),
+            )
+        }
+        log.debug("Command succeeded") {
+            common(s)
+            put("durationMS", duration.inWholeNanoseconds / 1_000_000.0)
+            put("reply", json(shown))
+        }
+    }
+
+    internal fun failed(s: StartedCommand, error: Throwable) {
+        val d = s.connection.description
+        val duration = (System.nanoTime() - s.startNanos).nanoseconds
+        val failure = if (s.sensitive) CommandRedaction.redactFailure(error) else error
+        if (bus.hasSubscribers) {
+            bus.publish(
+                CommandFailedEvent(
+                    failure, duration, s.database, s.commandName, s.requestId, s.operationId,
+                    s.connection.id, d?.serverConnectionId, s.connection.address, d?.serviceId,
+                ),
+            )
+        }
+        log.debug("Command failed") {
+            common(s)
+            put("durationMS", duration.inWholeNanoseconds / 1_000_000.0)
+            put("failure", failure.toString())
+        }
+    }
+
+    private fun MutableMap<String, Any?>.common(s: StartedCommand) {
+        val c = s.connection
+        val d = c.description
+        put("commandName", s.commandName)
+        put("databaseName", s.database)
+        put("requestId", s.requestId)
+        put("operationId", s.operationId)
+        put("driverConnectionId", c.id)
+        put("serverConnectionId", d?.serverConnectionId)
+        put("serverHost", c.address.host)
+        if (!c.address.isUnixSocket) put("serverPort", c.address.port)
+        put("serviceId", d?.serviceId?.toHexString())
+    }
+
+    private fun json(doc: BsonDocument): String {
+        val text = doc.toJson(JSON)
+        return if (text.length <= MAX_DOCUMENT_LENGTH) text else text.substring(0, MAX_DOCUMENT_LENGTH) + "..."
+    }
+
+    private companion object {
+        /** The logging specification's default maximum document length. */
+        const val MAX_DOCUMENT_LENGTH = 1000
+        val JSON: JsonWriterSettings = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build()
+    }
+}
+
+/**
+ * Internal API, not stable: one operation as command monitoring sees it; its [operationId] is
+ * the request id of its first monitored command. Thread-safe.
+ */
+public class MonitoredOperation {
+    @Volatile private var id: Long? = null
+
+    /** The operation id, fixed by the first command of the operation (null before it). */
+    public val operationId: Long? get() = id
+
+    internal fun idFor(requestId: Int): Long = synchronized(this) { id ?: requestId.toLong().also { id = it } }
+}
+
+/** One command between its started event and its outcome. */
+internal class StartedCommand(
+    val connection: Connection,
+    val database: String,
+    val commandName: String,
+    val requestId: Int,
+    val operationId: Long,
+    val sent: BsonDocument,
+    val sensitive: Boolean,
+    val startNanos: Long,
+)

@@ -1,0 +1,83 @@
+package dev.mooring.sdam.internal.retry
+
+import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.PoolClearedException
+import dev.mooring.events.MooringException
+import dev.mooring.sdam.MongoClusterClosedException
+import dev.mooring.sdam.MongoServerSelectionTimeoutException
+import dev.mooring.sdam.ServerSelectionException
+import org.bson.BsonArray
+import org.bson.BsonDocument
+import kotlin.coroutines.cancellation.CancellationException
+
+/**
+ * Which errors retryable reads and writes retry (retryable-reads.md, retryable-writes.md).
+ * Pure; thread-safe.
+ */
+internal object RetryableErrors {
+    const val RETRYABLE_WRITE_ERROR = "RetryableWriteError"
+    const val NO_WRITES_PERFORMED = "NoWritesPerformed"
+
+    /** Servers from this wire version on (MongoDB 4.4) label retryable write errors themselves. */
+    const val SERVER_LABELS_WIRE_VERSION = 9
+
+    /**
+     * InterruptedAtShutdown, InterruptedDueToReplStateChange, NotWritablePrimary,
+     * NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary, PrimarySteppedDown, ShutdownInProgress,
+     * HostNotFound, HostUnreachable, NetworkTimeout, SocketException, ExceededTimeLimit.
+     */
+    private val writeCodes = setOf(11600, 11602, 10107, 13435, 13436, 189, 91, 7, 6, 89, 9001, 262)
+
+    /** The write codes plus ReadConcernMajorityNotAvailableYet. */
+    private val readCodes = writeCodes + 134
+
+    /** A retryable read error: a network error, a pool-cleared error, or a server error with a retryable code. */
+    fun isRetryableRead(e: Throwable): Boolean = when (e) {
+        is CancellationException -> false
+        is MongoNetworkException, is PoolClearedException -> true
+        is MongoCommandException -> e.code in readCodes
+        else -> false
+    }
+
+    /**
+     * Adds the `RetryableWriteError` label the driver owes for an error of a retryable write on a
+     * server of [maxWireVersion] (null: not known, the error came before a connection): to every
+     * network error and pool-cleared error, and before MongoDB 4.4 to server errors with a
+     * retryable code. Returns [e].
+     */
+    fun labelWriteError(e: Throwable, maxWireVersion: Int?): Throwable {
+        if (e !is MooringException) return e
+        val label = when (e) {
+            is MongoNetworkException, is PoolClearedException -> true
+            is MongoCommandException -> maxWireVersion != null && maxWireVersion < SERVER_LABELS_WIRE_VERSION && e.code in writeCodes
+            else -> false
+        }
+        if (label) e.addErrorLabel(RETRYABLE_WRITE_ERROR)
+        return e
+    }
+
+    /** A retryable write error: one labelled `RetryableWriteError` (see [labelWriteError]). */
+    fun isRetryableWrite(e: Throwable): Boolean = e !is CancellationException && e is MooringException && e.hasErrorLabel(RETRYABLE_WRITE_ERROR)
+
+    /**
+     * True when an `ok: 1` [reply] carries a retryable write concern error: labelled
+     * `RetryableWriteError` by the server, or before MongoDB 4.4 a writeConcernError with a
+     * retryable code.
+     */
+    fun isRetryableWriteConcernError(reply: BsonDocument, maxWireVersion: Int): Boolean {
+        val labels = reply["errorLabels"] as? BsonArray
+        if (labels != null && labels.any { it.isString && it.asString().value == RETRYABLE_WRITE_ERROR }) return true
+        if (maxWireVersion >= SERVER_LABELS_WIRE_VERSION) return false
+        val wce = reply["writeConcernError"] as? BsonDocument ?: return false
+        val code = wce["code"]?.takeIf { it.isNumber }?.asNumber()?.intValue() ?: return false
+        return code in writeCodes
+    }
+
+    /** True when [e] means the retry could not even select a server (the first error is then surfaced). */
+    fun isSelectionFailure(e: Throwable): Boolean =
+        e is MongoServerSelectionTimeoutException || e is ServerSelectionException || e is MongoClusterClosedException
+
+    /** True when [e] is labelled `NoWritesPerformed`. */
+    fun noWritesPerformed(e: Throwable): Boolean = e is MooringException && e.hasErrorLabel(NO_WRITES_PERFORMED)
+}

@@ -1,0 +1,153 @@
+package dev.mooring.sdam.internal.retry
+
+import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.MongoServerException
+import dev.mooring.cmap.PoolClearedException
+import dev.mooring.events.MooringException
+import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.ServerDescription
+import dev.mooring.sdam.ServerType
+import dev.mooring.sdam.TopologyDescription
+import dev.mooring.sdam.TopologyType
+import dev.mooring.sdam.internal.session.ServerSession
+import dev.mooring.sdam.internal.session.ServerSessionPool
+import dev.mooring.sdam.internal.topology.OperationRetry
+import org.bson.BsonDocument
+import org.bson.BsonInt64
+import kotlin.coroutines.cancellation.CancellationException
+
+/**
+ * One retryable write (retryable-writes.md): the retry policy of its operation and the
+ * command each attempt sends.
+ *
+ * The write is retryable when [enabled] (retryWrites), acknowledged (no `writeConcern: {w: 0}`)
+ * and sent to a server that supports retryable writes (a replica set primary or mongos with
+ * `logicalSessionTimeoutMinutes` and wire version 6+, or a load balancer; never a standalone).
+ * Then the first attempt takes a session from [sessions] and a new txnNumber; both attempts
+ * carry the same `lsid` and `txnNumber`. Retryable errors are those labelled
+ * `RetryableWriteError` (the driver adds the label to network and pool-cleared errors, and
+ * before MongoDB 4.4 to the retryable codes), and `ok: 1` replies with a retryable
+ * writeConcernError. If the retry cannot select a server, goes to a server without support,
+ * or fails with `NoWritesPerformed`, the first error is surfaced. A write that is not retryable
+ * is never retried, not even after a pool-cleared error (an interrupted write may have been
+ * applied). The retry avoids the failed server in a sharded cluster (and after a pool-cleared error).
+ *
+ * Per operation, used from the operation's coroutine only. [close] returns the session.
+ */
+internal class RetryableWrite(
+    private val command: BsonDocument,
+    private val enabled: Boolean,
+    private val sessions: ServerSessionPool,
+) : OperationRetry, AutoCloseable {
+    private val acknowledged = !isUnacknowledged(command)
+    private var session: ServerSession? = null
+    private var txnNumber = 0L
+    private var sessionTimeout: Int? = null
+    private var attemptsRun = 0
+
+    /** Whether the topology before the first attempt supports retryable writes (for errors before any attempt ran its command). */
+    private var supportedBeforeStart = false
+
+    override fun starting(topology: TopologyDescription) {
+        supportedBeforeStart = enabled && acknowledged && supports(topology)
+    }
+
+    /**
+     * The command for an attempt on [server]: with `lsid` and `txnNumber` when the write is
+     * retryable. Throws [RetryNotPossible] when this is the retry and [server] has no support.
+     */
+    fun commandFor(server: ServerDescription, topology: TopologyDescription): BsonDocument {
+        attemptsRun++
+        val supported = enabled && acknowledged && supports(server)
+        val s = session
+        if (s == null) {
+            if (!supported) return command
+            sessionTimeout = topology.logicalSessionTimeoutMinutes ?: server.logicalSessionTimeoutMinutes
+            val fresh = sessions.acquire(sessionTimeout)
+            session = fresh
+            txnNumber = fresh.nextTxnNumber()
+        } else if (!supported) {
+            throw RetryNotPossible(server.address)
+        }
+        return command.clone().apply {
+            put("lsid", session!!.lsid)
+            put("txnNumber", BsonInt64(txnNumber))
+        }
+    }
+
+    /** The outcome of an attempt's reply on a server of [maxWireVersion]: a retryable write concern error is thrown as [RetryableWriteConcernReply]. */
+    fun checkReply(reply: BsonDocument, maxWireVersion: Int): BsonDocument {
+        if (session != null && RetryableErrors.isRetryableWriteConcernError(reply, maxWireVersion)) throw RetryableWriteConcernReply(reply)
+        return reply
+    }
+
+    /** Records an attempt's [error] on a server of [maxWireVersion]: labels it, and marks the session dirty after a network error. */
+    fun onError(error: Throwable, maxWireVersion: Int?) {
+        val s = session ?: return
+        if (error is MongoNetworkException) s.markDirty()
+        RetryableErrors.labelWriteError(error, maxWireVersion)
+    }
+
+    override fun shouldRetry(error: Throwable): Boolean {
+        if (error is CancellationException || error is RetryNotPossible) return false
+        if (error is RetryableWriteConcernReply) return true
+        val retryable = if (attemptsRun > 0) session != null else supportedBeforeStart
+        if (!retryable) return false
+        if (attemptsRun == 0) RetryableErrors.labelWriteError(error, null) // failed before sending: checkout or selection
+        return RetryableErrors.isRetryableWrite(error)
+    }
+
+    override fun deprioritize(error: Throwable, topology: TopologyDescription): Set<ServerAddress> {
+        val address = (error as? MongoServerException)?.address ?: return emptySet()
+        return if (error is PoolClearedException || topology.type == TopologyType.SHARDED) setOf(address) else emptySet()
+    }
+
+    override fun surface(firstError: Throwable, retryError: Throwable): Throwable = when {
+        retryError is RetryNotPossible || RetryableErrors.isSelectionFailure(retryError) -> firstError
+        RetryableErrors.noWritesPerformed(retryError) -> firstError
+        else -> retryError
+    }
+
+    override fun close() {
+        session?.let { sessions.release(it, sessionTimeout) }
+        session = null
+    }
+
+    companion object {
+        /** True when [server] supports retryable writes. */
+        fun supports(server: ServerDescription): Boolean = when (server.type) {
+            ServerType.LOAD_BALANCER -> true
+            ServerType.RS_PRIMARY, ServerType.MONGOS ->
+                server.logicalSessionTimeoutMinutes != null && server.maxWireVersion >= RETRYABLE_WRITES_WIRE_VERSION
+            else -> false
+        }
+
+        /** True when a write in [topology] would go to a server that supports retryable writes. */
+        fun supports(topology: TopologyDescription): Boolean = when (topology.type) {
+            TopologyType.LOAD_BALANCED -> true
+            TopologyType.SHARDED -> topology.servers.values.any { supports(it) }
+            TopologyType.REPLICA_SET_WITH_PRIMARY -> topology.primary?.let { supports(it) } == true
+            TopologyType.SINGLE -> topology.servers.values.singleOrNull()?.let { supports(it) } == true
+            else -> false
+        }
+
+        private fun isUnacknowledged(command: BsonDocument): Boolean {
+            val w = (command["writeConcern"] as? BsonDocument)?.get("w") ?: return false
+            return w.isNumber && w.asNumber().intValue() == 0
+        }
+
+        /** MongoDB 3.6. */
+        private const val RETRYABLE_WRITES_WIRE_VERSION = 6
+    }
+}
+
+/** The retry of a retryable write found a server without retryable write support: the first error is surfaced. */
+internal class RetryNotPossible(address: ServerAddress) :
+    MooringException("cannot retry the write: $address does not support retryable writes")
+
+/**
+ * An `ok: 1` reply with a retryable writeConcernError, carried through the retry loop as an
+ * error; the operation returns [reply] when this is what it ends with.
+ */
+internal class RetryableWriteConcernReply(val reply: BsonDocument) :
+    MooringException("write concern error: ${reply["writeConcernError"]}")

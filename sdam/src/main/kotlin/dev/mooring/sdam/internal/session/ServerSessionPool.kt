@@ -1,0 +1,52 @@
+package dev.mooring.sdam.internal.session
+
+import java.util.UUID
+
+/**
+ * Internal API, not stable: the implicit server sessions of one cluster (driver-sessions.md,
+ * "Server Session Pool"). Sessions are reused last-in first-out, so few stay alive on the
+ * server. A session is never handed out when it would expire within one minute of
+ * `logicalSessionTimeoutMinutes`; a dirty session (see [ServerSession.markDirty]) is discarded
+ * on [release]. Sessions are not ended on the server when discarded (the server times them out).
+ *
+ * Thread-safe (one lock; no I/O, never suspends). [nanoTime] is the clock, replaceable in tests.
+ */
+public class ServerSessionPool(private val nanoTime: () -> Long = System::nanoTime) {
+    private val available = ArrayDeque<ServerSession>() // guarded by this; most recently used first
+
+    /** The number of sessions waiting for reuse. */
+    public val size: Int get() = synchronized(this) { available.size }
+
+    /**
+     * A session for exclusive use until [release]: the most recently released one that is not
+     * about to expire under [logicalSessionTimeoutMinutes], else a new one.
+     */
+    public fun acquire(logicalSessionTimeoutMinutes: Int?): ServerSession {
+        synchronized(this) {
+            while (true) {
+                val s = available.removeFirstOrNull() ?: break
+                if (!expiresSoon(s, logicalSessionTimeoutMinutes)) return s
+            }
+        }
+        return ServerSession(UUID.randomUUID(), nanoTime())
+    }
+
+    /** Returns [session] for reuse (or discards it when dirty or about to expire); also prunes expiring sessions. */
+    public fun release(session: ServerSession, logicalSessionTimeoutMinutes: Int?) {
+        session.lastUsedNanos = nanoTime()
+        synchronized(this) {
+            while (available.isNotEmpty() && expiresSoon(available.last(), logicalSessionTimeoutMinutes)) available.removeLast()
+            if (!session.isDirty && !expiresSoon(session, logicalSessionTimeoutMinutes)) available.addFirst(session)
+        }
+    }
+
+    private fun expiresSoon(s: ServerSession, timeoutMinutes: Int?): Boolean {
+        val minutes = timeoutMinutes ?: return false
+        val idleNanos = nanoTime() - s.lastUsedNanos
+        return idleNanos >= (minutes - 1L) * NANOS_PER_MINUTE
+    }
+
+    private companion object {
+        const val NANOS_PER_MINUTE = 60_000_000_000L
+    }
+}
