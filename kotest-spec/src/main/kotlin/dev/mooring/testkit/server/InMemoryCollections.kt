@@ -43,6 +43,7 @@ class InMemoryCollections {
         val filter = cmd["filter"]?.takeIf { it.isDocument }?.asDocument() ?: BsonDocument()
         val limit = cmd["limit"]?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 } ?: Int.MAX_VALUE
         val hits = try {
+            matches(BsonDocument(), filter) // validates the filter even when the collection is empty
             (data["$db.$coll"] ?: emptyList<BsonDocument>()).filter { matches(it, filter) }.take(limit)
         } catch (e: IllegalArgumentException) {
             return badValue(e.message ?: "bad filter")
@@ -138,12 +139,30 @@ class InMemoryCollections {
         return BsonDocument("databases", BsonArray(dbs)).append("totalSize", BsonInt64(0)).append("ok", BsonInt32(1))
     }
 
-    private fun matches(doc: BsonDocument, filter: BsonDocument) = filter.all { (k, v) ->
-        if (k == "\$where") {
-            require(v.isString && WhereSleep.isSupported(v.asString().value)) { "unsupported \$where $v" }
-            true
-        } else {
-            doc[k] == v
+    /**
+     * Top-level equality, `$and`/`$or`/`$nor` over arrays of filters, and the `$where` sleep. Any
+     * other top-level operator, or a logical operator without an array, is a BadValue as on mongod
+     * (thrown as IllegalArgumentException and turned into the reply by the caller).
+     */
+    private fun matches(doc: BsonDocument, filter: BsonDocument): Boolean = filter.all { (k, v) ->
+        when (k) {
+            "\$where" -> {
+                require(v.isString && WhereSleep.isSupported(v.asString().value)) { "unsupported \$where $v" }
+                true
+            }
+            "\$and", "\$or", "\$nor" -> {
+                require(v.isArray && v.asArray().isNotEmpty() && v.asArray().all { it.isDocument }) { "$k must be a nonempty array of documents" }
+                val results = v.asArray().map { matches(doc, it.asDocument()) }
+                when (k) {
+                    "\$and" -> results.all { it }
+                    "\$or" -> results.any { it }
+                    else -> results.none { it }
+                }
+            }
+            else -> {
+                require(!k.startsWith("\$")) { "unknown top level operator: $k" }
+                doc[k] == v
+            }
         }
     }
 

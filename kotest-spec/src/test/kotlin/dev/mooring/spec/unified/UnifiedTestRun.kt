@@ -29,6 +29,7 @@ import kotlinx.serialization.json.long
 import org.bson.BsonArray
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
+import org.bson.BsonObjectId
 import org.bson.BsonInt32
 import org.bson.BsonString
 import org.bson.BsonValue
@@ -46,7 +47,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     }
 
     private class Database(val client: String, val name: String)
-    private class Collection(val database: String, val name: String)
+    private class Collection(val database: String, val name: String, val readPreference: ReadPreference)
 
     private val clients = LinkedHashMap<String, Client>()
     private val databases = HashMap<String, Database>()
@@ -100,7 +101,11 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     clients[id] = Client(MongoCluster(settings, listOf(listener)), events)
                 }
                 "database" -> databases[id] = Database(o["client"]!!.jsonPrimitive.content, o["databaseName"]!!.jsonPrimitive.content)
-                "collection" -> collections[id] = Collection(o["database"]!!.jsonPrimitive.content, o["collectionName"]!!.jsonPrimitive.content)
+                "collection" -> collections[id] = Collection(
+                    o["database"]!!.jsonPrimitive.content,
+                    o["collectionName"]!!.jsonPrimitive.content,
+                    o["collectionOptions"]?.jsonObject?.get("readPreference")?.jsonObject?.let { readPreference(it) } ?: ReadPreference.PRIMARY,
+                )
                 "thread" -> threads[id] = ArrayList()
                 else -> throw UnsupportedOperationException("entity $kind")
             }
@@ -195,11 +200,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             }
             "runCommand" -> {
                 val db = databases.getValue(target)
-                val readPreference = args["readPreference"]?.jsonObject?.let { rp ->
-                    val mode = rp["mode"]!!.jsonPrimitive.content
-                    if (rp.keys != setOf("mode")) throw UnsupportedOperationException("runCommand readPreference $rp")
-                    ReadPreference(ReadPreferenceMode.fromValue(mode) ?: throw UnsupportedOperationException("read preference mode $mode"))
-                } ?: ReadPreference.PRIMARY
+                val readPreference = args["readPreference"]?.jsonObject?.let { readPreference(it) } ?: ReadPreference.PRIMARY
                 return clients.getValue(db.client).cluster.runCommand(db.name, bson(args["command"]!!.jsonObject), readPreference)
             }
             "listDatabases" -> {
@@ -227,7 +228,9 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val cluster = clients.getValue(db.client).cluster
         return when (name) {
             "insertOne", "insertMany" -> {
-                val docs = if (name == "insertOne") listOf(bson(args["document"]!!.jsonObject)) else args["documents"]!!.jsonArray.map { bson(it.jsonObject) }
+                val given = if (name == "insertOne") listOf(bson(args["document"]!!.jsonObject)) else args["documents"]!!.jsonArray.map { bson(it.jsonObject) }
+                // as drivers do, a document without _id gets a generated ObjectId (first)
+                val docs = given.map { d -> if (d.containsKey("_id")) d else BsonDocument("_id", BsonObjectId()).also { it.putAll(d) } }
                 val reply = cluster.runRetryableWrite(db.name, BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(docs)))
                 check(!reply.containsKey("writeErrors")) { "$name failed: $reply" }
                 if (name == "insertOne") {
@@ -248,9 +251,16 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             }
             else -> {
                 val command = BsonDocument("find", BsonString(coll.name)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument())
-                cluster.runRetryableRead(db.name, command).getDocument("cursor").getArray("firstBatch")
+                cluster.runRetryableRead(db.name, command, coll.readPreference).getDocument("cursor").getArray("firstBatch")
             }
         }
+    }
+
+    /** A unified-format read preference: `mode` only (tag sets and staleness are not used by the hosted tests). */
+    private fun readPreference(rp: JsonObject): ReadPreference {
+        if (rp.keys != setOf("mode")) throw UnsupportedOperationException("read preference $rp")
+        val mode = rp["mode"]!!.jsonPrimitive.content
+        return ReadPreference(ReadPreferenceMode.fromValue(mode) ?: throw UnsupportedOperationException("read preference mode $mode"))
     }
 
     private fun expectEvents(e: JsonObject) {
