@@ -59,7 +59,12 @@ public class EstablishmentFailure(
  *
  * **Concurrency.** Every member is thread-safe. All state lives behind one fair coroutine
  * [Mutex] that is never held across I/O or suspension: under it the pool decides (take an idle
- * connection, reserve an establishment slot, or enqueue a waiter), then releases it.
+ * connection, reserve an establishment slot, or enqueue a waiter), then releases it. A
+ * contended caller spins briefly before it queues in the Mutex (FIFO; spinning never overtakes
+ * a queued caller), and a queued caller's critical section runs on the thread that releases the
+ * Mutex, so the lock is never held by a coroutine that is only waiting to be scheduled.
+ * Checkouts that must wait are served strictly in FIFO order from the pool's wait queue; each
+ * waiter is resumed exactly once with its connection or error.
  * Connections are established by coroutines the pool owns, never under the lock and never
  * blocking other checkouts. Events are published under the lock, so they are in pool order.
  *
