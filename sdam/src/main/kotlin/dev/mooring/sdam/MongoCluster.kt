@@ -35,7 +35,6 @@ import kotlinx.coroutines.flow.SharedFlow
 import kotlinx.coroutines.flow.StateFlow
 import kotlinx.coroutines.flow.filter
 import kotlinx.coroutines.flow.filterIsInstance
-import kotlinx.coroutines.flow.first
 import kotlinx.coroutines.future.asCompletableFuture
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.sync.Mutex
@@ -317,8 +316,8 @@ public class MongoCluster internal constructor(
             closeMutex.withLock {
                 if (live.isClosed) return@withLock
                 runner.beginClosing()
-                if (gracePeriod.isPositive()) withTimeoutOrNull(gracePeriod) { runner.running.first { it == 0 } }
-                if (runner.running.value > 0) {
+                if (gracePeriod.isPositive()) withTimeoutOrNull(gracePeriod) { runner.awaitNoneHolding() }
+                if (runner.holdingCount > 0) {
                     for (pool in live.pools().values) if (!pool.loadBalanced) pool.clear(interruptInUseConnections = true, cause = MongoClusterClosedException("the cluster is closing"))
                 }
                 live.close()

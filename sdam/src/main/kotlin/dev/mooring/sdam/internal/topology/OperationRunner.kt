@@ -18,8 +18,7 @@ import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.flow.MutableStateFlow
-import kotlinx.coroutines.flow.StateFlow
-import kotlinx.coroutines.flow.asStateFlow
+import kotlinx.coroutines.flow.first
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withTimeout
 import java.util.concurrent.atomic.AtomicInteger
@@ -33,7 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger
  * Thread-safe. [beginClosing] makes new operations fail at once with
  * [MongoClusterClosedException] and fails operations still selecting or waiting for a
  * connection with [PoolClosedException]; operations holding a connection run on.
- * [running] counts operations holding a connection (kept current once closing began; [holdingCount] at any time).
+ * [holdingCount] counts operations holding a connection; [awaitNoneHolding] waits for it to reach 0 while closing.
  */
 public class OperationRunner(
     private val topology: Topology,
@@ -47,14 +46,17 @@ public class OperationRunner(
     /** [holding] published as a flow once closing began (the only time anyone waits on it). */
     private val holdingAfterClosing = MutableStateFlow(0)
 
-    /**
-     * The number of operations that hold a connection. Exact once [beginClosing] was called
-     * (what close waits on); before that its value is not kept current (read [holdingCount]).
-     */
-    public val running: StateFlow<Int> = holdingAfterClosing.asStateFlow()
-
     /** The number of operations that hold a connection right now. */
     public val holdingCount: Int get() = holding.get()
+
+    /**
+     * Suspends until no operation holds a connection. Only after [beginClosing] (before it, the
+     * count is not published and this fails with [IllegalStateException]). Cancellable.
+     */
+    public suspend fun awaitNoneHolding() {
+        check(isClosing) { "awaitNoneHolding is for closing: call beginClosing first" }
+        holdingAfterClosing.first { it == 0 }
+    }
 
     /** True once [beginClosing] was called. */
     public val isClosing: Boolean get() = closingSignal.isCompleted
