@@ -22,10 +22,20 @@ class SimulatorConcurrencySpec : FunSpec({
             val c = client.connect(watched)
             val replies = Channel<BsonDocument>(Channel.UNLIMITED)
             val elections = AtomicInteger()
+            // Read the starting version here, not inside the stream's coroutine: that coroutine may
+            // first run after every change below, and an awaitable hello naming the current
+            // version then (correctly) waits for a change that never comes.
+            val start = watched.topologyVersion
             coroutineScope {
                 val stream = launch {
-                    c.exhaust("admin", RawClient.awaitableHello(watched.topologyVersion, 600_000), 0).collect { replies.send(it) }
+                    c.exhaust("admin", RawClient.awaitableHello(start, 600_000), 0).collect { replies.send(it) }
                 }
+                // One change before the storm, and its reply: the stream is established and waiting.
+                rs.elect(rs.members[0])
+                elections.incrementAndGet()
+                var last = withTimeout(20_000) { replies.receive().tv().counter }
+                (last > start.counter) shouldBe true
+                var received = 1
                 coroutineScope {
                     repeat(4) { worker ->
                         launch(Dispatchers.Default) {
@@ -45,15 +55,17 @@ class SimulatorConcurrencySpec : FunSpec({
                 rs.elect(rs.members[0])
                 elections.incrementAndGet()
                 val finalTv = watched.topologyVersion
-                var last = -1L
                 withTimeout(20_000) {
                     while (last < finalTv.counter) {
                         val tv = replies.receive().tv()
                         (tv.counter > last) shouldBe true
                         last = tv.counter
+                        received++
                     }
                 }
                 stream.cancel()
+                // the stream coalesces changes but never skips the last one, and never repeats one
+                (received in 2..(finalTv.counter - start.counter).toInt()) shouldBe true
             }
             c.close()
             rs.term shouldBe elections.get() + 1L // term 1 was the initial election
