@@ -4,7 +4,9 @@ import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.CompletableDeferred
-import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.collect
@@ -18,6 +20,14 @@ import kotlinx.coroutines.withTimeout
 import java.util.Collections
 
 private data class Tick(val n: Int, override val timestampMillis: Long = 0) : MooringEvent
+
+/** Launches [collect] over [bus]'s events and returns once that collector is subscribed. */
+private suspend fun CoroutineScope.subscribed(bus: EventBus, collect: suspend (Flow<MooringEvent>) -> Unit): Job {
+    val ready = CompletableDeferred<Unit>()
+    val job = launch { collect(bus.events.onSubscription { ready.complete(Unit) }) }
+    ready.await()
+    return job
+}
 
 class EventBusSpec : FunSpec({
     test("listeners see every event in order; a throwing listener is skipped, the others still see the event") {
@@ -36,11 +46,7 @@ class EventBusSpec : FunSpec({
         val bus = EventBus()
         bus.hasSubscribers shouldBe false
         coroutineScope {
-            val subscribed = CompletableDeferred<Unit>()
-            val job = launch {
-                bus.events.onSubscription { subscribed.complete(Unit) }.collect { }
-            }
-            subscribed.await()
+            val job = subscribed(bus) { it.collect { } }
             bus.hasSubscribers shouldBe true
             job.cancel()
             job.join()
@@ -49,11 +55,7 @@ class EventBusSpec : FunSpec({
 
         shouldThrow<IllegalArgumentException> {
             coroutineScope {
-                val subscribed = CompletableDeferred<Unit>()
-                launch(start = CoroutineStart.UNDISPATCHED) {
-                    bus.events.onSubscription { subscribed.complete(Unit) }.collect { require(false) { "collector fails" } }
-                }
-                subscribed.await()
+                subscribed(bus) { events -> events.collect { require(false) { "collector fails" } } }
                 bus.hasSubscribers shouldBe true
                 bus.publish(Tick(1))
             }
@@ -64,12 +66,7 @@ class EventBusSpec : FunSpec({
     test("flow collectors receive the events published while they collect, in publication order") {
         val bus = EventBus()
         coroutineScope {
-            val subscribed = CompletableDeferred<Unit>()
-            val got = launch {
-                val events = bus.events.onSubscription { subscribed.complete(Unit) }.take(100).toList()
-                events shouldBe (0 until 100).map { Tick(it) }
-            }
-            subscribed.await()
+            val got = subscribed(bus) { events -> events.take(100).toList() shouldBe (0 until 100).map { Tick(it) } }
             repeat(100) { bus.publish(Tick(it)) }
             withTimeout(10_000) { got.join() }
         }
@@ -79,15 +76,13 @@ class EventBusSpec : FunSpec({
         val bus = EventBus(bufferCapacity = 4)
         val gate = Channel<Unit>()
         coroutineScope {
-            val subscribed = CompletableDeferred<Unit>()
             val received = Collections.synchronizedList(ArrayList<MooringEvent>())
-            val slow = launch {
-                bus.events.onSubscription { subscribed.complete(Unit) }.onEach {
+            val slow = subscribed(bus) { events ->
+                events.onEach {
                     received += it
                     if (it == Tick(0)) gate.receive() // hold the collector on the first event
                 }.collect()
             }
-            subscribed.await()
             bus.publish(Tick(0))
             withTimeout(10_000) { while (Tick(0) !in received) kotlinx.coroutines.delay(5) }
             // the collector is stuck on Tick(0): 4 more fit its buffer, the other 5 are dropped,
@@ -113,11 +108,7 @@ class EventBusSpec : FunSpec({
     test("first() on the events flow sees the next event and unsubscribes") {
         val bus = EventBus()
         coroutineScope {
-            val subscribed = CompletableDeferred<Unit>()
-            val next = launch {
-                bus.events.onSubscription { subscribed.complete(Unit) }.first() shouldBe Tick(7)
-            }
-            subscribed.await()
+            val next = subscribed(bus) { events -> events.first() shouldBe Tick(7) }
             bus.publish(Tick(7))
             withTimeout(10_000) { next.join() }
         }
