@@ -1,11 +1,12 @@
 package dev.mooring.events
 
+import dev.mooring.events.internal.CountingSharedFlow
 import kotlinx.coroutines.channels.BufferOverflow
 import kotlinx.coroutines.flow.MutableSharedFlow
 import kotlinx.coroutines.flow.SharedFlow
-import kotlinx.coroutines.flow.asSharedFlow
 import org.slf4j.LoggerFactory
 import java.util.concurrent.CopyOnWriteArrayList
+import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicLong
 
 /**
@@ -41,14 +42,22 @@ public class EventBus(
     private val dropped = AtomicLong()
     private val pendingDropReport = AtomicLong()
 
+    // Active collectors of [events]. Counted here because MutableSharedFlow.subscriptionCount.value
+    // takes the flow's lock: read on every publication point (several per checkout), it cost more
+    // than the rest of an uncontended checkout and check-in together.
+    private val collectors = AtomicInteger()
+
     /** Every event, in publication order; see the class documentation for the overflow policy. */
-    public val events: SharedFlow<MooringEvent> = flow.asSharedFlow()
+    public val events: SharedFlow<MooringEvent> = CountingSharedFlow(flow, collectors)
 
     /** Total number of events that flow collectors missed because they fell behind. */
     public val droppedEvents: Long get() = dropped.get()
 
-    /** True when at least one listener is registered or a flow collector is active. */
-    public val hasSubscribers: Boolean get() = listeners.isNotEmpty() || flow.subscriptionCount.value > 0
+    /**
+     * True when at least one listener is registered or a flow collector is active. Cheap (two
+     * volatile reads, no lock): publishers check it before they build an event.
+     */
+    public val hasSubscribers: Boolean get() = listeners.isNotEmpty() || collectors.get() > 0
 
     /**
      * Registers [listener]; it receives every event published after this call, synchronously.
@@ -68,7 +77,7 @@ public class EventBus(
                 log.warn("event listener {} threw on {}; the event was still delivered to the others", l, event::class.simpleName, t)
             }
         }
-        if (flow.subscriptionCount.value == 0) return
+        if (collectors.get() == 0) return
         val owed = pendingDropReport.get()
         if (owed > 0 && flow.tryEmit(EventsDropped(owed))) pendingDropReport.addAndGet(-owed)
         if (!flow.tryEmit(event)) {
