@@ -23,10 +23,12 @@ internal object Connector {
         if (address.isUnixSocket) {
             return aSocket(selector).tcp().connect(UnixSocketAddress(address.host))
         }
-        val ips = if (resolver == null || isIpLiteral(address.host)) {
-            withContext(Dispatchers.IO) { InetAddress.getAllByName(address.host).toList() }
-        } else {
-            resolver.resolve(address.host)
+        val ips = when {
+            // parsed, not looked up: no hop to Dispatchers.IO (whose idle threads would make every
+            // later dispatch on the shared scheduler pay for an unpark)
+            isIpLiteral(address.host) -> InetAddress.getAllByName(address.host).toList()
+            resolver != null -> resolver.resolve(address.host)
+            else -> withContext(Dispatchers.IO) { InetAddress.getAllByName(address.host).toList() }
         }
         var last: Exception? = null
         for (ip in ips) {
@@ -44,6 +46,12 @@ internal object Connector {
 
     private val ipv4 = Regex("""^\d{1,3}(\.\d{1,3}){3}$""")
 
-    /** IP literals never go to a [HostNameResolver] (getAllByName parses them without a lookup). */
-    private fun isIpLiteral(host: String) = ':' in host || ipv4.matches(host)
+    /**
+     * IP literals are parsed on the caller's thread and never go to a [HostNameResolver]:
+     * getAllByName parses them without a lookup (an IPv6 literal that does not parse fails with
+     * UnknownHostException, also without a lookup). A dotted quad with an octet above 255 is not a
+     * literal to getAllByName, so it takes the resolver path like any other name.
+     */
+    internal fun isIpLiteral(host: String): Boolean =
+        ':' in host || (ipv4.matches(host) && host.split('.').all { it.toInt() <= 255 })
 }
