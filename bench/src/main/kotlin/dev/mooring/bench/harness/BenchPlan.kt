@@ -18,6 +18,8 @@ data class BenchPlan(
     val waiters: Int,
     val coldStartRuns: Int,
     val failoverElections: Int,
+    /** Elections of the discarded failover warm-up cell each library runs before the measured failover cells. */
+    val failoverWarmupElections: Int = 20,
     /** Run only these scenarios (development runs); null = all. */
     val only: Set<Scenario>? = null,
 ) {
@@ -46,7 +48,7 @@ data class BenchPlan(
             pingCells = listOf(8 to 10),
             poolOnlyCallers = listOf(1, 64),
             cellWarmupMs = 200, pingMeasureMs = 500, poolMeasureMs = 300, jvmWarmupMs = 1_000,
-            waiters = 10_000, coldStartRuns = 1, failoverElections = 3,
+            waiters = 10_000, coldStartRuns = 1, failoverElections = 3, failoverWarmupElections = 2,
         )
     }
 }

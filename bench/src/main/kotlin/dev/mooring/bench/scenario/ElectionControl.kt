@@ -12,11 +12,20 @@ fun epochMicros(): Long {
     return now.epochSecond * 1_000_000 + now.nano / 1_000
 }
 
+/** What [FailoverRun] needs from the replica set: its primary, and elections on demand. */
+interface Elections {
+    /** The current primary's `host:port`. */
+    fun primary(): String
+
+    /** Elects a secondary; returns (the new primary's `host:port`, when the election happened in µs). */
+    fun elect(): Pair<String, Long>
+}
+
 /**
  * The client side of the replica-set server JVM's control port: asks it to elect a new
  * primary and learns which member won and when (wall-clock µs). Not thread-safe.
  */
-class ElectionControl(hostPort: String) : AutoCloseable {
+class ElectionControl(hostPort: String) : Elections, AutoCloseable {
     private val socket = Socket(hostPort.substringBefore(':'), hostPort.substringAfter(':').toInt())
     private val input = BufferedReader(InputStreamReader(socket.getInputStream(), Charsets.UTF_8))
     private val output = PrintWriter(socket.getOutputStream(), true)
@@ -24,15 +33,13 @@ class ElectionControl(hostPort: String) : AutoCloseable {
     /** The `mongodb://` seed URI of the set (ends with options, so more may be appended with `&`). */
     fun seedUri(): String = request("uri").removePrefix("URI ")
 
-    /** Elects a secondary; returns (the new primary's `host:port`, when the election happened in µs). */
-    fun elect(): Pair<String, Long> {
+    override fun elect(): Pair<String, Long> {
         val parts = request("elect").split(' ')
         check(parts.size == 3 && parts[0] == "ELECTED") { "unexpected control reply: $parts" }
         return parts[1] to parts[2].toLong()
     }
 
-    /** The current primary's `host:port`. */
-    fun primary(): String = request("primary").removePrefix("PRIMARY ")
+    override fun primary(): String = request("primary").removePrefix("PRIMARY ")
 
     private fun request(line: String): String {
         output.println(line)
@@ -48,16 +55,35 @@ class ElectionControl(hostPort: String) : AutoCloseable {
  * Runs [count] elections and measures, for each, the time from the election to the moment the
  * client reports the new primary. [awaitPrimary] blocks until the client's topology shows
  * `host:port` as primary and returns that moment in wall-clock µs.
+ *
+ * Every election, the first included, comes after [settle] (by default [SETTLE_MS]) following
+ * the moment the client last saw a primary. The first one matters most: when the client first
+ * sees the initial primary, its monitors of the other members have only just started their
+ * handshakes (discovery is still in progress), so an election at that moment would measure
+ * discovery, not failover detection. Each detection time is also written to stderr (the
+ * worker's log under `bench-logs/`), one line per election.
  */
 object FailoverRun {
-    fun measure(control: ElectionControl, count: Int, awaitPrimary: (String) -> Long): Map<String, Double> {
+    /** The pause before each election, so every member's monitor is streaming again. */
+    const val SETTLE_MS: Long = 200
+
+    fun measure(
+        control: Elections,
+        count: Int,
+        settle: () -> Unit = { Thread.sleep(SETTLE_MS) },
+        awaitPrimary: (String) -> Long,
+    ): Map<String, Double> {
+        require(count >= 1) { "count must be >= 1, was $count" }
         awaitPrimary(control.primary())
+        settle()
         val detections = ArrayList<Double>()
-        repeat(count) {
+        repeat(count) { i ->
             val (host, electedAt) = control.elect()
             val seenAt = awaitPrimary(host)
-            detections += (seenAt - electedAt) / 1e3
-            Thread.sleep(200) // let the heartbeats settle before the next election
+            val ms = (seenAt - electedAt) / 1e3
+            detections += ms
+            System.err.printf("failover election %d/%d: %s seen as primary after %.3f ms%n", i + 1, count, host, ms)
+            settle()
         }
         val sorted = detections.sorted()
         return linkedMapOf(
