@@ -13,9 +13,9 @@ import java.io.IOException
 import java.net.InetAddress
 
 /**
- * Opens TCP (TCP_NODELAY and SO_KEEPALIVE on) or Unix-domain sockets. DNS is resolved on
- * [Dispatchers.IO] (or by the connection's [HostNameResolver]), never on the caller's thread;
- * every resolved address is tried in order.
+ * Opens TCP (TCP_NODELAY and SO_KEEPALIVE on) or Unix-domain sockets. Host names are resolved
+ * on [Dispatchers.IO] (or by the connection's [HostNameResolver]), never on the caller's thread;
+ * IP literals are only parsed, on the caller's thread. Every resolved address is tried in order.
  * Stateless; thread-safe. Not bounded in time: the caller wraps it in connectTimeoutMS.
  */
 internal object Connector {
