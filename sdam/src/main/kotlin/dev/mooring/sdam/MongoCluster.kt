@@ -179,13 +179,7 @@ public class MongoCluster internal constructor(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
-    ): BsonDocument {
-        val doc = checkCommand(database, command)
-        val op = monitoredOperation()
-        return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, settings.timeoutMS, OperationRetry.POOL_CLEARED) { selected, connection ->
-            monitored(connection, op).command(database, ReadPreferenceCommand.withReadPreference(doc, readPreference, live.description.value.type, selected.description))
-        }
-    }
+    ): BsonDocument = runRead(database, command, readPreference, OperationRetry.POOL_CLEARED)
 
     /**
      * Runs the read [command] (find, aggregate without `$out`, count, distinct, listCollections,
@@ -207,10 +201,13 @@ public class MongoCluster internal constructor(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
-    ): BsonDocument {
+    ): BsonDocument = runRead(database, command, readPreference, RetryableRead(settings.retryReads))
+
+    /** [runCommand] and [runRetryableRead]: select by [readPreference], send with its `$readPreference`, retry by [retry]. */
+    private suspend fun runRead(database: String, command: Bson, readPreference: ReadPreference, retry: OperationRetry): BsonDocument {
         val doc = checkCommand(database, command)
         val op = monitoredOperation()
-        return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, settings.timeoutMS, RetryableRead(settings.retryReads)) { selected, connection ->
+        return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, settings.timeoutMS, retry) { selected, connection ->
             monitored(connection, op).command(database, ReadPreferenceCommand.withReadPreference(doc, readPreference, live.description.value.type, selected.description))
         }
     }
