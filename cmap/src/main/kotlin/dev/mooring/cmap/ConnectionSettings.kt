@@ -53,6 +53,11 @@ public data class ConnectionSettings(
     val loadBalanced: Boolean = false,
     /** How server host names are resolved; null = the JVM's resolver on `Dispatchers.IO`. See [HostNameResolver]. */
     val hostNameResolver: HostNameResolver? = null,
+    /**
+     * The SOCKS5 proxy every TCP connection goes through, or null for direct connections. A
+     * `MongoCluster` takes it from `MongoClusterSettings.proxy`.
+     */
+    val proxy: ProxySettings? = null,
 )
 
 /**

@@ -118,7 +118,7 @@ public class MongoCluster internal constructor(
 
     init {
         initialListeners.forEach { bus.addListener(it) }
-        connectionFactory = DefaultConnectionFactory(settings.connection)
+        connectionFactory = DefaultConnectionFactory(settings.connection.copy(proxy = settings.proxy ?: settings.connection.proxy))
         val id = TopologyId.next()
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
         selector = ServerSelector(live)

@@ -14,6 +14,7 @@ import dev.mooring.cmap.MongoTlsException
 import dev.mooring.cmap.internal.auth.ScramAuthenticator
 import dev.mooring.cmap.internal.command.CommandRequestObserver
 import dev.mooring.cmap.internal.auth.ScramConversation
+import dev.mooring.cmap.internal.connection.socks.Socks5Handshake
 import dev.mooring.cmap.internal.connection.tls.ClientTls
 import dev.mooring.cmap.internal.connection.tls.TlsErrors
 import dev.mooring.cmap.internal.wire.OpCompressed
@@ -98,7 +99,13 @@ internal class KtorConnection(
     private suspend fun establishGuarded() {
         run {
             guarded(settings.connectTimeoutMS, "connecting and handshaking", null) {
-                val socket = Connector.connect(selector, address, settings.hostNameResolver)
+                // socks5.md: every TCP connection goes through the proxy; a Unix domain socket cannot
+                val proxy = settings.proxy?.takeUnless { address.isUnixSocket }
+                val socket = if (proxy == null) {
+                    Connector.connect(selector, address, settings.hostNameResolver)
+                } else {
+                    Socks5Handshake.reachProxy(proxy, address, generation) { Connector.connect(selector, it) }
+                }
                 val t = SocketTransport(socket, selector, tls?.newEngine(address))
                 sockets?.register(t.job)
                 transport = t
@@ -106,6 +113,7 @@ internal class KtorConnection(
                     t.close()
                     throw closedError()
                 }
+                if (proxy != null) Socks5Handshake(proxy, address, generation).run(t.plain)
                 try {
                     t.startTls()
                 } catch (e: java.io.EOFException) {
