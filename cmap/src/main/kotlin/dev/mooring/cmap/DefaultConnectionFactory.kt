@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.AtomicBoolean
  * accepts compresses every later message except those OP_COMPRESSED.md forbids.
  *
  * @throws IllegalArgumentException when appName is longer than 128 bytes, a timeout is negative,
- *   a compressor name or zlibCompressionLevel is invalid, a TLS file cannot be read, or the
+ *   a compressor name or zlibCompressionLevel is invalid, a TLS file cannot be read, tlsDisableOCSPEndpointCheck or
+ *   tlsDisableCertificateRevocationCheck is set (Mooring checks no certificate revocation), or the
  *   credential uses a mechanism Mooring does not implement (or lacks a username or password).
  */
 public class DefaultConnectionFactory(
@@ -96,6 +97,9 @@ public class DefaultConnectionFactory(
                 require(cred.hasPassword) { "SCRAM authentication needs a password" }
                 ScramAuthenticator(cred)
             }
+            // Mooring checks no certificate revocation (no OCSP, no CRL): there is nothing these options could disable
+            require(!settings.tls.disableOcspEndpointCheck) { "tlsDisableOCSPEndpointCheck is not supported: Mooring does not check certificate revocation" }
+            require(!settings.tls.disableCertificateRevocationCheck) { "tlsDisableCertificateRevocationCheck is not supported: Mooring does not check certificate revocation" }
             tls = if (settings.tls.enabled) ClientTls(settings.tls) else null
             clientMetadata = ClientMetadata.build(ClientMetadata.Inputs(settings.appName, driverInfo))
             poolHandshake = Handshake(settings, clientMetadata, forMonitoring = false)
