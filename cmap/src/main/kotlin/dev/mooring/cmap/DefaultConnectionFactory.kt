@@ -4,6 +4,7 @@ import dev.mooring.cmap.internal.connection.ClientMetadata
 import dev.mooring.cmap.internal.connection.Handshake
 import dev.mooring.cmap.internal.auth.ScramAuthenticator
 import dev.mooring.cmap.internal.auth.ScramKind
+import dev.mooring.cmap.internal.auth.oidc.OidcAuthenticator
 import dev.mooring.cmap.internal.connection.KtorConnection
 import dev.mooring.cmap.internal.connection.SelectorThread
 import dev.mooring.cmap.internal.connection.SocketRegistry
@@ -89,9 +90,9 @@ public class DefaultConnectionFactory(
                 require(name in Compressors.NAMES) { "unsupported compressor '$name' (supported: ${Compressors.NAMES.joinToString()})" }
             }
             require(settings.zlibCompressionLevel in -1..9) { "zlibCompressionLevel must be in -1..9, was ${settings.zlibCompressionLevel}" }
-            effectiveAuthenticator = authenticator ?: settings.credential?.let { cred ->
+            effectiveAuthenticator = authenticator ?: settings.credential?.let { cred -> oidcAuthenticator(cred) } ?: settings.credential?.let { cred ->
                 require(cred.mechanism == null || ScramKind.byName(cred.mechanism) != null) {
-                    "authentication mechanism ${cred.mechanism} is not supported by Mooring (supported: SCRAM-SHA-256, SCRAM-SHA-1)"
+                    "authentication mechanism ${cred.mechanism} is not supported by Mooring (supported: SCRAM-SHA-256, SCRAM-SHA-1, MONGODB-OIDC)"
                 }
                 require(!cred.username.isNullOrEmpty()) { "SCRAM authentication needs a username" }
                 require(cred.hasPassword) { "SCRAM authentication needs a password" }
@@ -110,6 +111,10 @@ public class DefaultConnectionFactory(
             throw e
         }
     }
+
+    /** MONGODB-OIDC's authenticator (one per factory: it holds the Client Cache), or null for another mechanism. */
+    private fun oidcAuthenticator(cred: MongoCredential): ConnectionAuthenticator? =
+        if (cred.mechanism == OidcAuthenticator.MECHANISM) OidcAuthenticator(cred) else null
 
     /** A pooled connection: full handshake, wire-version check, then [authenticator]. No I/O here. */
     override fun create(address: ServerAddress, id: Long, generation: Int): ExhaustConnection {

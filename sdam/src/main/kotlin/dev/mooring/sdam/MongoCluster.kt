@@ -2,6 +2,7 @@ package dev.mooring.sdam
 
 import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.Connection
+import dev.mooring.cmap.internal.auth.Reauthentication
 import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolStatistics
 import dev.mooring.cmap.DefaultConnectionFactory
@@ -292,7 +293,7 @@ public class MongoCluster internal constructor(
     private fun monitoredOperation(): MonitoredOperation? = if (commandMonitor.isActive) MonitoredOperation() else null
 
     private fun monitored(connection: Connection, op: MonitoredOperation?): Connection =
-        if (op == null) connection else commandMonitor.monitored(connection, op)
+        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op))
 
     /** Gauges of every current pool, read from the pools' own state (non-blocking snapshots). */
     public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> =

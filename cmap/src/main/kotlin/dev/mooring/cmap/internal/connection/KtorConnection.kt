@@ -12,6 +12,7 @@ import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.MongoTlsException
 import dev.mooring.cmap.internal.auth.ScramAuthenticator
+import dev.mooring.cmap.internal.auth.oidc.OidcAuthenticator
 import dev.mooring.cmap.internal.command.CommandRequestObserver
 import dev.mooring.cmap.internal.auth.ScramConversation
 import dev.mooring.cmap.internal.connection.socks.Socks5Handshake
@@ -125,7 +126,9 @@ internal class KtorConnection(
                 }
                 val scram = authenticator as? ScramAuthenticator
                 val speculative: Pair<ScramConversation, BsonDocument>? = scram?.speculativeStart()
-                val reply = roundTrip(withApi(handshake.command(speculative?.second), "admin"))
+                val oidc = authenticator as? OidcAuthenticator
+                val oidcSpeculative = oidc?.speculativeStart(this)
+                val reply = roundTrip(withApi(handshake.command(speculative?.second ?: oidcSpeculative), "admin"))
                 val desc = handshake.describe(reply, address, generation)
                 limits = MessageLimits(desc.maxBsonObjectSize, desc.maxMessageSizeBytes)
                 compressor = desc.compressor?.let { Compressors.byName(it, settings.zlibCompressionLevel) }
@@ -133,7 +136,11 @@ internal class KtorConnection(
                 authenticator?.let { auth ->
                     busy.set(false)
                     try {
-                        if (scram != null) scram.authenticate(this, desc, speculative?.first) else auth.authenticate(this, desc)
+                        when {
+                            scram != null -> scram.authenticate(this, desc, speculative?.first)
+                            oidc != null -> oidc.authenticate(this, desc, oidcSpeculative != null)
+                            else -> auth.authenticate(this, desc)
+                        }
                     } finally {
                         if (!busy.compareAndSet(false, true)) error("authenticator left connection $id busy")
                     }
@@ -146,6 +153,23 @@ internal class KtorConnection(
 
     override suspend fun command(database: String, command: BsonDocument): BsonDocument =
         command(database, command, settings.socketTimeoutMS)
+
+    /**
+     * True when this connection's mechanism can reauthenticate (auth.md "Reauthentication":
+     * MONGODB-OIDC), so a ReauthenticationRequired (391) error is worth a [reauthenticate].
+     */
+    val canReauthenticate: Boolean get() = authenticator is OidcAuthenticator
+
+    /**
+     * Runs the SASL conversation again on this established connection, without a hello and
+     * without speculative authentication. Must not run while another command is in progress.
+     * Fails with [dev.mooring.cmap.MongoAuthenticationException]; a network error closes the connection.
+     */
+    suspend fun reauthenticate() {
+        ensureOpen()
+        val oidc = authenticator as? OidcAuthenticator ?: error("connection $id to $address cannot reauthenticate")
+        oidc.reauthenticate(this)
+    }
 
     override suspend fun command(database: String, command: BsonDocument, timeoutMS: Long): BsonDocument {
         ensureOpen()

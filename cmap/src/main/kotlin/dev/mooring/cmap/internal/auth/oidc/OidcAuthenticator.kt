@@ -1,0 +1,247 @@
+package dev.mooring.cmap.internal.auth.oidc
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.ConnectionAuthenticator
+import dev.mooring.cmap.ConnectionDescription
+import dev.mooring.cmap.IdpInfo
+import dev.mooring.cmap.MongoAuthenticationException
+import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.MongoCredential
+import dev.mooring.cmap.OidcCallback
+import dev.mooring.cmap.OidcCallbackContext
+import dev.mooring.cmap.OidcCredential
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.withTimeout
+import org.bson.BsonBinary
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonString
+import java.util.Collections
+import java.util.WeakHashMap
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.minutes
+
+/**
+ * MONGODB-OIDC (auth.md) for one credential and one cluster: the machine workflow (a built-in
+ * `ENVIRONMENT` or an [OidcCallback]) and the human workflow (a human callback, refresh tokens,
+ * `ALLOWED_HOSTS`), the Client Cache ([cache]) and the Connection Cache ([connectionTokens]),
+ * speculative authentication and reauthentication. Thread-safe: one instance serves every pooled
+ * connection of a factory. Every failure is a [MongoAuthenticationException] naming MONGODB-OIDC;
+ * no message holds a token.
+ */
+internal class OidcAuthenticator(private val credential: MongoCredential) : ConnectionAuthenticator {
+    private val human: OidcCallback? = credential.mechanismProperties[OidcCallback.HUMAN_PROPERTY] as? OidcCallback
+    private val machine: OidcCallback = (credential.mechanismProperties[OidcCallback.MACHINE_PROPERTY] as? OidcCallback)
+        ?: credential.mechanismProperties["ENVIRONMENT"]?.toString()?.let {
+            OidcEnvironments.callback(it, credential.mechanismProperties["TOKEN_RESOURCE"]?.toString(), credential.username)
+        }
+        ?: human
+        ?: throw IllegalArgumentException("MONGODB-OIDC needs the ENVIRONMENT mechanism property, an OIDC_CALLBACK or an OIDC_HUMAN_CALLBACK")
+    private val allowedHosts: List<String> = allowedHosts(credential.mechanismProperties[OidcCallback.ALLOWED_HOSTS_PROPERTY])
+
+    init {
+        require(credential.mechanismProperties[OidcCallback.MACHINE_PROPERTY].let { it == null || it is OidcCallback }) { "OIDC_CALLBACK must be an OidcCallback" }
+        require(credential.mechanismProperties[OidcCallback.HUMAN_PROPERTY].let { it == null || it is OidcCallback }) { "OIDC_HUMAN_CALLBACK must be an OidcCallback" }
+    }
+
+    /** The Client Cache (internal: the prose tests poison it). */
+    val cache = OidcTokenCache()
+
+    /** The Connection Cache: the token each live connection authenticated with. */
+    private val connectionTokens: MutableMap<Connection, String> = Collections.synchronizedMap(WeakHashMap())
+
+    /** The `speculativeAuthenticate` document for [connection]'s hello, or null without a cached token (auth.md). */
+    fun speculativeStart(connection: Connection): BsonDocument? {
+        val token = cache.accessToken() ?: return null
+        connectionTokens[connection] = token
+        return saslStart(jwt(token)).append("db", BsonString(EXTERNAL))
+    }
+
+    override suspend fun authenticate(connection: Connection, description: ConnectionDescription) =
+        authenticate(connection, description, speculativeSent = false)
+
+    /** Authenticates a new connection; when the hello carried a speculative attempt that succeeded, nothing more is sent. */
+    suspend fun authenticate(connection: Connection, description: ConnectionDescription, speculativeSent: Boolean) {
+        if (speculativeSent) {
+            val spec = description.helloReply["speculativeAuthenticate"] as? BsonDocument
+            if (spec != null && spec["done"]?.let { it.isBoolean && it.asBoolean().value } == true) return
+            connectionTokens.remove(connection) // failed speculation: no invalidation (auth.md)
+        }
+        guard(connection) { if (human != null) humanAuth(connection, human) else machineAuth(connection) }
+    }
+
+    /** Reauthenticates [connection] after ReauthenticationRequired (391): invalidate its token, then authenticate without hello. */
+    suspend fun reauthenticate(connection: Connection) {
+        cache.invalidate(connectionTokens.remove(connection))
+        guard(connection) { if (human != null) humanAuth(connection, human) else machineAuth(connection) }
+    }
+
+    private suspend fun machineAuth(connection: Connection) {
+        val (token, cached) = cache.get(null, { fetch(machine, null, null, MACHINE_TIMEOUT) })
+        if (cached) {
+            try {
+                oneStep(connection, token)
+                return
+            } catch (e: MongoCommandException) {
+                if (e.code != AUTHENTICATION_FAILED) throw e
+                cache.invalidate(token)
+            }
+            val (fresh, _) = cache.get(null, { fetch(machine, null, null, MACHINE_TIMEOUT) })
+            oneStep(connection, fresh)
+            return
+        }
+        oneStep(connection, token)
+    }
+
+    private suspend fun humanAuth(connection: Connection, callback: OidcCallback) {
+        checkAllowed(connection)
+        while (true) {
+            val cached = cache.accessToken()
+            if (cached != null) {
+                try {
+                    oneStep(connection, cached)
+                    return
+                } catch (e: MongoCommandException) {
+                    if (e.code != AUTHENTICATION_FAILED) throw e
+                    cache.invalidate(cached)
+                    connectionTokens.remove(connection)
+                    continue
+                }
+            }
+            val idp = cache.idpInfo()
+            if (cache.refreshToken() != null && idp != null) {
+                val (token, _) = cache.get(idp, { refresh -> fetch(callback, idp, refresh, HUMAN_TIMEOUT) }, useRefresh = true)
+                try {
+                    oneStep(connection, token)
+                    return
+                } catch (e: MongoCommandException) {
+                    if (e.code != AUTHENTICATION_FAILED) throw e
+                    cache.clearRefreshToken()
+                    cache.invalidate(token)
+                    connectionTokens.remove(connection)
+                    continue
+                }
+            }
+            twoStep(connection, callback)
+            return
+        }
+    }
+
+    private suspend fun twoStep(connection: Connection, callback: OidcCallback) {
+        val principal = BsonDocument().also { d -> credential.username?.let { d["n"] = BsonString(it) } }
+        val first = connection.command(EXTERNAL, saslStart(principal))
+        val idp = parseIdpInfo(first)
+        // a new two-step conversation never passes a cached refresh token (fetch gets null)
+        val (token, _) = cache.get(idp, { fetch(callback, idp, null, HUMAN_TIMEOUT) })
+        connectionTokens[connection] = token
+        val reply = connection.command(
+            EXTERNAL,
+            BsonDocument("saslContinue", BsonInt32(1)).append("conversationId", first["conversationId"] ?: BsonInt32(1)).append("payload", payloadOf(jwt(token))),
+        )
+        checkDone(reply)
+    }
+
+    private suspend fun oneStep(connection: Connection, token: String) {
+        connectionTokens[connection] = token
+        checkDone(connection.command(EXTERNAL, saslStart(jwt(token))))
+    }
+
+    private fun checkDone(reply: BsonDocument) {
+        if (reply["done"]?.let { it.isBoolean && it.asBoolean().value } != true) throw OidcProtocolException("the server did not finish the conversation")
+    }
+
+    private suspend fun fetch(callback: OidcCallback, idp: IdpInfo?, refresh: String?, timeout: Duration): OidcCredential {
+        val context = OidcCallbackContext(timeout, credential.username, CALLBACK_VERSION, idp, refresh)
+        val result = try {
+            withTimeout(timeout) { callback.onRequest(context) }
+        } catch (e: TimeoutCancellationException) {
+            throw OidcSourceException("the OIDC callback did not return within $timeout", e)
+        } catch (e: CancellationException) {
+            throw e
+        } catch (e: OidcSourceException) {
+            throw e
+        } catch (e: Exception) {
+            throw OidcSourceException("the OIDC callback failed: ${e.javaClass.simpleName}${e.message?.let { ": $it" } ?: ""}", e)
+        }
+        if (result == null) throw OidcSourceException("the OIDC callback returned null")
+        if (result.accessToken.isEmpty()) throw OidcSourceException("the OIDC callback returned an empty access token")
+        return result
+    }
+
+    private fun checkAllowed(connection: Connection) {
+        val host = connection.address.host
+        val ok = allowedHosts.any { pattern ->
+            if (pattern.startsWith("*.")) host.endsWith(pattern.substring(1), ignoreCase = true) else host.equals(pattern, ignoreCase = true)
+        }
+        if (!ok) {
+            throw MongoAuthenticationException(
+                "MONGODB-OIDC: host '$host' is not in ALLOWED_HOSTS ${allowedHosts}; the human callback was not called",
+                connection.address, connection.generation,
+            )
+        }
+    }
+
+    private suspend fun guard(connection: Connection, block: suspend () -> Unit) {
+        try {
+            block()
+        } catch (e: MongoAuthenticationException) {
+            throw e
+        } catch (e: MongoCommandException) {
+            connectionTokens.remove(connection)
+            throw MongoAuthenticationException(
+                "MONGODB-OIDC authentication failed${credential.username?.let { " for user '$it'" } ?: ""}: server error ${e.code}" +
+                    "${e.codeName?.let { " ($it)" } ?: ""}: ${e.errmsg ?: "no message"}",
+                connection.address, connection.generation, e.code, e,
+            )
+        } catch (e: OidcSourceException) {
+            throw MongoAuthenticationException("MONGODB-OIDC authentication failed: ${e.message}", connection.address, connection.generation, null, e)
+        } catch (e: OidcProtocolException) {
+            throw MongoAuthenticationException("MONGODB-OIDC authentication failed: ${e.message}", connection.address, connection.generation, null, e)
+        }
+    }
+
+    private fun parseIdpInfo(reply: BsonDocument): IdpInfo {
+        val payload = reply["payload"]?.takeIf { it.isBinary }?.asBinary()?.data ?: throw OidcProtocolException("saslStart reply without IdpInfo payload")
+        val doc = try {
+            org.bson.RawBsonDocument(payload).decode(org.bson.codecs.BsonDocumentCodec())
+        } catch (e: Exception) {
+            throw OidcProtocolException("the IdpInfo payload is not BSON")
+        }
+        val issuer = doc["issuer"]?.takeIf { it.isString }?.asString()?.value ?: throw OidcProtocolException("IdpInfo without issuer")
+        val clientId = doc["clientId"]?.takeIf { it.isString }?.asString()?.value
+        val scopes = doc["requestScopes"]?.takeIf { it.isArray }?.asArray()?.mapNotNull { v -> v.takeIf { it.isString }?.asString()?.value }.orEmpty()
+        return IdpInfo(issuer, clientId, scopes)
+    }
+
+    private fun jwt(token: String) = BsonDocument("jwt", BsonString(token))
+
+    private fun saslStart(payload: BsonDocument) =
+        BsonDocument("saslStart", BsonInt32(1)).append("mechanism", BsonString(MECHANISM)).append("payload", payloadOf(payload))
+
+    private fun payloadOf(doc: BsonDocument): BsonBinary {
+        val out = org.bson.io.BasicOutputBuffer()
+        org.bson.codecs.BsonDocumentCodec().encode(org.bson.BsonBinaryWriter(out), doc, org.bson.codecs.EncoderContext.builder().build())
+        return BsonBinary(out.toByteArray())
+    }
+
+    override fun toString(): String = "OidcAuthenticator(username=${credential.username}, human=${human != null})"
+
+    companion object {
+        const val MECHANISM = "MONGODB-OIDC"
+        const val EXTERNAL = "\$external"
+        const val CALLBACK_VERSION = 1
+        const val AUTHENTICATION_FAILED = 18
+        val MACHINE_TIMEOUT: Duration = 1.minutes
+        val HUMAN_TIMEOUT: Duration = 5.minutes
+
+        private fun allowedHosts(value: Any?): List<String> = when (value) {
+            null -> OidcCallback.DEFAULT_ALLOWED_HOSTS
+            is List<*> -> value.map { it.toString() }
+            else -> throw IllegalArgumentException("ALLOWED_HOSTS must be a List<String> given in the settings, never in the connection string")
+        }
+    }
+}
+
+/** The server broke the OIDC conversation. */
+internal class OidcProtocolException(message: String) : Exception(message)
