@@ -356,7 +356,9 @@ internal class KtorConnection(
         try {
             return if (timeoutMS > 0) withTimeout(timeoutMS) { block() } else block()
         } catch (e: MongoCommandException) {
-            if (!handshakeCompleted) close()
+            // an ok: 0 reply to hello closes; one during authentication leaves the connection usable
+            // (MONGODB-OIDC retries with a fresh token), and establish() closes it if authentication fails
+            if (description == null) close()
             throw e
         } catch (e: MongoServerException) {
             close()
