@@ -35,8 +35,12 @@ import java.util.concurrent.atomic.AtomicBoolean
  * Authentication: pooled connections authenticate with [authenticator] when given, else with
  * SCRAM-SHA-256 / SCRAM-SHA-1 built from `settings.credential` (mechanism negotiated through
  * `saslSupportedMechs` when the credential names none, with speculative authentication in the
- * handshake). Failures are [MongoAuthenticationException]s. Monitoring connections never
- * authenticate.
+ * handshake), or MONGODB-OIDC (see [OidcCallback]; the factory holds the token cache, and
+ * `dev.mooring.cmap.internal.auth.Reauthentication` reauthenticates on error 391). Failures are
+ * [MongoAuthenticationException]s. Monitoring connections never authenticate.
+ *
+ * SOCKS5: with `settings.proxy` every connection goes through the proxy (see [ProxySettings]).
+ 
  *
  * Compression: the `compressors` list is offered in the handshake; the first one the server
  * accepts compresses every later message except those OP_COMPRESSED.md forbids.
