@@ -37,6 +37,15 @@ class OidcFixture private constructor(val server: WireServer, val idp: OidcIdent
     fun cluster(settings: MongoClusterSettings, events: MutableList<MooringEvent> = CopyOnWriteArrayList()): MongoCluster =
         MongoCluster(settings, listOf(EventListener { events += it }))
 
+    /** Runs a find, makes the next find fail with ReauthenticationRequired (391), and returns the reply of that next find. */
+    suspend fun findAcrossReauthentication(settings: MongoClusterSettings, events: MutableList<MooringEvent> = CopyOnWriteArrayList()): BsonDocument =
+        cluster(settings, events).use { c ->
+            c.find()
+            events.clear()
+            failPoint("find", "errorCode" to 391)
+            c.find()
+        }
+
     fun failPoint(command: String, vararg data: Pair<String, Any>) {
         val d = BsonDocument("failCommands", BsonArray(listOf(BsonString(command))))
         for ((k, v) in data) d[k] = when (v) {

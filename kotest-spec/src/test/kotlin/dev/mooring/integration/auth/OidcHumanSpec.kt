@@ -129,11 +129,7 @@ class OidcHumanSpec : FunSpec({
     test("2.3 the refresh token is passed to the callback") {
         withFixture { f ->
             val cb = Human(f)
-            f.cluster(f.settings(human(cb))).use { c ->
-                c.find()
-                f.failPoint("find", "errorCode" to 391)
-                c.find()
-            }
+            f.findAcrossReauthentication(f.settings(human(cb)))
             cb.calls.get() shouldBe 2
             cb.contexts.count { it.refreshToken != null } shouldBe 1
             f.idp.refreshUser(cb.contexts[1].refreshToken) shouldBe "test_user1"
@@ -165,13 +161,7 @@ class OidcHumanSpec : FunSpec({
         withFixture { f ->
             val cb = Human(f)
             val events = CopyOnWriteArrayList<MooringEvent>()
-            f.cluster(f.settings(human(cb)), events).use { c ->
-                c.find()
-                cb.calls.get() shouldBe 1
-                events.clear()
-                f.failPoint("find", "errorCode" to 391)
-                c.find()
-            }
+            f.findAcrossReauthentication(f.settings(human(cb)), events)
             cb.calls.get() shouldBe 2
             events.filterIsInstance<CommandStartedEvent>().map { it.commandName } shouldBe listOf("find", "find")
             events.filterIsInstance<CommandSucceededEvent>().map { it.commandName } shouldBe listOf("find")
@@ -182,11 +172,7 @@ class OidcHumanSpec : FunSpec({
     test("4.2 succeeds without a refresh token") {
         withFixture { f ->
             val cb = Human(f, withRefresh = false)
-            f.cluster(f.settings(human(cb))).use { c ->
-                c.find()
-                f.failPoint("find", "errorCode" to 391)
-                c.find()
-            }
+            f.findAcrossReauthentication(f.settings(human(cb)))
             cb.calls.get() shouldBe 2
             cb.contexts.all { it.refreshToken == null } shouldBe true
         }
@@ -195,11 +181,7 @@ class OidcHumanSpec : FunSpec({
     test("4.3 succeeds after refresh fails") {
         withFixture { f ->
             val cb = Human(f, badRefresh = true)
-            f.cluster(f.settings(human(cb))).use { c ->
-                c.find()
-                f.failPoint("find", "errorCode" to 391)
-                c.find()["ok"]!!.asNumber().intValue() shouldBe 1
-            }
+            f.findAcrossReauthentication(f.settings(human(cb)))["ok"]!!.asNumber().intValue() shouldBe 1
             cb.calls.get() shouldBe 2
         }
     }

@@ -152,11 +152,7 @@ class OidcMachineSpec : FunSpec({
     test("4.1 reauthentication succeeds") {
         withFixture { f ->
             val cb = Counting(f)
-            f.cluster(f.settings(machine(cb))).use { c ->
-                c.find()
-                f.failPoint("find", "errorCode" to 391)
-                c.find()["ok"]!!.asNumber().intValue() shouldBe 1
-            }
+            f.findAcrossReauthentication(f.settings(machine(cb)))["ok"]!!.asNumber().intValue() shouldBe 1
             cb.calls.get() shouldBe 2
         }
     }
@@ -175,27 +171,21 @@ class OidcMachineSpec : FunSpec({
         }
     }
 
-    test("4.2 read commands fail if reauthentication fails") {
-        withFixture { f ->
-            val cb = Counting(f) { it > 1 }
-            f.cluster(f.settings(machine(cb))).use { c ->
-                c.find()
-                f.failPoint("find", "errorCode" to 391)
-                authFailure { c.find() }.message!! shouldContain "MONGODB-OIDC"
+    val failingAfterReauthentication = listOf<Triple<String, String, suspend (dev.mooring.sdam.MongoCluster) -> Unit>>(
+        Triple("4.2 read", "find") { c -> c.find() },
+        Triple("4.3 write", "insert") { c -> c.insert() },
+    )
+    for ((title, command, run) in failingAfterReauthentication) {
+        test("$title commands fail if reauthentication fails") {
+            withFixture { f ->
+                val cb = Counting(f) { it > 1 }
+                f.cluster(f.settings(machine(cb))).use { c ->
+                    run(c)
+                    f.failPoint(command, "errorCode" to 391)
+                    authFailure { run(c) }.message!! shouldContain "MONGODB-OIDC"
+                }
+                cb.calls.get() shouldBe 2
             }
-            cb.calls.get() shouldBe 2
-        }
-    }
-
-    test("4.3 write commands fail if reauthentication fails") {
-        withFixture { f ->
-            val cb = Counting(f) { it > 1 }
-            f.cluster(f.settings(machine(cb))).use { c ->
-                c.insert()
-                f.failPoint("insert", "errorCode" to 391)
-                authFailure { c.insert() }
-            }
-            cb.calls.get() shouldBe 2
         }
     }
 

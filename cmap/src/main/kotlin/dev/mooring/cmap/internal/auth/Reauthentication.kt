@@ -1,11 +1,9 @@
 package dev.mooring.cmap.internal.auth
 
 import dev.mooring.cmap.Connection
-import dev.mooring.cmap.ConnectionDescription
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.internal.connection.KtorConnection
 import dev.mooring.cmap.internal.pool.PooledConnection
-import dev.mooring.events.ServerAddress
 import org.bson.BsonDocument
 
 /**
@@ -31,13 +29,7 @@ public object Reauthentication {
         return if (raw.canReauthenticate) Reauthenticating(view, raw) else view
     }
 
-    private class Reauthenticating(private val view: Connection, private val raw: KtorConnection) : Connection {
-        override val address: ServerAddress get() = view.address
-        override val id: Long get() = view.id
-        override val generation: Int get() = view.generation
-        override val description: ConnectionDescription? get() = view.description
-        override val isClosed: Boolean get() = view.isClosed
-
+    private class Reauthenticating(private val view: Connection, private val raw: KtorConnection) : Connection by view {
         override suspend fun command(database: String, command: BsonDocument): BsonDocument {
             try {
                 return view.command(database, command)
@@ -52,8 +44,6 @@ public object Reauthentication {
             }
             return view.command(database, command)
         }
-
-        override fun close() = view.close()
 
         override fun toString(): String = "Reauthenticating($view)"
     }

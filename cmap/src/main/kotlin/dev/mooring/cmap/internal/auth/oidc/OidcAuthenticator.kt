@@ -79,19 +79,10 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
 
     private suspend fun machineAuth(connection: Connection) {
         val (token, cached) = cache.get(null, { fetch(machine, null, null, MACHINE_TIMEOUT) })
-        if (cached) {
-            try {
-                oneStep(connection, token)
-                return
-            } catch (e: MongoCommandException) {
-                if (e.code != AUTHENTICATION_FAILED) throw e
-                cache.invalidate(token)
-            }
-            val (fresh, _) = cache.get(null, { fetch(machine, null, null, MACHINE_TIMEOUT) })
-            oneStep(connection, fresh)
-            return
-        }
-        oneStep(connection, token)
+        if (!cached) return oneStep(connection, token)
+        if (acceptedOneStep(connection, token)) return
+        cache.invalidate(token)
+        oneStep(connection, cache.get(null, { fetch(machine, null, null, MACHINE_TIMEOUT) }).first)
     }
 
     private suspend fun humanAuth(connection: Connection, callback: OidcCallback) {
@@ -99,34 +90,33 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
         while (true) {
             val cached = cache.accessToken()
             if (cached != null) {
-                try {
-                    oneStep(connection, cached)
-                    return
-                } catch (e: MongoCommandException) {
-                    if (e.code != AUTHENTICATION_FAILED) throw e
-                    cache.invalidate(cached)
-                    connectionTokens.remove(connection)
-                    continue
-                }
+                if (acceptedOneStep(connection, cached)) return
+                cache.invalidate(cached)
+                connectionTokens.remove(connection)
+                continue
             }
             val idp = cache.idpInfo()
             if (cache.refreshToken() != null && idp != null) {
                 val (token, _) = cache.get(idp, { refresh -> fetch(callback, idp, refresh, HUMAN_TIMEOUT) }, useRefresh = true)
-                try {
-                    oneStep(connection, token)
-                    return
-                } catch (e: MongoCommandException) {
-                    if (e.code != AUTHENTICATION_FAILED) throw e
-                    cache.clearRefreshToken()
-                    cache.invalidate(token)
-                    connectionTokens.remove(connection)
-                    continue
-                }
+                if (acceptedOneStep(connection, token)) return
+                cache.clearRefreshToken()
+                cache.invalidate(token)
+                connectionTokens.remove(connection)
+                continue
             }
-            twoStep(connection, callback)
-            return
+            return twoStep(connection, callback)
         }
     }
+
+    /** A one-step conversation with [token]; false when the server rejected the token (18), other errors thrown. */
+    private suspend fun acceptedOneStep(connection: Connection, token: String): Boolean =
+        try {
+            oneStep(connection, token)
+            true
+        } catch (e: MongoCommandException) {
+            if (e.code != AUTHENTICATION_FAILED) throw e
+            false
+        }
 
     private suspend fun twoStep(connection: Connection, callback: OidcCallback) {
         val principal = BsonDocument().also { d -> credential.username?.let { d["n"] = BsonString(it) } }
