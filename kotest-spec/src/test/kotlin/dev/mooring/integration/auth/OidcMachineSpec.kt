@@ -210,11 +210,12 @@ class OidcMachineSpec : FunSpec({
         }
     }
 
-    test("tokens never appear in events, settings or errors") {
+    test("tokens never appear in events, logs, settings or errors") {
         withFixture { f ->
             val cb = Counting(f) { it > 1 }
             val events = CopyOnWriteArrayList<MooringEvent>()
-            val settings = f.settings(machine(cb))
+            val logs = LogProbe()
+            val settings = f.settings(machine(cb)).copy(logging = logs.settings)
             f.cluster(settings, events).use { c ->
                 c.find()
                 f.failPoint("find", "errorCode" to 391)
@@ -223,8 +224,10 @@ class OidcMachineSpec : FunSpec({
                     e.stackTraceToString() shouldNotContain token
                     settings.toString() shouldNotContain token
                     events.forEach { it.toString() shouldNotContain token }
+                    logs.text shouldNotContain token
                 }
             }
+            logs.sawMessages shouldBe true
             OidcCredential("secret-token-1", refreshToken = "secret-refresh").toString().let {
                 it shouldNotContain "secret-token-1"
                 it shouldNotContain "secret-refresh"

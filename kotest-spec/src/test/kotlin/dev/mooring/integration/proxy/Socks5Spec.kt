@@ -11,6 +11,7 @@ import dev.mooring.cmap.TlsSettings
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
+import dev.mooring.integration.auth.LogProbe
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.MongoServerSelectionTimeoutException
@@ -80,7 +81,7 @@ class Socks5Spec : FunSpec({
     fun hello() = BsonDocument("hello", BsonInt32(1))
 
     /** Runs `hello` with a cluster for [uri] (proxy options in the URI, or moved into the DSL when [viaSettings]). */
-    suspend fun runHello(uri: String, viaSettings: Boolean, succeeds: Boolean, events: MutableList<MooringEvent>? = null) {
+    suspend fun runHello(uri: String, viaSettings: Boolean, succeeds: Boolean, events: MutableList<MooringEvent>? = null, logs: LogProbe? = null) {
         val timeouts = if (succeeds) "serverSelectionTimeoutMS=30000" else "serverSelectionTimeoutMS=2000"
         val full = "$uri${if ('?' in uri) "&" else "?"}$timeouts&connectTimeoutMS=10000&heartbeatFrequencyMS=500"
         val settings = if (!viaSettings) MongoClusterSettings.fromUri(full) else {
@@ -95,7 +96,7 @@ class Socks5Spec : FunSpec({
             }
         }
         checkNotNull(settings.proxy) { "no proxy in $uri" }
-        val cluster = MongoCluster(settings, listOfNotNull(events?.let { sink -> EventListener { e -> sink += e } }))
+        val cluster = MongoCluster(if (logs == null) settings else settings.copy(logging = logs.settings), listOfNotNull(events?.let { sink -> EventListener { e -> sink += e } }))
         try {
             if (succeeds) {
                 cluster.runCommand("admin", hello())["ok"]!!.asNumber().intValue() shouldBe 1
@@ -265,10 +266,13 @@ class Socks5Spec : FunSpec({
         }
     }
 
-    test("negative: a cluster whose proxy refuses records the typed error in the server description") {
+    test("negative: a cluster whose proxy refuses records the typed error; the password is in no event or log message") {
         Socks5Proxy.start(credentials = "u" to "p").use { proxy ->
             val events = CopyOnWriteArrayList<MooringEvent>()
-            runHello("mongodb://localhost:12345/?proxyHost=127.0.0.1&proxyPort=${proxy.port}&proxyUsername=u&proxyPassword=Wr0ngPw&directConnection=true", false, false, events)
+            val logs = LogProbe()
+            runHello("mongodb://localhost:12345/?proxyHost=127.0.0.1&proxyPort=${proxy.port}&proxyUsername=u&proxyPassword=Wr0ngPw&directConnection=true", false, false, events, logs)
+            logs.sawMessages shouldBe true
+            logs.text shouldNotContain "Wr0ngPw"
             val failures = events.filterIsInstance<ServerHeartbeatFailedEvent>().map { it.failure }
             failures.shouldNotBeEmpty()
             failures.first().shouldBeInstanceOf<MongoSocks5Exception>().failure shouldBe Socks5Failure.AUTHENTICATION_FAILED
