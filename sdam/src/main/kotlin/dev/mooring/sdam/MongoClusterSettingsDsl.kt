@@ -238,8 +238,14 @@ public class ConnectionSettingsBuilder internal constructor(from: ConnectionSett
     public var zlibCompressionLevel: Int = from.zlibCompressionLevel
     /** The declared Stable API, or null. */
     public var serverApi: ServerApi? = from.serverApi
+    /**
+     * Lets a PLAIN credential send its password over a connection without TLS (rejected at
+     * construction otherwise); see [ConnectionSettings.allowPlainAuthWithoutTls].
+     */
+    public var allowPlainAuthWithoutTls: Boolean = from.allowPlainAuthWithoutTls
     private var tlsSettings: TlsSettings = from.tls
     private val loadBalanced = from.loadBalanced
+    private val hostNameResolver = from.hostNameResolver
 
     /** Adjusts the TLS options, starting from their current values. */
     public fun tls(block: TlsSettingsBuilder.() -> Unit) {
@@ -248,6 +254,7 @@ public class ConnectionSettingsBuilder internal constructor(from: ConnectionSett
 
     internal fun build(): ConnectionSettings = ConnectionSettings(
         connectTimeoutMS, socketTimeoutMS, appName, credential, tlsSettings, compressors, zlibCompressionLevel, serverApi, loadBalanced,
+        hostNameResolver = hostNameResolver, allowPlainAuthWithoutTls = allowPlainAuthWithoutTls,
     )
 }
 
