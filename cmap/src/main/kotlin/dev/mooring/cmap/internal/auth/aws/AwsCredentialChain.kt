@@ -19,7 +19,8 @@ import java.util.UUID
 
 /**
  * auth.md "Credential Fetching Order": a custom provider (`AWS_CREDENTIAL_PROVIDER`), the
- * environment variables (read on every call, never cached), AssumeRoleWithWebIdentity when
+ * environment variables (read on every call, never cached; but fresh cached credentials fetched
+ * earlier win over them, as "Environment variables" requires), AssumeRoleWithWebIdentity when
  * `AWS_WEB_IDENTITY_TOKEN_FILE` and `AWS_ROLE_ARN` are set, then the ECS endpoint when
  * `AWS_CONTAINER_CREDENTIALS_RELATIVE_URI` is set, else EC2's IMDSv2. What the endpoints return is
  * kept in [cache] until five minutes before it expires. Thread-safe; fetches are not serialized.
@@ -37,8 +38,9 @@ internal class AwsCredentialChain(
 
     suspend fun credentials(): AwsCredentials {
         provider?.let { return fromProvider(it) }
-        fromEnvironment()?.let { return it }
+        // auth.md: once credentials were fetched and cached, they win over environment variables set later
         cache.get()?.takeIf { it.isFresh(clock()) }?.let { return it }
+        fromEnvironment()?.let { return it }
         val fetched = fetch()
         cache.set(fetched)
         return fetched
@@ -159,7 +161,7 @@ internal class AwsCredentialChain(
      */
     private suspend fun fromProvider(p: Any): AwsCredentials = withContext(Dispatchers.IO) {
         try {
-            val resolved = p.javaClass.getMethod("resolveCredentials").invoke(p)
+            val resolved = p.javaClass.getMethod("resolveCredentials").also { it.isAccessible = true }.invoke(p)
                 ?: throw AuthFailure("AWS_CREDENTIAL_PROVIDER returned no credentials")
             fun call(name: String): String? = try {
                 resolved.javaClass.getMethod(name).also { it.isAccessible = true }.invoke(resolved) as? String
@@ -172,6 +174,11 @@ internal class AwsCredentialChain(
             AwsCredentials(id, secret, call("sessionToken"))
         } catch (e: java.lang.reflect.InvocationTargetException) {
             throw AuthFailure("AWS_CREDENTIAL_PROVIDER failed: ${e.targetException.javaClass.simpleName}")
+        } catch (e: ReflectiveOperationException) {
+            throw AuthFailure("AWS_CREDENTIAL_PROVIDER cannot be called: ${e.javaClass.simpleName}")
+        } catch (e: RuntimeException) {
+            // e.g. InaccessibleObjectException from a provider in a closed module
+            throw AuthFailure("AWS_CREDENTIAL_PROVIDER cannot be called: ${e.javaClass.simpleName}")
         }
     }
 }
