@@ -277,6 +277,11 @@ public class TlsSettingsBuilder internal constructor(from: TlsSettings) {
     public var disableOcspEndpointCheck: Boolean = from.disableOcspEndpointCheck
     /** `tlsDisableCertificateRevocationCheck`. */
     public var disableCertificateRevocationCheck: Boolean = from.disableCertificateRevocationCheck
+    /**
+     * A context built in code (for example from a PKCS#12 or JKS key store holding the MONGODB-X509
+     * client certificate); it replaces the CA and certificate files. See [TlsSettings.sslContext].
+     */
+    public var sslContext: javax.net.ssl.SSLContext? = from.sslContext
 
     /** `tlsInsecure`: relaxes certificate, hostname and OCSP endpoint checks together (or restores all three). */
     public var insecure: Boolean
@@ -289,7 +294,7 @@ public class TlsSettingsBuilder internal constructor(from: TlsSettings) {
 
     internal fun build(): TlsSettings = TlsSettings(
         enabled, allowInvalidCertificates, allowInvalidHostnames, caFile, certificateKeyFile, certificateKeyFilePassword,
-        disableOcspEndpointCheck, disableCertificateRevocationCheck,
+        disableOcspEndpointCheck, disableCertificateRevocationCheck, sslContext,
     )
 }
 

@@ -6,6 +6,7 @@ import dev.mooring.cmap.MongoAuthenticationException
 import dev.mooring.cmap.MongoCredential
 import dev.mooring.cmap.TlsSettings
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.mongoClusterSettings
 import dev.mooring.testkit.server.ServerTlsConfig
 import dev.mooring.testkit.server.WireServer
 import dev.mooring.testkit.server.auth.X509AuthServer
@@ -117,6 +118,19 @@ class X509AuthenticationSpec : FunSpec({
         shouldThrow<IllegalArgumentException> { DefaultConnectionFactory(settings(TlsSettings(false))) }.message!! shouldContain "TLS"
         shouldThrow<IllegalArgumentException> { DefaultConnectionFactory(settings(TlsSettings(true, caFile = caFile))) }
             .message!! shouldContain "client certificate"
+    }
+
+    test("the DSL's tls { sslContext } carries the client certificate of a key store") {
+        withServer { s ->
+            val settings = mongoClusterSettings {
+                hosts(s.server.address)
+                serverSelectionTimeoutMS = 5_000
+                tls { enabled = true; sslContext = pki.sslContext(client) }
+                credential(username = null, mechanism = "MONGODB-X509")
+            }
+            assertSecretsHidden(settings, listOf("changeit")) shouldBe null
+            s.x509.gate.successfulAuthentications shouldBe 1
+        }
     }
 
     test("through a cluster: success, then a failure whose events, logs and error never show the key password") {
