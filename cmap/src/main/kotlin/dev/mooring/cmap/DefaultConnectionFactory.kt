@@ -54,7 +54,7 @@ public class DefaultConnectionFactory internal constructor(
     /** Wrapping libraries to append to the handshake metadata. */
     driverInfo: List<DriverInfo> = emptyList(),
     /**
-     * A custom authenticator for pooled connections; null (the default) means SCRAM built from
+     * A custom authenticator for pooled connections; null (the default) means the mechanism of
      * `settings.credential` (or no authentication without a credential).
      */
     private val authenticator: ConnectionAuthenticator?,

@@ -47,7 +47,7 @@ internal object SaslCommands {
         mechanism: String,
         first: ByteArray,
         maxSteps: Int = 10,
-        respond: (ByteArray) -> ByteArray,
+        respond: suspend (ByteArray) -> ByteArray,
     ): BsonDocument {
         var reply = connection.command(source, saslStart(mechanism, first).append("autoAuthorize", BsonInt32(1)))
         var steps = 0

@@ -8,6 +8,8 @@ import dev.mooring.cmap.internal.auth.AuthMechanism
 import dev.mooring.cmap.internal.auth.AuthSession
 import dev.mooring.cmap.internal.auth.SaslCommands
 import dev.mooring.cmap.internal.auth.authenticating
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.withContext
 import javax.security.sasl.Sasl
 import javax.security.sasl.SaslClient
 import javax.security.sasl.SaslException
@@ -47,17 +49,22 @@ internal class GssapiConversation(
     private suspend fun run(connection: Connection) {
         val host = connection.address.host
         val request = GssapiRequest(username, credential.password, serviceName, serverName(host), mapOf(Sasl.MAX_BUFFER to "0"))
+        // JGSS may talk to the KDC (login, service ticket) and block: every call runs on Dispatchers.IO
         val client = try {
-            clients.create(request)
+            withContext(Dispatchers.IO) { clients.create(request) }
+        } catch (e: kotlinx.coroutines.CancellationException) {
+            throw e
+        } catch (e: AuthFailure) {
+            throw e
         } catch (e: Exception) {
             throw AuthFailure("cannot start the Kerberos conversation: ${e.message ?: e.javaClass.simpleName}", e)
         } finally {
             request.password?.fill('\u0000')
         }
         try {
-            val first = step { if (client.hasInitialResponse()) client.evaluateChallenge(ByteArray(0)) ?: ByteArray(0) else ByteArray(0) }
+            val first = step { if (client.hasInitialResponse()) client.evaluateChallenge(ByteArray(0)) else ByteArray(0) }
             SaslCommands.converse(connection, credential.source, mechanismName, first) { challenge ->
-                step { client.evaluateChallenge(challenge) ?: ByteArray(0) }
+                step { client.evaluateChallenge(challenge) }
             }
         } finally {
             try {
@@ -67,8 +74,8 @@ internal class GssapiConversation(
         }
     }
 
-    private inline fun step(block: () -> ByteArray): ByteArray = try {
-        block()
+    private suspend fun step(block: () -> ByteArray?): ByteArray = try {
+        withContext(Dispatchers.IO) { block() } ?: ByteArray(0)
     } catch (e: SaslException) {
         throw AuthFailure("the Kerberos conversation failed: ${e.message ?: "SaslException"}", e)
     } catch (e: java.security.PrivilegedActionException) {
