@@ -2,9 +2,8 @@ package dev.mooring.cmap
 
 import dev.mooring.cmap.internal.connection.ClientMetadata
 import dev.mooring.cmap.internal.connection.Handshake
-import dev.mooring.cmap.internal.auth.ScramAuthenticator
-import dev.mooring.cmap.internal.auth.ScramKind
-import dev.mooring.cmap.internal.auth.oidc.OidcAuthenticator
+import dev.mooring.cmap.internal.auth.AuthHooks
+import dev.mooring.cmap.internal.auth.Authenticators
 import dev.mooring.cmap.internal.connection.KtorConnection
 import dev.mooring.cmap.internal.connection.SelectorThread
 import dev.mooring.cmap.internal.connection.SocketRegistry
@@ -33,34 +32,46 @@ import java.util.concurrent.atomic.AtomicBoolean
  * unless tlsAllowInvalidHostnames. TLS failures are [MongoTlsException]s.
  *
  * Authentication: pooled connections authenticate with [authenticator] when given, else with
- * SCRAM-SHA-256 / SCRAM-SHA-1 built from `settings.credential` (mechanism negotiated through
- * `saslSupportedMechs` when the credential names none, with speculative authentication in the
- * handshake), or MONGODB-OIDC (see [OidcCallback]; the factory holds the token cache, and
- * `dev.mooring.cmap.internal.auth.Reauthentication` reauthenticates on error 391). Failures are
- * [MongoAuthenticationException]s. Monitoring connections never authenticate.
+ * the mechanism of `settings.credential`: SCRAM-SHA-256 / SCRAM-SHA-1 (negotiated through
+ * `saslSupportedMechs` when the credential names none), MONGODB-X509 (the TLS client
+ * certificate), PLAIN (only over TLS unless [ConnectionSettings.allowPlainAuthWithoutTls]),
+ * GSSAPI (the JDK's Kerberos SASL client) or MONGODB-AWS (credentials from the environment and
+ * the AWS endpoints); SCRAM and X.509 authenticate speculatively in the handshake. Failures are
+ * [MongoAuthenticationException]s naming the mechanism. MONGODB-OIDC (see [OidcCallback]) keeps
+ * its token cache in this factory, and `dev.mooring.cmap.internal.auth.Reauthentication`
+ * reauthenticates on error 391. Monitoring connections never authenticate.
  *
  * SOCKS5: with `settings.proxy` every connection goes through the proxy (see [ProxySettings]).
- 
  *
  * Compression: the `compressors` list is offered in the handshake; the first one the server
  * accepts compresses every later message except those OP_COMPRESSED.md forbids.
  *
  * @throws IllegalArgumentException when appName is longer than 128 bytes, a timeout is negative,
- *   a compressor name or zlibCompressionLevel is invalid, a TLS file cannot be read, tlsDisableOCSPEndpointCheck or
- *   tlsDisableCertificateRevocationCheck is set (Mooring checks no certificate revocation), or the
- *   credential uses a mechanism Mooring does not implement (or lacks a username or password).
+ *   a compressor name or zlibCompressionLevel is invalid, a TLS file cannot be read, or the
+ *   credential cannot be used (a mechanism Mooring does not implement, a missing username or
+ *   password, X.509 without a client certificate, PLAIN without TLS), or tlsDisableOCSPEndpointCheck
+ *   or tlsDisableCertificateRevocationCheck is set (Mooring checks no certificate revocation).
  */
-public class DefaultConnectionFactory(
+public class DefaultConnectionFactory internal constructor(
     /** The settings every connection of this factory uses. */
     public val settings: ConnectionSettings,
     /** Wrapping libraries to append to the handshake metadata. */
     driverInfo: List<DriverInfo> = emptyList(),
     /**
-     * A custom authenticator for pooled connections; null (the default) means SCRAM built from
+     * A custom authenticator for pooled connections; null (the default) means the mechanism of
      * `settings.credential` (or no authentication without a credential).
      */
-    private val authenticator: ConnectionAuthenticator? = null,
+    private val authenticator: ConnectionAuthenticator?,
+    /** The outside world the mechanisms use (environment, AWS endpoints, Kerberos); tests replace it. */
+    authHooks: AuthHooks,
 ) : ConnectionFactory, AutoCloseable {
+    /** A factory for [settings]; see the class documentation. */
+    public constructor(
+        settings: ConnectionSettings,
+        driverInfo: List<DriverInfo> = emptyList(),
+        authenticator: ConnectionAuthenticator? = null,
+    ) : this(settings, driverInfo, authenticator, AuthHooks.DEFAULT)
+
     // The selector's loop coroutine is a child of this job, so close can wait for it to stop.
     private val selectorJob = Job()
 
@@ -94,14 +105,7 @@ public class DefaultConnectionFactory(
                 require(name in Compressors.NAMES) { "unsupported compressor '$name' (supported: ${Compressors.NAMES.joinToString()})" }
             }
             require(settings.zlibCompressionLevel in -1..9) { "zlibCompressionLevel must be in -1..9, was ${settings.zlibCompressionLevel}" }
-            effectiveAuthenticator = authenticator ?: settings.credential?.let { cred -> oidcAuthenticator(cred) } ?: settings.credential?.let { cred ->
-                require(cred.mechanism == null || ScramKind.byName(cred.mechanism) != null) {
-                    "authentication mechanism ${cred.mechanism} is not supported by Mooring (supported: SCRAM-SHA-256, SCRAM-SHA-1, MONGODB-OIDC)"
-                }
-                require(!cred.username.isNullOrEmpty()) { "SCRAM authentication needs a username" }
-                require(cred.hasPassword) { "SCRAM authentication needs a password" }
-                ScramAuthenticator(cred)
-            }
+            effectiveAuthenticator = authenticator ?: Authenticators.forCredential(settings, authHooks)
             // Mooring checks no certificate revocation (no OCSP, no CRL): there is nothing these options could disable
             require(!settings.tls.disableOcspEndpointCheck) { "tlsDisableOCSPEndpointCheck is not supported: Mooring does not check certificate revocation" }
             require(!settings.tls.disableCertificateRevocationCheck) { "tlsDisableCertificateRevocationCheck is not supported: Mooring does not check certificate revocation" }
@@ -115,10 +119,6 @@ public class DefaultConnectionFactory(
             throw e
         }
     }
-
-    /** MONGODB-OIDC's authenticator (one per factory: it holds the Client Cache), or null for another mechanism. */
-    private fun oidcAuthenticator(cred: MongoCredential): ConnectionAuthenticator? =
-        if (cred.mechanism == OidcAuthenticator.MECHANISM) OidcAuthenticator(cred) else null
 
     /** A pooled connection: full handshake, wire-version check, then [authenticator]. No I/O here. */
     override fun create(address: ServerAddress, id: Long, generation: Int): ExhaustConnection {

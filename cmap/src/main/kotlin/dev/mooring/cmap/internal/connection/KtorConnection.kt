@@ -11,10 +11,9 @@ import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.MongoTlsException
-import dev.mooring.cmap.internal.auth.ScramAuthenticator
-import dev.mooring.cmap.internal.auth.oidc.OidcAuthenticator
+import dev.mooring.cmap.internal.auth.MechanismAuthenticator
 import dev.mooring.cmap.internal.command.CommandRequestObserver
-import dev.mooring.cmap.internal.auth.ScramConversation
+import dev.mooring.cmap.internal.auth.OidcMechanism
 import dev.mooring.cmap.internal.connection.socks.Socks5Handshake
 import dev.mooring.cmap.internal.connection.tls.ClientTls
 import dev.mooring.cmap.internal.connection.tls.TlsErrors
@@ -124,11 +123,8 @@ internal class KtorConnection(
                         address, generation, false, e,
                     )
                 }
-                val scram = authenticator as? ScramAuthenticator
-                val speculative: Pair<ScramConversation, BsonDocument>? = scram?.speculativeStart()
-                val oidc = authenticator as? OidcAuthenticator
-                val oidcSpeculative = oidc?.speculativeStart(this)
-                val reply = roundTrip(withApi(handshake.command(speculative?.second ?: oidcSpeculative), "admin"))
+                val session = (authenticator as? MechanismAuthenticator)?.begin()
+                val reply = roundTrip(withApi(handshake.command(session?.speculativeCommand()), "admin"))
                 val desc = handshake.describe(reply, address, generation)
                 limits = MessageLimits(desc.maxBsonObjectSize, desc.maxMessageSizeBytes)
                 compressor = desc.compressor?.let { Compressors.byName(it, settings.zlibCompressionLevel) }
@@ -136,11 +132,7 @@ internal class KtorConnection(
                 authenticator?.let { auth ->
                     busy.set(false)
                     try {
-                        when {
-                            scram != null -> scram.authenticate(this, desc, speculative?.first)
-                            oidc != null -> oidc.authenticate(this, desc, oidcSpeculative != null)
-                            else -> auth.authenticate(this, desc)
-                        }
+                        if (session != null) session.authenticate(this, desc) else auth.authenticate(this, desc)
                     } finally {
                         if (!busy.compareAndSet(false, true)) error("authenticator left connection $id busy")
                     }
@@ -158,7 +150,7 @@ internal class KtorConnection(
      * True when this connection's mechanism can reauthenticate (auth.md "Reauthentication":
      * MONGODB-OIDC), so a ReauthenticationRequired (391) error is worth a [reauthenticate].
      */
-    val canReauthenticate: Boolean get() = authenticator is OidcAuthenticator
+    val canReauthenticate: Boolean get() = authenticator is OidcMechanism
 
     /**
      * Runs the SASL conversation again on this established connection, without a hello and
@@ -167,7 +159,7 @@ internal class KtorConnection(
      */
     suspend fun reauthenticate() {
         ensureOpen()
-        val oidc = authenticator as? OidcAuthenticator ?: error("connection $id to $address cannot reauthenticate")
+        val oidc = authenticator as? OidcMechanism ?: error("connection $id to $address cannot reauthenticate")
         oidc.reauthenticate(this)
     }
 

@@ -10,6 +10,8 @@ import dev.mooring.cmap.MongoCredential
 import dev.mooring.cmap.OidcCallback
 import dev.mooring.cmap.OidcCallbackContext
 import dev.mooring.cmap.OidcCredential
+import dev.mooring.cmap.internal.auth.AuthFailure
+import dev.mooring.cmap.internal.auth.authenticating
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.withTimeout
@@ -51,22 +53,30 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
     /** The Connection Cache: the token each live connection authenticated with. */
     private val connectionTokens: MutableMap<Connection, String> = Collections.synchronizedMap(WeakHashMap())
 
-    /** The `speculativeAuthenticate` document for [connection]'s hello, or null without a cached token (auth.md). */
-    fun speculativeStart(connection: Connection): BsonDocument? {
+    /**
+     * The cached token and the `speculativeAuthenticate` document for a new connection's hello,
+     * or null without a cached token (auth.md: no speculation then).
+     */
+    fun speculativeStart(): Pair<String, BsonDocument>? {
         val token = cache.accessToken() ?: return null
-        connectionTokens[connection] = token
-        return saslStart(jwt(token)).append("db", BsonString(EXTERNAL))
+        return token to saslStart(jwt(token)).append("db", BsonString(EXTERNAL))
     }
 
     override suspend fun authenticate(connection: Connection, description: ConnectionDescription) =
-        authenticate(connection, description, speculativeSent = false)
+        authenticate(connection, description, speculativeToken = null)
 
-    /** Authenticates a new connection; when the hello carried a speculative attempt that succeeded, nothing more is sent. */
-    suspend fun authenticate(connection: Connection, description: ConnectionDescription, speculativeSent: Boolean) {
-        if (speculativeSent) {
+    /**
+     * Authenticates a new connection. When its hello carried [speculativeToken] and the server
+     * accepted it, nothing more is sent; otherwise the standard conversation runs (a failed
+     * speculation invalidates nothing, auth.md).
+     */
+    suspend fun authenticate(connection: Connection, description: ConnectionDescription, speculativeToken: String?) {
+        if (speculativeToken != null) {
             val spec = description.helloReply["speculativeAuthenticate"] as? BsonDocument
-            if (spec != null && spec["done"]?.let { it.isBoolean && it.asBoolean().value } == true) return
-            connectionTokens.remove(connection) // failed speculation: no invalidation (auth.md)
+            if (spec != null && spec["done"]?.let { it.isBoolean && it.asBoolean().value } == true) {
+                connectionTokens[connection] = speculativeToken
+                return
+            }
         }
         guard(connection) { if (human != null) humanAuth(connection, human) else machineAuth(connection) }
     }
@@ -138,7 +148,7 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
     }
 
     private fun checkDone(reply: BsonDocument) {
-        if (reply["done"]?.let { it.isBoolean && it.asBoolean().value } != true) throw OidcProtocolException("the server did not finish the conversation")
+        if (reply["done"]?.let { it.isBoolean && it.asBoolean().value } != true) throw AuthFailure("the server did not finish the conversation")
     }
 
     private suspend fun fetch(callback: OidcCallback, idp: IdpInfo?, refresh: String?, timeout: Duration): OidcCredential {
@@ -146,16 +156,16 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
         val result = try {
             withTimeout(timeout) { callback.onRequest(context) }
         } catch (e: TimeoutCancellationException) {
-            throw OidcSourceException("the OIDC callback did not return within $timeout", e)
+            throw AuthFailure("the OIDC callback did not return within $timeout", e)
         } catch (e: CancellationException) {
             throw e
-        } catch (e: OidcSourceException) {
+        } catch (e: AuthFailure) {
             throw e
         } catch (e: Exception) {
-            throw OidcSourceException("the OIDC callback failed: ${e.javaClass.simpleName}${e.message?.let { ": $it" } ?: ""}", e)
+            throw AuthFailure("the OIDC callback failed: ${e.javaClass.simpleName}${e.message?.let { ": $it" } ?: ""}", e)
         }
-        if (result == null) throw OidcSourceException("the OIDC callback returned null")
-        if (result.accessToken.isEmpty()) throw OidcSourceException("the OIDC callback returned an empty access token")
+        if (result == null) throw AuthFailure("the OIDC callback returned null")
+        if (result.accessToken.isEmpty()) throw AuthFailure("the OIDC callback returned an empty access token")
         return result
     }
 
@@ -172,33 +182,25 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
         }
     }
 
+    /** Runs [block]; failures become [MongoAuthenticationException]s naming MONGODB-OIDC (see [authenticating]). */
     private suspend fun guard(connection: Connection, block: suspend () -> Unit) {
+        val who = credential.username?.let { "user '$it'" } ?: "the OIDC identity"
         try {
-            block()
+            authenticating(MECHANISM, who, connection, block)
         } catch (e: MongoAuthenticationException) {
-            throw e
-        } catch (e: MongoCommandException) {
             connectionTokens.remove(connection)
-            throw MongoAuthenticationException(
-                "MONGODB-OIDC authentication failed${credential.username?.let { " for user '$it'" } ?: ""}: server error ${e.code}" +
-                    "${e.codeName?.let { " ($it)" } ?: ""}: ${e.errmsg ?: "no message"}",
-                connection.address, connection.generation, e.code, e,
-            )
-        } catch (e: OidcSourceException) {
-            throw MongoAuthenticationException("MONGODB-OIDC authentication failed: ${e.message}", connection.address, connection.generation, null, e)
-        } catch (e: OidcProtocolException) {
-            throw MongoAuthenticationException("MONGODB-OIDC authentication failed: ${e.message}", connection.address, connection.generation, null, e)
+            throw e
         }
     }
 
     private fun parseIdpInfo(reply: BsonDocument): IdpInfo {
-        val payload = reply["payload"]?.takeIf { it.isBinary }?.asBinary()?.data ?: throw OidcProtocolException("saslStart reply without IdpInfo payload")
+        val payload = reply["payload"]?.takeIf { it.isBinary }?.asBinary()?.data ?: throw AuthFailure("saslStart reply without IdpInfo payload")
         val doc = try {
             org.bson.RawBsonDocument(payload).decode(org.bson.codecs.BsonDocumentCodec())
         } catch (e: Exception) {
-            throw OidcProtocolException("the IdpInfo payload is not BSON")
+            throw AuthFailure("the IdpInfo payload is not BSON")
         }
-        val issuer = doc["issuer"]?.takeIf { it.isString }?.asString()?.value ?: throw OidcProtocolException("IdpInfo without issuer")
+        val issuer = doc["issuer"]?.takeIf { it.isString }?.asString()?.value ?: throw AuthFailure("IdpInfo without issuer")
         val clientId = doc["clientId"]?.takeIf { it.isString }?.asString()?.value
         val scopes = doc["requestScopes"]?.takeIf { it.isArray }?.asArray()?.mapNotNull { v -> v.takeIf { it.isString }?.asString()?.value }.orEmpty()
         return IdpInfo(issuer, clientId, scopes)
@@ -232,6 +234,3 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
         }
     }
 }
-
-/** The server broke the OIDC conversation. */
-internal class OidcProtocolException(message: String) : Exception(message)

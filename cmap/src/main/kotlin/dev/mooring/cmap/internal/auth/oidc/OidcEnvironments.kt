@@ -2,6 +2,7 @@ package dev.mooring.cmap.internal.auth.oidc
 
 import dev.mooring.cmap.OidcCallback
 import dev.mooring.cmap.OidcCredential
+import dev.mooring.cmap.internal.auth.AuthFailure
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.future.await
 import kotlinx.coroutines.withContext
@@ -38,7 +39,7 @@ internal object OidcEnvironments {
 
     fun callback(environment: String, resource: String?, username: String?): OidcCallback = when (environment) {
         "test" -> OidcCallback { _ ->
-            val file = variable("OIDC_TOKEN_FILE") ?: throw OidcSourceException("ENVIRONMENT test needs the OIDC_TOKEN_FILE environment variable")
+            val file = variable("OIDC_TOKEN_FILE") ?: throw AuthFailure("ENVIRONMENT test needs the OIDC_TOKEN_FILE environment variable")
             OidcCredential(readToken(file))
         }
         "k8s" -> OidcCallback { _ ->
@@ -51,10 +52,10 @@ internal object OidcEnvironments {
             val doc = try {
                 BsonDocumentCodec().decode(JsonReader(body), DecoderContext.builder().build())
             } catch (e: Exception) {
-                throw OidcSourceException("the Azure metadata service answered with a body that is not JSON", e)
+                throw AuthFailure("the Azure metadata service answered with a body that is not JSON", e)
             }
             val token = doc["access_token"]?.takeIf { it.isString }?.asString()?.value
-                ?: throw OidcSourceException("the Azure metadata service's answer has no access_token")
+                ?: throw AuthFailure("the Azure metadata service's answer has no access_token")
             OidcCredential(token, expiresIn(doc))
         }
         "gcp" -> OidcCallback { ctx ->
@@ -71,7 +72,7 @@ internal object OidcEnvironments {
         try {
             Files.readString(Path.of(file)).trim()
         } catch (e: java.io.IOException) {
-            throw OidcSourceException("cannot read the token file $file: ${e.javaClass.simpleName}", e)
+            throw AuthFailure("cannot read the token file $file: ${e.javaClass.simpleName}", e)
         }
     }
 
@@ -84,16 +85,13 @@ internal object OidcEnvironments {
         val response = try {
             client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString()).await()
         } catch (e: java.io.IOException) {
-            throw OidcSourceException("GET ${url.substringBefore('?')} failed: ${e.message ?: e.javaClass.simpleName}", e)
+            throw AuthFailure("GET ${url.substringBefore('?')} failed: ${e.message ?: e.javaClass.simpleName}", e)
         }
         if (response.statusCode() != 200) {
-            throw OidcSourceException("GET ${url.substringBefore('?')} answered ${response.statusCode()}: ${response.body().take(MAX_BODY_IN_MESSAGE)}")
+            throw AuthFailure("GET ${url.substringBefore('?')} answered ${response.statusCode()}: ${response.body().take(MAX_BODY_IN_MESSAGE)}")
         }
         return response.body().trim()
     }
 
     private const val MAX_BODY_IN_MESSAGE = 1000
 }
-
-/** A built-in token source failed (the message says how; it never holds a token). */
-internal class OidcSourceException(message: String, cause: Throwable? = null) : Exception(message, cause)
