@@ -25,9 +25,9 @@ import kotlin.time.toJavaDuration
  * Integrations"), each an [OidcCallback] that does no caching (the [OidcTokenCache] does):
  * `test` reads the file named by `OIDC_TOKEN_FILE`; `azure` asks the Azure Instance Metadata
  * Service, `gcp` the Google metadata server (both with `TOKEN_RESOURCE`); `k8s` reads the
- * service-account token file. Environment variables and the two metadata endpoints are read
- * through [variable], so a test can point them at loopback with the system properties
- * `mooring.internal.oidc.<NAME>` (internal, not an API). Stateless; thread-safe.
+ * service-account token file. A test can override the environment variables and the two
+ * metadata endpoints (`AZURE_IMDS_ENDPOINT`, `GCE_METADATA_ENDPOINT`) with the system properties
+ * `mooring.internal.oidc.<NAME>` (internal, not an API), to serve them on loopback. Stateless; thread-safe.
  */
 internal object OidcEnvironments {
     const val AZURE_ENDPOINT = "http://169.254.169.254/metadata/identity/oauth2/token"
@@ -35,7 +35,12 @@ internal object OidcEnvironments {
     const val K8S_DEFAULT_TOKEN_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 
     /** An environment variable, or its internal override for tests. */
-    fun variable(name: String): String? = System.getProperty("mooring.internal.oidc.$name") ?: System.getenv(name)
+    fun variable(name: String): String? = System.getProperty("$OVERRIDE$name") ?: System.getenv(name)
+
+    /** A metadata endpoint: auth.md's address, replaceable only through the internal test override (never the environment). */
+    private fun endpoint(name: String, default: String): String = System.getProperty("$OVERRIDE$name") ?: default
+
+    private const val OVERRIDE = "mooring.internal.oidc."
 
     fun callback(environment: String, resource: String?, username: String?): OidcCallback = when (environment) {
         "test" -> OidcCallback { _ ->
@@ -48,7 +53,7 @@ internal object OidcEnvironments {
         }
         "azure" -> OidcCallback { ctx ->
             val query = "api-version=2018-02-01&resource=${encode(resource!!)}" + (username?.let { "&client_id=${encode(it)}" } ?: "")
-            val body = get("${variable("AZURE_IMDS_ENDPOINT") ?: AZURE_ENDPOINT}?$query", ctx.timeout, "Accept" to "application/json", "Metadata" to "true")
+            val body = get("${endpoint("AZURE_IMDS_ENDPOINT", AZURE_ENDPOINT)}?$query", ctx.timeout, "Accept" to "application/json", "Metadata" to "true")
             val doc = try {
                 BsonDocumentCodec().decode(JsonReader(body), DecoderContext.builder().build())
             } catch (e: Exception) {
@@ -59,7 +64,7 @@ internal object OidcEnvironments {
             OidcCredential(token, expiresIn(doc))
         }
         "gcp" -> OidcCallback { ctx ->
-            OidcCredential(get("${variable("GCE_METADATA_ENDPOINT") ?: GCP_ENDPOINT}?audience=${encode(resource!!)}", ctx.timeout, "Metadata-Flavor" to "Google"))
+            OidcCredential(get("${endpoint("GCE_METADATA_ENDPOINT", GCP_ENDPOINT)}?audience=${encode(resource!!)}", ctx.timeout, "Metadata-Flavor" to "Google"))
         }
         else -> throw IllegalArgumentException("unknown MONGODB-OIDC ENVIRONMENT '$environment'")
     }
