@@ -59,6 +59,11 @@ public data class ConnectionSettings(
      * loopback or an otherwise encrypted link). It has no effect on other mechanisms.
      */
     val allowPlainAuthWithoutTls: Boolean = false,
+    /**
+     * The SOCKS5 proxy every TCP connection goes through, or null for direct connections. A
+     * `MongoCluster` takes it from `MongoClusterSettings.proxy`.
+     */
+    val proxy: ProxySettings? = null,
 )
 
 /**

@@ -37,8 +37,11 @@ import java.util.concurrent.atomic.AtomicBoolean
  * certificate), PLAIN (only over TLS unless [ConnectionSettings.allowPlainAuthWithoutTls]),
  * GSSAPI (the JDK's Kerberos SASL client) or MONGODB-AWS (credentials from the environment and
  * the AWS endpoints); SCRAM and X.509 authenticate speculatively in the handshake. Failures are
- * [MongoAuthenticationException]s naming the mechanism. Monitoring connections never
- * authenticate.
+ * [MongoAuthenticationException]s naming the mechanism. MONGODB-OIDC (see [OidcCallback]) keeps
+ * its token cache in this factory, and `dev.mooring.cmap.internal.auth.Reauthentication`
+ * reauthenticates on error 391. Monitoring connections never authenticate.
+ *
+ * SOCKS5: with `settings.proxy` every connection goes through the proxy (see [ProxySettings]).
  *
  * Compression: the `compressors` list is offered in the handshake; the first one the server
  * accepts compresses every later message except those OP_COMPRESSED.md forbids.
@@ -46,7 +49,8 @@ import java.util.concurrent.atomic.AtomicBoolean
  * @throws IllegalArgumentException when appName is longer than 128 bytes, a timeout is negative,
  *   a compressor name or zlibCompressionLevel is invalid, a TLS file cannot be read, or the
  *   credential cannot be used (a mechanism Mooring does not implement, a missing username or
- *   password, X.509 without a client certificate, PLAIN without TLS).
+ *   password, X.509 without a client certificate, PLAIN without TLS), or tlsDisableOCSPEndpointCheck
+ *   or tlsDisableCertificateRevocationCheck is set (Mooring checks no certificate revocation).
  */
 public class DefaultConnectionFactory internal constructor(
     /** The settings every connection of this factory uses. */
@@ -102,6 +106,9 @@ public class DefaultConnectionFactory internal constructor(
             }
             require(settings.zlibCompressionLevel in -1..9) { "zlibCompressionLevel must be in -1..9, was ${settings.zlibCompressionLevel}" }
             effectiveAuthenticator = authenticator ?: Authenticators.forCredential(settings, authHooks)
+            // Mooring checks no certificate revocation (no OCSP, no CRL): there is nothing these options could disable
+            require(!settings.tls.disableOcspEndpointCheck) { "tlsDisableOCSPEndpointCheck is not supported: Mooring does not check certificate revocation" }
+            require(!settings.tls.disableCertificateRevocationCheck) { "tlsDisableCertificateRevocationCheck is not supported: Mooring does not check certificate revocation" }
             tls = if (settings.tls.enabled) ClientTls(settings.tls) else null
             clientMetadata = ClientMetadata.build(ClientMetadata.Inputs(settings.appName, driverInfo))
             poolHandshake = Handshake(settings, clientMetadata, forMonitoring = false)

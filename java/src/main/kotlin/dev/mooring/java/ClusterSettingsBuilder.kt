@@ -1,6 +1,7 @@
 package dev.mooring.java
 
 import dev.mooring.cmap.MongoCredential
+import dev.mooring.cmap.OidcCallback
 import dev.mooring.events.EventBus
 import dev.mooring.events.EventListener
 import dev.mooring.events.LoggingSettings
@@ -116,6 +117,25 @@ public class ClusterSettingsBuilder {
 
     /** A SCRAM credential (negotiated mechanism) authenticating against [source]. */
     public fun credential(username: String, password: CharArray, source: String): ClusterSettingsBuilder = credential(username, password, source, null)
+
+    /**
+     * MONGODB-OIDC with the machine workflow: [callback] supplies access tokens (cached per
+     * cluster; called again after the server rejects one or asks for reauthentication).
+     * [username] is passed to the callback (null: none).
+     */
+    public fun oidcCallback(username: String?, callback: OidcTokenCallback): ClusterSettingsBuilder =
+        step { credential(username, mechanism = "MONGODB-OIDC", mechanismProperties = mapOf(OidcCallback.MACHINE_PROPERTY to callback.asOidcCallback())) }
+
+    /**
+     * MONGODB-OIDC with the human workflow: [callback] gets the identity provider's information
+     * and, when it returned one before, a refresh token. Only hosts matching [allowedHosts]
+     * (null: auth.md's default list; `*.` prefixes match subdomains) are authenticated.
+     */
+    public fun oidcHumanCallback(username: String?, callback: OidcTokenCallback, allowedHosts: List<String>?): ClusterSettingsBuilder {
+        val props = mutableMapOf<String, Any>(OidcCallback.HUMAN_PROPERTY to callback.asOidcCallback())
+        allowedHosts?.let { props[OidcCallback.ALLOWED_HOSTS_PROPERTY] = it.toList() }
+        return step { credential(username, mechanism = "MONGODB-OIDC", mechanismProperties = props) }
+    }
 
     /** The credential exactly as given, or null to clear it. */
     public fun credential(credential: MongoCredential?): ClusterSettingsBuilder = step { credential(credential) }

@@ -13,6 +13,12 @@ object JavaTestKit {
     @JvmStatic
     fun startReplicaSet(dataMembers: Int): ReplicaSetSimulator = runBlocking { ReplicaSetSimulator.start(dataMembers = dataMembers) }
 
+    /** Starts a standalone server that requires MONGODB-OIDC with tokens of [idp]. */
+    @JvmStatic
+    fun startOidcServer(idp: dev.mooring.testkit.server.auth.oidc.OidcIdentityProvider): dev.mooring.testkit.server.WireServer = runBlocking {
+        dev.mooring.testkit.server.WireServer.start().also { dev.mooring.testkit.server.auth.oidc.OidcServer(idp).install(it) }
+    }
+
     /** Kills [member] (its server stops accepting and drops its connections). */
     @JvmStatic
     fun kill(rs: ReplicaSetSimulator, member: SimulatedMember): Unit = runBlocking { rs.kill(member) }

@@ -111,7 +111,7 @@ internal object ConnectionStringApplier {
             }
             return
         }
-        b.proxy = ProxySettings(host, port ?: ProxySettings.DEFAULT_PORT, user, password)
+        b.proxy = proxySettings(host, port ?: ProxySettings.DEFAULT_PORT, user, password)
     }
 
     private fun Map<String, Any>.str(k: String) = this[k] as String?

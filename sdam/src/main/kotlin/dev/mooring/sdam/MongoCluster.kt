@@ -2,6 +2,7 @@ package dev.mooring.sdam
 
 import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.Connection
+import dev.mooring.cmap.internal.auth.Reauthentication
 import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolStatistics
 import dev.mooring.cmap.DefaultConnectionFactory
@@ -24,6 +25,7 @@ import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
 import dev.mooring.sdam.internal.topology.ServerMonitorFactory
 import dev.mooring.sdam.internal.topology.ServerSelector
 import dev.mooring.sdam.internal.topology.Topology
+import dev.mooring.sdam.internal.settings.UnhonouredSettings
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
@@ -59,7 +61,10 @@ import kotlin.time.Duration
  * **No I/O in the constructor** but one: for `mongodb+srv` the constructor looks up the SRV and
  * TXT records (on `Dispatchers.IO`, bounded by [DnsResolverSettings.timeoutMS]; the SDAM spec's
  * one exception) and, for a sharded or not yet known topology, SRV polling then runs as a
- * coroutine of the cluster. Construction validates the settings, publishes the opening
+ * coroutine of the cluster. Construction validates the settings (and throws
+ * [InvalidSettingsException] for a setting Mooring parses but cannot honour: `readConcernLevel`,
+ * `maxAdaptiveRetries`, `enableOverloadRetargeting`, `tlsDisableOCSPEndpointCheck`,
+ * `tlsDisableCertificateRevocationCheck`), publishes the opening
  * events and starts the monitors as coroutines of the cluster's own scope
  * (`SupervisorJob() + Dispatchers.Default`, never the caller's); sockets are opened by them.
  *
@@ -117,8 +122,9 @@ public class MongoCluster internal constructor(
     private val closerJob = Job()
 
     init {
+        UnhonouredSettings.check(settings)?.let { throw InvalidSettingsException(it) }
         initialListeners.forEach { bus.addListener(it) }
-        connectionFactory = DefaultConnectionFactory(settings.connection)
+        connectionFactory = DefaultConnectionFactory(settings.connection.copy(proxy = settings.proxy ?: settings.connection.proxy))
         val id = TopologyId.next()
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
         selector = ServerSelector(live)
@@ -287,7 +293,7 @@ public class MongoCluster internal constructor(
     private fun monitoredOperation(): MonitoredOperation? = if (commandMonitor.isActive) MonitoredOperation() else null
 
     private fun monitored(connection: Connection, op: MonitoredOperation?): Connection =
-        if (op == null) connection else commandMonitor.monitored(connection, op)
+        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op))
 
     /** Gauges of every current pool, read from the pools' own state (non-blocking snapshots). */
     public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> =

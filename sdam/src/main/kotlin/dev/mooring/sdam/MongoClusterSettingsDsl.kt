@@ -132,7 +132,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
 
     /** Sets a SOCKS5 proxy. */
     public fun proxy(host: String, port: Int = ProxySettings.DEFAULT_PORT, username: String? = null, password: String? = null) {
-        proxy = ProxySettings(host, port, username, password)
+        proxy = proxySettings(host, port, username, password)
     }
 
     /**

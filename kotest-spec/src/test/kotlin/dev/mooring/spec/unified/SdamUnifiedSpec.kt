@@ -41,14 +41,14 @@ fun FunSpecRootScope.unifiedSuite(suite: String) {
             val reason = test["skipReason"]?.jsonPrimitive?.content?.let { "the test file marks it skipped: $it" }
                 ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else skipReason(file, test)
             SpecCase(name, reason) {
-                UnifiedHost.start(choice!!.topology, choice.auth).use { host -> UnifiedTestRun(host, file).run(test) }
+                UnifiedHost.start(choice!!.topology, choice.auth, choice.mechanism).use { host -> UnifiedTestRun(host, file).run(test) }
             }
         }
     }
 }
 
 /** A deployment the test kit can start: a topology name of runOnRequirements, with or without authentication. */
-class HostChoice(val topology: String, val auth: Boolean)
+class HostChoice(val topology: String, val auth: Boolean, val mechanism: String? = null)
 
 /**
  * The first deployment (no authentication preferred) that satisfies both the file's and the
@@ -58,19 +58,24 @@ private fun hostChoice(fileReqs: List<JsonObject>?, testReqs: List<JsonObject>?)
     for (auth in listOf(false, true)) {
         for (topology in UnifiedHost.hostable) {
             if (auth && topology !in UnifiedHost.hostableWithAuth) continue
-            if (satisfies(fileReqs, topology, auth) && satisfies(testReqs, topology, auth)) return HostChoice(topology, auth)
+            if (satisfies(fileReqs, topology, auth, null) && satisfies(testReqs, topology, auth, null)) return HostChoice(topology, auth)
         }
+    }
+    for (mechanism in UnifiedHost.hostableMechanisms) {
+        if (satisfies(fileReqs, "single", true, mechanism) && satisfies(testReqs, "single", true, mechanism)) return HostChoice("single", true, mechanism)
     }
     return null
 }
 
-private fun satisfies(reqs: List<JsonObject>?, topology: String, auth: Boolean): Boolean =
-    reqs == null || reqs.any { r -> accepts(r, topology, auth) }
+private fun satisfies(reqs: List<JsonObject>?, topology: String, auth: Boolean, mechanism: String?): Boolean =
+    reqs == null || reqs.any { r -> accepts(r, topology, auth, mechanism) }
 
-private fun accepts(r: JsonObject, topology: String, auth: Boolean): Boolean {
+private fun accepts(r: JsonObject, topology: String, auth: Boolean, mechanism: String?): Boolean {
     if (r.keys.any { it !in KNOWN_REQUIREMENTS }) return false
     val wantsAuth = (r["auth"] as? JsonPrimitive)?.booleanOrNull
     if (wantsAuth != null && wantsAuth != auth) return false
+    // authMechanism: the deployment authenticates with exactly that mechanism (null: the SCRAM host)
+    if (r["authMechanism"]?.jsonPrimitive?.content != mechanism) return false
     if (r["serverless"]?.jsonPrimitive?.content == "require") return false
     val min = r["minServerVersion"]?.jsonPrimitive?.content
     if (min != null && compareVersions(min, SIMULATED_VERSION) > 0) return false
@@ -82,7 +87,7 @@ private fun accepts(r: JsonObject, topology: String, auth: Boolean): Boolean {
 
 /** The server version the test kit's servers claim (maxWireVersion 21). */
 private const val SIMULATED_VERSION = "7.0"
-private val KNOWN_REQUIREMENTS = setOf("minServerVersion", "maxServerVersion", "topologies", "serverless", "auth")
+private val KNOWN_REQUIREMENTS = setOf("minServerVersion", "maxServerVersion", "topologies", "serverless", "auth", "authMechanism")
 
 private fun compareVersions(a: String, b: String): Int {
     val x = a.split('.').map { it.toIntOrNull() ?: 0 }

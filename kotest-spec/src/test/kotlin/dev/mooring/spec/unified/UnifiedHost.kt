@@ -2,10 +2,14 @@ package dev.mooring.spec.unified
 
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.server.WireServer
+import dev.mooring.testkit.server.auth.oidc.OidcIdentityProvider
+import dev.mooring.testkit.server.auth.oidc.OidcServer
 import dev.mooring.testkit.server.scram.ScramServer
 import dev.mooring.testkit.sharded.LoadBalancerSimulator
 import dev.mooring.testkit.sharded.ShardedClusterSimulator
 import org.bson.BsonDocument
+import java.nio.file.Files
+import java.nio.file.Path
 
 /**
  * The deployment a unified test runs against: a standalone [WireServer], a
@@ -20,6 +24,9 @@ sealed interface UnifiedHost : AutoCloseable {
 
     /** Configures (or with mode off clears) the failCommand fail point where the test's client runs commands. */
     fun configureFailPoint(command: BsonDocument)
+
+    /** The value a `{"$$placeholder": 1}` URI option stands for on this deployment (auth-unified). */
+    fun placeholder(option: String): String = throw UnsupportedOperationException("no placeholder value for $option on this deployment")
 
     /** The user every authenticated deployment knows, in `admin`. */
     object Credentials {
@@ -76,6 +83,39 @@ sealed interface UnifiedHost : AutoCloseable {
         override fun close() = lb.close()
     }
 
+    /**
+     * A standalone [WireServer] that requires MONGODB-OIDC ([OidcServer]): every URI carries
+     * `authMechanism=MONGODB-OIDC` and `ENVIRONMENT:test`, whose token file (OIDC_TOKEN_FILE,
+     * set through Mooring's internal override while the host lives) holds a token of [idp].
+     */
+    class Oidc(private val server: WireServer, idp: OidcIdentityProvider) : Base(false) {
+        private val tokenFile: Path = Files.createTempFile("mooring-oidc", ".jwt").also { Files.writeString(it, idp.issue("unified-oidc-user")) }
+
+        init {
+            System.setProperty(TOKEN_FILE_PROPERTY, tokenFile.toString())
+        }
+
+        override fun uri(options: Map<String, String>, useMultipleMongoses: Boolean) =
+            "mongodb://${server.address}/?" + query(mapOf("authMechanism" to MECHANISM, "authMechanismProperties" to PROPERTIES) + options)
+
+        override fun placeholder(option: String): String =
+            if (option == "authMechanismProperties") PROPERTIES else super.placeholder(option)
+
+        override fun configureFailPoint(command: BsonDocument) = server.configureFailPoint(command)
+
+        override fun close() {
+            server.close()
+            System.clearProperty(TOKEN_FILE_PROPERTY)
+            Files.deleteIfExists(tokenFile)
+        }
+
+        companion object {
+            const val MECHANISM = "MONGODB-OIDC"
+            private const val PROPERTIES = "ENVIRONMENT:test"
+            private const val TOKEN_FILE_PROPERTY = "mooring.internal.oidc.OIDC_TOKEN_FILE"
+        }
+    }
+
     companion object {
         /** The topology names of runOnRequirements this runner can host, in order of preference. */
         val hostable = listOf("single", "replicaset", "sharded", "load-balanced")
@@ -83,7 +123,14 @@ sealed interface UnifiedHost : AutoCloseable {
         /** The topologies the runner can host with authentication (the replica set simulator has no SCRAM hook). */
         val hostableWithAuth = listOf("single", "sharded", "load-balanced")
 
-        suspend fun start(topology: String, auth: Boolean = false): UnifiedHost = when (topology) {
+        /** Authentication mechanisms (besides SCRAM) the runner can host, on a standalone server only. */
+        val hostableMechanisms = listOf(Oidc.MECHANISM)
+
+        suspend fun start(topology: String, auth: Boolean = false, mechanism: String? = null): UnifiedHost = if (mechanism == Oidc.MECHANISM) {
+            require(topology == "single") { "the test kit hosts MONGODB-OIDC on a standalone server" }
+            val idp = OidcIdentityProvider()
+            Oidc(WireServer.start().also { OidcServer(idp).install(it) }, idp)
+        } else when (topology) {
             "single" -> Single(WireServer.start().also { if (auth) Credentials.install(it) }, auth)
             "replicaset" -> {
                 require(!auth) { "the replica set simulator cannot authenticate" }

@@ -83,7 +83,9 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             val id = o["id"]!!.jsonPrimitive.content
             when (kind) {
                 "client" -> {
-                    val options = o["uriOptions"]?.jsonObject?.mapValues { (_, v) -> v.jsonPrimitive.content } ?: emptyMap()
+                    val options = o["uriOptions"]?.jsonObject?.mapValues { (k, v) ->
+                        if (v is JsonObject && v.containsKey("\$\$placeholder")) host.placeholder(k) else v.jsonPrimitive.content
+                    } ?: emptyMap()
                     val observed = o["observeEvents"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList()
                     val types = observed.map { EventMatching.all[it] ?: throw UnsupportedOperationException("observeEvents $it") }
                     val filter = CommandEventFilter(
@@ -147,6 +149,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             when (k) {
                 "isError" -> Unit
                 "isClientError" -> ErrorOrigin.isClientError(error) shouldBe v.jsonPrimitive.booleanOrNull
+                "errorCode" -> serverCode(error) shouldBe v.jsonPrimitive.int
                 "errorContains" -> check(error.message.orEmpty().contains(v.jsonPrimitive.content, ignoreCase = true)) { "error $error does not contain $v" }
                 "errorLabelsContain" -> v.jsonArray.forEach { l ->
                     check((error as? MooringException)?.hasErrorLabel(l.jsonPrimitive.content) == true) { "error $error lacks label $l (has ${(error as? MooringException)?.errorLabels})" }
@@ -156,6 +159,15 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 }
                 else -> throw UnsupportedOperationException("expectError.$k")
             }
+        }
+    }
+
+    /** The server's error code behind [error]: a command error's code, or the code an authentication failure carries. */
+    private fun serverCode(error: Throwable): Int? = generateSequence(error) { it.cause }.firstNotNullOfOrNull {
+        when (it) {
+            is dev.mooring.cmap.MongoCommandException -> it.code
+            is dev.mooring.cmap.MongoAuthenticationException -> it.serverCode
+            else -> null
         }
     }
 

@@ -4,6 +4,7 @@ import dev.mooring.cmap.ConnectionSettings
 import dev.mooring.cmap.MongoCredential
 import dev.mooring.cmap.internal.auth.aws.AwsCredentialChain
 import dev.mooring.cmap.internal.auth.gssapi.HostCanonicalizer
+import dev.mooring.cmap.internal.auth.oidc.OidcAuthenticator
 
 /**
  * Chooses the [MechanismAuthenticator] for a credential: one `when` over [AuthMechanism], the
@@ -50,7 +51,7 @@ internal object Authenticators {
                 }
                 AwsAuthenticator(AwsCredentialChain(provider, hooks.environment, hooks.awsEndpoints, hooks.awsCache, hooks.clock), credential.source)
             }
-            AuthMechanism.MONGODB_OIDC -> throw IllegalArgumentException("authentication mechanism MONGODB-OIDC is not supported yet")
+            AuthMechanism.MONGODB_OIDC -> OidcMechanism(OidcAuthenticator(credential))
         }
     }
 

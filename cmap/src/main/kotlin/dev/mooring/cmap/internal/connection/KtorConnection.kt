@@ -13,6 +13,8 @@ import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.MongoTlsException
 import dev.mooring.cmap.internal.auth.MechanismAuthenticator
 import dev.mooring.cmap.internal.command.CommandRequestObserver
+import dev.mooring.cmap.internal.auth.OidcMechanism
+import dev.mooring.cmap.internal.connection.socks.Socks5Handshake
 import dev.mooring.cmap.internal.connection.tls.ClientTls
 import dev.mooring.cmap.internal.connection.tls.TlsErrors
 import dev.mooring.cmap.internal.wire.OpCompressed
@@ -97,7 +99,13 @@ internal class KtorConnection(
     private suspend fun establishGuarded() {
         run {
             guarded(settings.connectTimeoutMS, "connecting and handshaking", null) {
-                val socket = Connector.connect(selector, address, settings.hostNameResolver)
+                // socks5.md: every TCP connection goes through the proxy; a Unix domain socket cannot
+                val proxy = settings.proxy?.takeUnless { address.isUnixSocket }
+                val socket = if (proxy == null) {
+                    Connector.connect(selector, address, settings.hostNameResolver)
+                } else {
+                    Socks5Handshake.reachProxy(proxy, address, generation) { Connector.connect(selector, it) }
+                }
                 val t = SocketTransport(socket, selector, tls?.newEngine(address))
                 sockets?.register(t.job)
                 transport = t
@@ -105,6 +113,7 @@ internal class KtorConnection(
                     t.close()
                     throw closedError()
                 }
+                if (proxy != null) Socks5Handshake(proxy, address, generation).run(t.plain)
                 try {
                     t.startTls()
                 } catch (e: java.io.EOFException) {
@@ -136,6 +145,23 @@ internal class KtorConnection(
 
     override suspend fun command(database: String, command: BsonDocument): BsonDocument =
         command(database, command, settings.socketTimeoutMS)
+
+    /**
+     * True when this connection's mechanism can reauthenticate (auth.md "Reauthentication":
+     * MONGODB-OIDC), so a ReauthenticationRequired (391) error is worth a [reauthenticate].
+     */
+    val canReauthenticate: Boolean get() = authenticator is OidcMechanism
+
+    /**
+     * Runs the SASL conversation again on this established connection, without a hello and
+     * without speculative authentication. Must not run while another command is in progress.
+     * Fails with [dev.mooring.cmap.MongoAuthenticationException]; a network error closes the connection.
+     */
+    suspend fun reauthenticate() {
+        ensureOpen()
+        val oidc = authenticator as? OidcMechanism ?: error("connection $id to $address cannot reauthenticate")
+        oidc.reauthenticate(this)
+    }
 
     override suspend fun command(database: String, command: BsonDocument, timeoutMS: Long): BsonDocument {
         ensureOpen()
@@ -322,7 +348,9 @@ internal class KtorConnection(
         try {
             return if (timeoutMS > 0) withTimeout(timeoutMS) { block() } else block()
         } catch (e: MongoCommandException) {
-            if (!handshakeCompleted) close()
+            // an ok: 0 reply to hello closes; one during authentication leaves the connection usable
+            // (MONGODB-OIDC retries with a fresh token), and establish() closes it if authentication fails
+            if (description == null) close()
             throw e
         } catch (e: MongoServerException) {
             close()

@@ -36,6 +36,23 @@ internal class SocketTransport(private val socket: Socket, selector: SelectorMan
     /** Plain-text direct I/O (TLS runs over [io] inside [tls]). */
     private val direct: DirectSocketIo? = if (tls == null) io else null
 
+    /**
+     * The socket's bytes below TLS, for a SOCKS5 handshake before [startTls]. Not to be used
+     * after [startTls] (it would corrupt the TLS stream).
+     */
+    val plain: dev.mooring.cmap.internal.connection.socks.Socks5Io = object : dev.mooring.cmap.internal.connection.socks.Socks5Io {
+        override suspend fun write(bytes: ByteArray) {
+            if (io != null) io.write(bytes, 0, bytes.size) else {
+                output!!.writeFully(bytes, 0, bytes.size)
+                output.flush()
+            }
+        }
+
+        override suspend fun readFully(dst: ByteArray) {
+            if (io != null) io.readFully(dst, 0, dst.size) else input!!.readFully(dst, 0, dst.size)
+        }
+    }
+
     /** Runs the TLS handshake (no-op in plain text). */
     suspend fun startTls() {
         tls?.handshake()

@@ -127,6 +127,11 @@ internal object CredentialRules {
         val p = c.mechanismProperties
         val env = p["ENVIRONMENT"]?.toString()
         val callbacks = listOf("OIDC_CALLBACK", "OIDC_HUMAN_CALLBACK").count { it in p }
+        for (k in listOf("OIDC_CALLBACK", "OIDC_HUMAN_CALLBACK")) {
+            if (k in p && p[k] !is dev.mooring.cmap.OidcCallback) return "MONGODB-OIDC $k must be a dev.mooring.cmap.OidcCallback"
+        }
+        if ("ALLOWED_HOSTS" in p && "OIDC_HUMAN_CALLBACK" !in p) return "MONGODB-OIDC ALLOWED_HOSTS is only allowed with an OIDC_HUMAN_CALLBACK"
+        if ("ALLOWED_HOSTS" in p && p["ALLOWED_HOSTS"] !is List<*>) return "MONGODB-OIDC ALLOWED_HOSTS must be a list of host names"
         if (callbacks > 1) return "MONGODB-OIDC accepts OIDC_CALLBACK or OIDC_HUMAN_CALLBACK, not both"
         if (env != null && callbacks > 0) return "MONGODB-OIDC accepts ENVIRONMENT or a callback, not both"
         if (env == null && callbacks == 0) return "MONGODB-OIDC requires the ENVIRONMENT mechanism property or a callback"

@@ -33,6 +33,7 @@ internal object SettingsRules {
             s.loadBalanced && s.replicaSet != null -> "loadBalanced=true cannot be combined with replicaSet"
             s.loadBalanced && s.directConnection -> "loadBalanced=true cannot be combined with directConnection=true"
             s.loadBalanced != s.connection.loadBalanced -> "loadBalanced and connection.loadBalanced must agree"
+            s.proxy != null && s.connection.proxy != null && s.proxy != s.connection.proxy -> "proxy and connection.proxy name different proxies"
             s.replicaSet != null && s.replicaSet.isEmpty() -> "replicaSet must not be empty"
             s.heartbeatFrequencyMS < MongoClusterSettings.MIN_HEARTBEAT_FREQUENCY_MS ->
                 "heartbeatFrequencyMS must be >= ${MongoClusterSettings.MIN_HEARTBEAT_FREQUENCY_MS}, was ${s.heartbeatFrequencyMS}"

@@ -1,0 +1,50 @@
+package dev.mooring.cmap.internal.auth
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.internal.connection.KtorConnection
+import dev.mooring.cmap.internal.pool.PooledConnection
+import org.bson.BsonDocument
+
+/**
+ * auth.md "Reauthentication", for the operation layer (internal to Mooring; public only so `sdam`
+ * can call it): [wrap] gives a connection whose commands, on a ReauthenticationRequired (391)
+ * error, reauthenticate the connection once (SASL only, no hello, no speculative
+ * authentication) and run again, whether or not the command is retryable. The 391 failure and
+ * the second attempt are both seen by [wrap]'s `view` (so command monitoring shows both). Only
+ * mechanisms that support it (MONGODB-OIDC) are wrapped; for others [wrap] returns the view.
+ * Stateless; the wrapper has the wrapped connection's concurrency contract.
+ */
+public object Reauthentication {
+    /** ReauthenticationRequired. */
+    public const val REAUTHENTICATION_REQUIRED: Int = 391
+
+    /**
+     * [view] (for example the command-monitored view of [connection]) with reauthentication on
+     * 391 for [connection], a checked-out pooled connection or a raw one; [view] itself when its
+     * mechanism cannot reauthenticate.
+     */
+    public fun wrap(connection: Connection, view: Connection = connection): Connection {
+        val raw = ((connection as? PooledConnection)?.raw ?: connection) as? KtorConnection ?: return view
+        return if (raw.canReauthenticate) Reauthenticating(view, raw) else view
+    }
+
+    private class Reauthenticating(private val view: Connection, private val raw: KtorConnection) : Connection by view {
+        override suspend fun command(database: String, command: BsonDocument): BsonDocument {
+            try {
+                return view.command(database, command)
+            } catch (e: MongoCommandException) {
+                if (e.code != REAUTHENTICATION_REQUIRED) throw e
+                try {
+                    raw.reauthenticate()
+                } catch (failure: Exception) {
+                    failure.addSuppressed(e)
+                    throw failure
+                }
+            }
+            return view.command(database, command)
+        }
+
+        override fun toString(): String = "Reauthenticating($view)"
+    }
+}
