@@ -95,6 +95,13 @@ class WireServer private constructor(
      */
     @Volatile var compressors: List<String> = emptyList()
 
+    /**
+     * The streaming hello protocol of a 4.4+ server ([StreamingHello]), or null (the default) for
+     * a server that answers every hello at once and reports no topologyVersion. Applies to the
+     * built-in hello only (a [handler] answering hello scripts its own replies).
+     */
+    @Volatile var streaming: StreamingHello? = null
+
     /** The fail point in force, if any. */
     val activeFailPoint: FailCommandFailPoint? get() = failPoint.get()
 
@@ -254,7 +261,12 @@ class WireServer private constructor(
 
     private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
         WhereSleep.millis(cmd)?.let { delay(it) }
-        return handler(ctx, db, cmd) ?: Reply.Document(builtIn(ctx, db, cmd))
+        handler(ctx, db, cmd)?.let { return it }
+        val streamingHello = streaming
+        if (streamingHello != null && isHello(ctx.commandName)) {
+            return streamingHello.answer(ctx, cmd) { hello(ctx, cmd) } ?: Reply.Document(streamingHello.withTopologyVersion(hello(ctx, cmd)))
+        }
+        return Reply.Document(builtIn(ctx, db, cmd))
     }
 
     private fun builtIn(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument = when (ctx.commandName) {

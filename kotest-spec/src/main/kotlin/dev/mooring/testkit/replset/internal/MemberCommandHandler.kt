@@ -6,6 +6,7 @@ import dev.mooring.testkit.replset.SimulatedMember
 import dev.mooring.testkit.replset.TopologyVersion
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.RequestContext
+import dev.mooring.testkit.server.StreamingHello
 import dev.mooring.testkit.server.WireServer
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.first
@@ -79,7 +80,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             while (true) {
                 if (!first) {
                     // mongod re-runs the command for every exhaust reply, so fail points fire on each
-                    val failure = failPointOnRerun(ctx)
+                    val failure = StreamingHello.failPointOnRerun(ctx)
                     if (failure != null) {
                         emit(Reply.Streamed(failure, moreToCome = false))
                         break
@@ -100,21 +101,6 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             }
         })
     }
-
-    /**
-     * The `failCommand` check for an exhaust re-run (the first run went through the WireServer's
-     * own check): blocks for blockTimeMS, closes the connection (by failing the stream, which makes
-     * the WireServer drop the socket) or returns the error reply to end the stream with.
-     */
-    private suspend fun failPointOnRerun(ctx: RequestContext): BsonDocument? {
-        val fp = ctx.server.activeFailPoint ?: return null
-        if (!fp.fires(ctx.commandName, ctx.appName)) return null
-        fp.blockTimeMS?.let { delay(it) }
-        if (fp.closeConnection) throw FailPointClosedConnection()
-        return if (fp.errorCode != null) fp.errorReply() else null
-    }
-
-    private class FailPointClosedConnection : RuntimeException("failCommand closeConnection on an exhaust hello")
 
     /**
      * Waits while [known] is the member's current topologyVersion, at most [maxAwaitMS]. Returns at
