@@ -64,8 +64,7 @@ internal class Handshake(
         val serviceId = (reply["serviceId"])?.takeIf { it.isObjectId }?.asObjectId()?.value
         if (settings.loadBalanced && serviceId == null) {
             throw MongoHandshakeException(
-                "Driver attempted to initialize in load balancing mode, but the server at $address does not support this mode " +
-                    "(the hello reply has no serviceId)",
+                "${MongoHandshakeException.LOAD_BALANCING_NOT_SUPPORTED} (server $address: the hello reply has no serviceId)",
                 address,
                 generation,
             )
