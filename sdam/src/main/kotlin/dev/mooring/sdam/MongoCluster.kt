@@ -5,6 +5,7 @@ import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolStatistics
 import dev.mooring.cmap.DefaultConnectionFactory
+import dev.mooring.cmap.DriverInfo
 import dev.mooring.cmap.internal.command.CommandMonitor
 import dev.mooring.cmap.internal.command.MonitoredOperation
 import dev.mooring.events.EventBus
@@ -118,7 +119,7 @@ public class MongoCluster internal constructor(
 
     init {
         initialListeners.forEach { bus.addListener(it) }
-        connectionFactory = DefaultConnectionFactory(settings.connection)
+        connectionFactory = DefaultConnectionFactory(settings.connection, settings.driverInfo)
         val id = TopologyId.next()
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
         selector = ServerSelector(live)
@@ -126,6 +127,17 @@ public class MongoCluster internal constructor(
         SrvPoller.start(seedlist, live, scope)
         // An uncontended open does not suspend: the opening events are published before the constructor returns.
         scope.launch(start = CoroutineStart.UNDISPATCHED) { live.open() }
+    }
+
+    /**
+     * Appends [driverInfo] to the handshake metadata (handshake.md "Metadata updates after
+     * MongoClient initialization"): connections created from now on send it; established
+     * connections keep theirs, none is opened or closed for it, and no command is sent. A
+     * [DriverInfo] equal to one already given (at construction or appended) changes nothing.
+     * Thread-safe; takes effect for connections whose handshake starts after it returns.
+     */
+    public fun appendMetadata(driverInfo: DriverInfo) {
+        connectionFactory.appendMetadata(driverInfo)
     }
 
     /** The current topology description; a conflated [StateFlow] (collectors see the latest). */

@@ -21,6 +21,7 @@ import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.boolean
 import kotlinx.serialization.json.booleanOrNull
+import kotlinx.serialization.json.contentOrNull
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
@@ -190,6 +191,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             }
             "waitForThread" -> threads.getValue(args["thread"]!!.jsonPrimitive.content).forEach { withTimeout(30.seconds) { it.await() } }
             "close" -> clients.getValue(target).cluster.closeSuspending()
+            "appendMetadata" -> clients.getValue(target).cluster.appendMetadata(driverInfo(args["driverInfoOptions"]!!.jsonObject))
             "recordTopologyDescription" -> recorded[args["id"]!!.jsonPrimitive.content] = clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.topology.value
             "assertTopologyType" -> recorded.getValue(args["topologyDescription"]!!.jsonPrimitive.content).type.specName shouldBe args["topologyType"]!!.jsonPrimitive.content
             "waitForPrimaryChange" -> {
@@ -300,7 +302,14 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
             "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "runCommand", "insertOne", "insertMany", "updateOne", "find",
-            "listDatabases",
+            "listDatabases", "appendMetadata",
+        )
+
+        /** The unified format's `driverInfoOptions` (name, version, platform) as a [dev.mooring.cmap.DriverInfo]. */
+        fun driverInfo(o: JsonObject): dev.mooring.cmap.DriverInfo = dev.mooring.cmap.DriverInfo(
+            o["name"]!!.jsonPrimitive.content,
+            (o["version"] as? JsonPrimitive)?.contentOrNull,
+            (o["platform"] as? JsonPrimitive)?.contentOrNull,
         )
 
         fun bson(o: JsonObject): BsonDocument = BsonDocument.parse(o.toString())
