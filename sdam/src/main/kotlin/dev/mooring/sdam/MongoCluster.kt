@@ -184,14 +184,30 @@ public class MongoCluster internal constructor(
      * `MongoCommandException` (ok: 0), network and pool errors, [MongoClusterClosedException].
      * Every server error goes through SDAM error handling first. A `PoolClearedException` is
      * retried once after a fresh selection that deprioritizes the failed server; nothing else
-     * is retried (see [runRetryableRead] and [runRetryableWrite]). The command is published as
+     * is retried (see [runRetryableRead] and [runRetryableWrite]) except server overload.
+     *
+     * **Server overload** (client-backpressure.md; applies to [runCommand] when retryReads and
+     * retryWrites are both on, to [runRetryableRead] with retryReads, to [runRetryableWrite]
+     * with retryWrites): an error labelled `SystemOverloadedError` and `RetryableError` is
+     * retried after an exponential backoff with jitter (`jitter * min(10 s, base * 2^retry)`,
+     * base 100 ms or the error's `baseBackoffMS`), at most [MongoClusterSettings.maxAdaptiveRetries]
+     * times (2 by default); once an overload error was seen, that cap also bounds the other
+     * retries. With [MongoClusterSettings.enableOverloadRetargeting] the retry avoids the
+     * overloaded server when another is suitable. Adjust your own retry logic accordingly, so
+     * an operation is not retried for too long. The command is published as
      * command monitoring events ([commandEvents]).
      */
     public suspend fun runCommand(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
-    ): BsonDocument = runRead(database, command, readPreference, OperationRetry.POOL_CLEARED)
+    ): BsonDocument = runRead(database, command, readPreference, runCommandRetry)
+
+    /** runCommand's policy: a pool-cleared error once; overload retries when retryReads and retryWrites are both on. */
+    private val runCommandRetry = OperationRetry.withOverloadRetries(OperationRetry.POOL_CLEARED, settings.retryReads && settings.retryWrites)
+
+    /** The operation runner, for the test hooks of ClusterInternals. */
+    internal val operationRunner: OperationRunner get() = runner
 
     /**
      * Runs the read [command] (find, aggregate without `$out`, count, distinct, listCollections,

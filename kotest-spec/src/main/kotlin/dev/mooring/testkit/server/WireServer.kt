@@ -241,7 +241,7 @@ class WireServer private constructor(
             fp.blockTimeMS?.let { delay(it) }
             if (fp.closeConnection) return Reply.CloseConnection
             // failCommand's errorLabels replace the labels mongod would add
-            if (fp.errorCode != null) return Reply.Document(if (fp.errorLabels != null) fp.errorReply() else RetryableWriteLabels.apply(cmd, fp.errorReply()))
+            if (fp.errorCode != null) return Reply.Document(withBaseBackoff(if (fp.errorLabels != null) fp.errorReply() else RetryableWriteLabels.apply(cmd, fp.errorReply())))
             val normal = answer(ctx, db, cmd)
             val wce = fp.writeConcernError
             return if (wce != null && normal is Reply.Document) {
@@ -253,6 +253,26 @@ class WireServer private constructor(
             }
         }
         return labelled(cmd, answer(ctx, db, cmd))
+    }
+
+    /**
+     * The server parameter `externalClientBaseBackoffMS` (MongoDB 9.0+, set with `setParameter`):
+     * when positive, overload errors (labelled `SystemOverloadedError`) carry it as `baseBackoffMS`.
+     */
+    @Volatile var externalClientBaseBackoffMS: Int = 0
+
+    private fun withBaseBackoff(reply: BsonDocument): BsonDocument {
+        val base = externalClientBaseBackoffMS
+        val overloaded = (reply["errorLabels"] as? org.bson.BsonArray)?.any { it.isString && it.asString().value == "SystemOverloadedError" } == true
+        return if (base > 0 && overloaded) reply.append("baseBackoffMS", BsonInt32(base)) else reply
+    }
+
+    /** `setParameter`: the parameters this server knows ([externalClientBaseBackoffMS]); others are InvalidOptions (72). */
+    private fun setParameter(cmd: BsonDocument): BsonDocument {
+        val v = cmd["externalClientBaseBackoffMS"] ?: return error(72, "InvalidOptions", "no option found to set, use help:true to see options")
+        if (!v.isNumber || v.asNumber().intValue() < 0) return error(2, "BadValue", "externalClientBaseBackoffMS must be a non-negative integer")
+        externalClientBaseBackoffMS = v.asNumber().intValue()
+        return ok()
     }
 
     /** The reply with the `RetryableWriteError` label MongoDB 4.4+ adds to retryable write errors. */
@@ -281,6 +301,7 @@ class WireServer private constructor(
         "delete" -> collections.delete(db, cmd)
         "drop" -> collections.drop(db, cmd)
         "listDatabases" -> collections.listDatabases()
+        "setParameter" -> if (db == "admin") setParameter(cmd) else error(13, "Unauthorized", "setParameter may only be run against the admin database.")
         else -> error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
     }
 
