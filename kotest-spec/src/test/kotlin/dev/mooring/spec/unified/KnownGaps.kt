@@ -13,11 +13,16 @@ object KnownGaps {
         "message; Mooring does not support that option (its connection string parser warns about an unknown option and " +
         "ignores it), so the message lists only the pool options Mooring has"
 
+    private const val GETMORE_ITERATION = "needs cursors: the find with batchSize is iterated with getMore commands, and this " +
+        "branch's find helper sends one find command (runCursorCommand, from the cursors work, iterates with getMore)"
+
     private val gaps = mapOf(
         ("connection-logging" to "Create a client, run a command, and close the client") to
             "expects a second checkout while the client closes (drivers send endSessions for the implicit session " +
             "listDatabases used); Mooring attaches implicit sessions only to runRetryableWrite and sends no endSessions " +
             "on close, so its log has one checkout",
+        ("getMore-retried-backpressure" to "getMores are retried") to GETMORE_ITERATION,
+        ("getMore-retried-backpressure" to "getMores are retried maxAttempts=2 times") to GETMORE_ITERATION,
         ("connection-pool-options" to "waitQueueSize should be included in connection pool created message when specified") to
             NO_LEGACY_WAIT_QUEUE.format("waitQueueSize"),
         ("connection-pool-options" to "waitQueueMultiple should be included in connection pool created message when specified") to

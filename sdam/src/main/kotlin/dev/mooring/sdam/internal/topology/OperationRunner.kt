@@ -11,7 +11,10 @@ import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ServerSelectionOperation
+import dev.mooring.sdam.ApplicationError
 import dev.mooring.sdam.internal.retry.OverloadRetry
+import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
+import org.bson.BsonDocument
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Job
@@ -149,21 +152,27 @@ public class OperationRunner(
                 if (e is CancellationException) throw e
                 e
             }
-            val surfaced = if (first == null) error else retry.surface(first, error)
-            if (first != null && surfaced !== error) surfaced.addSuppressed(error)
-            if (first == null) first = error
-            if (isClosing) throw surfaced
+            val firstError = first ?: error.also { first = it }
+            /** The error to fail with: the policy's choice between the first and this error, the other attached as suppressed. */
+            fun surfaced(): Throwable {
+                if (firstError === error) return error
+                val chosen = retry.surface(firstError, error)
+                val other = if (chosen === error) firstError else error
+                if (other !== chosen) chosen.addSuppressed(other)
+                return chosen
+            }
+            if (isClosing) throw surfaced()
             val overload = OverloadRetry.isOverload(error)
             val overloadRetry = retry.retriesOverload && OverloadRetry.isRetryableOverload(error)
-            if (!retry.shouldRetry(error) && !overloadRetry) throw surfaced
+            if (!retry.shouldRetry(error) && !overloadRetry) throw surfaced()
             retries++
             if (overload) allowed = overloadPolicy.maxRetries
-            if (retries > allowed) throw surfaced
+            if (retries > allowed) throw surfaced()
             deprioritized = retry.deprioritize(error, topology.current)
             if (overloadRetry && overloadPolicy.retarget) (error as? MongoServerException)?.address?.let { deprioritized = deprioritized + it }
             if (overload) {
                 val backoff = overloadPolicy.backoffMillis(retries, error)
-                if (deadline != null && System.nanoTime() + backoff * 1_000_000 > deadline) throw surfaced
+                if (deadline != null && System.nanoTime() + backoff * 1_000_000 > deadline) throw surfaced()
                 delay(backoff)
             }
         }
@@ -198,8 +207,11 @@ public class OperationRunner(
             holding.incrementAndGet()
             publishHolding()
             try {
-                return block(selected, connection)
+                val result = block(selected, connection)
+                if (result is BsonDocument) onWriteConcernError(address, result, connection)
+                return result
             } catch (e: Throwable) {
+                if (e is RetryableWriteConcernReply) onWriteConcernError(address, e.reply, connection)
                 if (e is MongoNetworkException || e is MongoProtocolException) pool.markPerished(connection)
                 if (e is MongoServerException && e !is PoolClearedException) {
                     topology.onApplicationError(address, e, connection.description?.serviceId)
@@ -213,6 +225,16 @@ public class OperationRunner(
         } finally {
             selected.release()
         }
+    }
+
+    /**
+     * SDAM error handling of a reply that succeeded but carries a `writeConcernError` (a state
+     * change error there, e.g. ShutdownInProgress, marks the server Unknown like an `ok: 0`).
+     */
+    private suspend fun onWriteConcernError(address: ServerAddress, reply: BsonDocument, connection: Connection) {
+        if (!reply.containsKey("writeConcernError")) return
+        val error = ApplicationError.fromCommandResponse(address, reply, connection.generation, true, connection.description?.serviceId) ?: return
+        topology.onApplicationError(error)
     }
 
     /**
