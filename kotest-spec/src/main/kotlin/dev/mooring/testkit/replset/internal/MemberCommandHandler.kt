@@ -4,6 +4,7 @@ import dev.mooring.testkit.replset.MemberState
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.replset.SimulatedMember
 import dev.mooring.testkit.replset.TopologyVersion
+import dev.mooring.testkit.server.InMemoryCollections
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.RequestContext
 import dev.mooring.testkit.server.StreamingHello
@@ -30,8 +31,9 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         if (snap.shuttingDown) return Reply.Document(HelloReplies.shutdownInProgress(snap))
         return when (ctx.commandName) {
             "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
-            "insert", "update", "delete", "drop" -> write(ctx, db, cmd)
-            "find" -> read(db, cmd)
+            in InMemoryCollections.WRITES -> write(db, cmd)
+            "aggregate" -> if (isAggregateWrite(cmd)) write(db, cmd) else read(db, cmd)
+            in InMemoryCollections.COMMANDS -> read(db, cmd)
             "replSetStepDown" -> stepDown(db, cmd)
             "replSetFreeze" -> freeze(db, cmd)
             "replSetGetStatus" -> if (db != "admin") {
@@ -120,24 +122,20 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         return null
     }
 
-    private fun write(ctx: RequestContext, db: String, cmd: BsonDocument): Reply = guarded {
-        sim.writeOnPrimary(member) {
-            when (ctx.commandName) {
-                "insert" -> sim.collections.insert(db, cmd)
-                "update" -> sim.collections.update(db, cmd)
-                "delete" -> sim.collections.delete(db, cmd)
-                else -> sim.collections.drop(db, cmd)
-            }
-        }
+    private fun write(db: String, cmd: BsonDocument): Reply = guarded {
+        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd)!! }
     }
+
+    private fun isAggregateWrite(cmd: BsonDocument): Boolean =
+        (cmd["pipeline"] as? org.bson.BsonArray)?.any { s -> s is BsonDocument && (s.containsKey("\$out") || s.containsKey("\$merge")) } == true
 
     private fun read(db: String, cmd: BsonDocument): Reply = guarded {
         val snap = sim.snapshot(member)
         val mode = cmd["\$readPreference"]?.takeIf { it.isDocument }?.asDocument()?.get("mode")
             ?.takeIf { it.isString }?.asString()?.value ?: "primary"
         when {
-            snap.state == MemberState.PRIMARY -> sim.collections.find(db, cmd)
-            snap.state == MemberState.SECONDARY && mode != "primary" -> sim.collections.find(db, cmd)
+            snap.state == MemberState.PRIMARY -> sim.collections.execute(db, cmd)!!
+            snap.state == MemberState.SECONDARY && mode != "primary" -> sim.collections.execute(db, cmd)!!
             snap.state == MemberState.SECONDARY -> HelloReplies.notPrimaryNoSecondaryOk(snap)
             else -> HelloReplies.notPrimaryOrSecondary(snap)
         }
