@@ -137,41 +137,31 @@ class SdamProseSpec : FunSpec({
         }
     }
 
-    test("SDAM prose: Topology discovery - directConnection=false to a secondary discovers the primary; the write succeeds") {
+    /** A client with only a secondary of a fresh replica set in its seed list ([options] added). */
+    suspend fun withSecondarySeed(options: String, block: suspend (MongoCluster) -> Unit) {
         ReplicaSetSimulator.start(dataMembers = 3).use { rs ->
-            val secondary = rs.secondaries.first()
-            val cluster = MongoCluster("mongodb://${secondary.address}/?directConnection=false&serverSelectionTimeoutMS=20000")
+            val cluster = MongoCluster("mongodb://${rs.secondaries.first().address}/?serverSelectionTimeoutMS=20000$options")
             try {
-                cluster.runCommand("db", insertOne())["n"]!!.asNumber().intValue() shouldBe 1
+                block(cluster)
             } finally {
                 cluster.closeAndCheckNoCoroutines()
             }
         }
     }
 
+    test("SDAM prose: Topology discovery - directConnection=false to a secondary discovers the primary; the write succeeds") {
+        withSecondarySeed("&directConnection=false") { it.runCommand("db", insertOne())["n"]!!.asNumber().intValue() shouldBe 1 }
+    }
+
     test("SDAM prose: Direct connection - directConnection=true to a secondary: the write fails with NotWritablePrimary") {
-        ReplicaSetSimulator.start(dataMembers = 3).use { rs ->
-            val secondary = rs.secondaries.first()
-            val cluster = MongoCluster("mongodb://${secondary.address}/?directConnection=true&serverSelectionTimeoutMS=20000&retryWrites=false")
-            try {
-                // primaryPreferred: a direct connection selects the secondary; the server refuses the write
-                shouldThrow<MongoCommandException> { cluster.runCommand("db", insertOne(), ReadPreference.PRIMARY_PREFERRED) }.code shouldBe 10107
-            } finally {
-                cluster.closeAndCheckNoCoroutines()
-            }
+        withSecondarySeed("&directConnection=true&retryWrites=false") { cluster ->
+            // primaryPreferred: a direct connection selects the secondary; the server refuses the write
+            shouldThrow<MongoCommandException> { cluster.runCommand("db", insertOne(), ReadPreference.PRIMARY_PREFERRED) }.code shouldBe 10107
         }
     }
 
     test("SDAM prose: Existing behavior - without directConnection Mooring discovers the set (it starts Unknown): the write succeeds") {
-        ReplicaSetSimulator.start(dataMembers = 3).use { rs ->
-            val secondary = rs.secondaries.first()
-            val cluster = MongoCluster("mongodb://${secondary.address}/?serverSelectionTimeoutMS=20000")
-            try {
-                cluster.runCommand("db", insertOne())["n"]!!.asNumber().intValue() shouldBe 1
-            } finally {
-                cluster.closeAndCheckNoCoroutines()
-            }
-        }
+        withSecondarySeed("") { it.runCommand("db", insertOne())["n"]!!.asNumber().intValue() shouldBe 1 }
     }
 
     test("SDAM prose: Monitors sleep at least minHeartbeatFrequencyMS between checks") {

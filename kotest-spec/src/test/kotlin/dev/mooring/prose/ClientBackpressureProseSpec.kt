@@ -63,26 +63,22 @@ class ClientBackpressureProseSpec : FunSpec({
         }
     }
 
+    /** A find failing with a retryable overload error every time: the labels reach the caller after [started] attempts. */
+    suspend fun findRetriedAtMost(options: String, started: Int) = withCluster(options) { server, cluster, recorder ->
+        ClusterInternals.setOverloadJitter(cluster) { 0.0 }
+        server.configureFailPoint(overloadFailPoint("find", 462))
+        val e = shouldThrow<MongoCommandException> { cluster.runRetryableRead("db", find()) }
+        e.hasErrorLabel("RetryableError") shouldBe true
+        e.hasErrorLabel("SystemOverloadedError") shouldBe true
+        recorder.ofType<CommandStartedEvent>() shouldHaveSize started
+    }
+
     test("backpressure prose Test 3: overload errors are retried at most MAX_RETRIES (2) times") {
-        withCluster { server, cluster, recorder ->
-            ClusterInternals.setOverloadJitter(cluster) { 0.0 }
-            server.configureFailPoint(overloadFailPoint("find", 462))
-            val e = shouldThrow<MongoCommandException> { cluster.runRetryableRead("db", find()) }
-            e.hasErrorLabel("RetryableError") shouldBe true
-            e.hasErrorLabel("SystemOverloadedError") shouldBe true
-            recorder.ofType<CommandStartedEvent>() shouldHaveSize 3
-        }
+        findRetriedAtMost("", 3)
     }
 
     test("backpressure prose Test 4: overload errors are retried at most maxAdaptiveRetries times when configured") {
-        withCluster("maxAdaptiveRetries=1") { server, cluster, recorder ->
-            ClusterInternals.setOverloadJitter(cluster) { 0.0 }
-            server.configureFailPoint(overloadFailPoint("find", 462))
-            val e = shouldThrow<MongoCommandException> { cluster.runRetryableRead("db", find()) }
-            e.hasErrorLabel("RetryableError") shouldBe true
-            e.hasErrorLabel("SystemOverloadedError") shouldBe true
-            recorder.ofType<CommandStartedEvent>() shouldHaveSize 2
-        }
+        findRetriedAtMost("maxAdaptiveRetries=1", 2)
     }
 
     test("backpressure prose Test 5: a server-supplied baseBackoffMS replaces the base backoff") {

@@ -10,6 +10,7 @@ import dev.mooring.testkit.server.WireServer
 import dev.mooring.testkit.server.scram.ScramServer
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
 import kotlinx.coroutines.delay
 import org.bson.BsonArray
 import org.bson.BsonDocument
@@ -135,6 +136,23 @@ class HandshakeProseSpec : FunSpec({
     test("metadata update prose Test 4: metadata identical to the initial metadata is not appended") {
         val (before, after) = updateCase(listOf(library), null, library)
         after shouldBe before
+    }
+
+    test("a server that closes the connection during the initial hello (OP_MSG not supported): the error says the connection closed") {
+        WireServer.start().use { server ->
+            server.configureFailPoint(
+                BsonDocument.parse(
+                    """{configureFailPoint: "failCommand", mode: "alwaysOn", data: {failCommands: ["hello", "isMaster"], appName: "op-msg-handshake-test", closeConnection: true}}""",
+                ),
+            )
+            val cluster = MongoCluster("mongodb://${server.address}/?appName=op-msg-handshake-test&serverSelectionTimeoutMS=500")
+            try {
+                val e = io.kotest.assertions.throwables.shouldThrowAny { cluster.runCommand("test", BsonDocument("ping", BsonInt32(1))) }
+                e.message!!.lowercase() shouldContain "connection closed"
+            } finally {
+                cluster.closeSuspending()
+            }
+        }
     }
 
     test("handshake prose Test 2: the driver accepts an arbitrary auth mechanism in saslSupportedMechs") {

@@ -8,7 +8,8 @@ import org.bson.BsonValue
  * The aggregation stages tests use, over in-memory documents: `$match`, `$sort`, `$skip`,
  * `$limit`, `$project`, `$count`, `$group` (an `_id` constant or `"$field"`, accumulators
  * `$sum` of a constant or a `"$field"`), and `$out` / `$merge` into a collection of the same
- * database (as the last stage). Other stages are BadValue ([IllegalArgumentException]). Pure.
+ * database (as the last stage), and `$listLocalSessions` (first stage; no sessions are cached, so
+ * it yields nothing). Other stages are BadValue ([IllegalArgumentException]). Pure.
  */
 object InMemoryAggregation {
     /** Runs [pipeline] over [source]; [write] receives `(collection, documents)` for `$out`/`$merge`. */
@@ -23,6 +24,11 @@ object InMemoryAggregation {
                 "\$skip" -> docs.drop(arg.asNumber().intValue())
                 "\$limit" -> docs.take(arg.asNumber().intValue())
                 "\$project" -> docs.map { DocumentQuery.project(it, arg.asDocument()) }
+                // database-level source stage: the test kit keeps no logical session cache, so it lists none
+                "\$listLocalSessions" -> {
+                    require(i == 0) { "\$listLocalSessions must be the first stage in the pipeline" }
+                    emptyList()
+                }
                 "\$count" -> listOf(BsonDocument(arg.asString().value, BsonInt32(docs.size)))
                 "\$group" -> group(docs, arg.asDocument())
                 "\$out", "\$merge" -> {

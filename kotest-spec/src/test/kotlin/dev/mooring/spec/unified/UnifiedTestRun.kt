@@ -134,7 +134,9 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         try {
             setup.runCommand(db, BsonDocument("drop", BsonString(coll)))
             val docs = d["documents"]!!.jsonArray.map { bson(it.jsonObject) }
+            // an empty documents array still creates the collection (unified format, initialData)
             if (docs.isNotEmpty()) setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
+            else setup.runCommand(db, BsonDocument("create", BsonString(coll)))
         } finally {
             setup.closeSuspending()
         }
@@ -207,7 +209,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             }
             "waitForThread" -> threads.getValue(args["thread"]!!.jsonPrimitive.content).forEach { withTimeout(30.seconds) { it.await() } }
             "close" -> clients.getValue(target).cluster.closeSuspending()
-            "appendMetadata" -> clients.getValue(target).cluster.appendMetadata(driverInfo(args["driverInfoOptions"]!!.jsonObject))
+            "appendMetadata", "appendClientMetadata" -> clients.getValue(target).cluster.appendMetadata(driverInfo(args["driverInfoOptions"]!!.jsonObject))
             "recordTopologyDescription" -> recorded[args["id"]!!.jsonPrimitive.content] = clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.topology.value
             "assertTopologyType" -> recorded.getValue(args["topologyDescription"]!!.jsonPrimitive.content).type.specName shouldBe args["topologyType"]!!.jsonPrimitive.content
             "waitForPrimaryChange" -> {
@@ -273,7 +275,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     companion object {
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
-            "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "appendMetadata",
+            "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "appendMetadata", "appendClientMetadata",
         ) + CrudOperations.OPERATIONS
 
         /** The unified format's `driverInfoOptions` (name, version, platform) as a [dev.mooring.cmap.DriverInfo]. */

@@ -3,16 +3,12 @@ package dev.mooring.testkit.replset.internal
 import dev.mooring.testkit.replset.MemberState
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.replset.SimulatedMember
-import dev.mooring.testkit.replset.TopologyVersion
 import dev.mooring.testkit.server.InMemoryCollections
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.RequestContext
-import dev.mooring.testkit.server.StreamingHello
+import dev.mooring.testkit.server.AwaitableHello
 import dev.mooring.testkit.server.WireServer
-import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.first
-import kotlinx.coroutines.flow.flow
-import kotlinx.coroutines.withTimeoutOrNull
 import org.bson.BsonDocument
 import org.bson.BsonInvalidOperationException
 
@@ -54,72 +50,8 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         val legacy = ctx.commandName != "hello"
         val helloOk = cmd["helloOk"]?.let { it.isBoolean && it.asBoolean().value } == true
         val connectionId = ctx.connectionNumber.toLong()
-        val tvValue = cmd["topologyVersion"]
-        val maxAwaitValue = cmd["maxAwaitTimeMS"]
-        if (tvValue == null && maxAwaitValue == null) {
-            return Reply.Document(sim.helloReply(member, legacy, helloOk, connectionId).first)
-        }
-        if (tvValue == null) return err(31368, "A request with 'maxAwaitTimeMS' must include a 'topologyVersion'")
-        if (maxAwaitValue == null) return err(31372, "A request with a 'topologyVersion' must include 'maxAwaitTimeMS'")
-        if (!tvValue.isDocument) return err(14, "TypeMismatch", "topologyVersion must be a document")
-        val requested = try {
-            TopologyVersion.parse(tvValue.asDocument())
-        } catch (e: IllegalArgumentException) {
-            return err(14, "TypeMismatch", e.message ?: "bad topologyVersion")
-        }
-        if (!maxAwaitValue.isNumber) return err(14, "TypeMismatch", "maxAwaitTimeMS must be a number")
-        val maxAwait = maxAwaitValue.asNumber().longValue()
-        if (maxAwait < 0) return err(2, "BadValue", "maxAwaitTimeMS must be a non-negative integer")
-
-        if (!ctx.exhaustAllowed) {
-            awaitChange(requested, maxAwait)?.let { return Reply.Document(it) }
-            awaitReachable()
-            return Reply.Document(sim.helloReply(member, legacy, helloOk, connectionId).first)
-        }
-        return Reply.Exhaust(flow {
-            var known = requested
-            var first = true
-            while (true) {
-                if (!first) {
-                    // mongod re-runs the command for every exhaust reply, so fail points fire on each
-                    val failure = StreamingHello.failPointOnRerun(ctx)
-                    if (failure != null) {
-                        emit(Reply.Streamed(failure, moreToCome = false))
-                        break
-                    }
-                }
-                first = false
-                val error = awaitChange(known, maxAwait)
-                if (error != null) {
-                    emit(Reply.Streamed(error, moreToCome = false))
-                    break
-                }
-                awaitReachable()
-                val (doc, tv) = sim.helloReply(member, legacy, helloOk, connectionId)
-                val ok = doc["ok"]?.takeIf { it.isNumber }?.asNumber()?.intValue() == 1
-                emit(Reply.Streamed(doc, moreToCome = ok))
-                if (!ok) break
-                known = tv
-            }
-        })
-    }
-
-    /**
-     * Waits while [known] is the member's current topologyVersion, at most [maxAwaitMS]. Returns at
-     * once for a stale version (other processId or lower counter); an error document for a counter
-     * from the future of this process, as mongod does.
-     */
-    private suspend fun awaitChange(known: TopologyVersion, maxAwaitMS: Long): BsonDocument? {
-        val current = member.topology.value
-        if (known.processId != current.processId || known.counter < current.counter) return null
-        if (known.counter > current.counter) {
-            return WireServer.error(
-                31382, "Location31382",
-                "Received a topology version with counter: ${known.counter} which is greater than the server topology version counter: ${current.counter}",
-            )
-        }
-        withTimeoutOrNull(maxAwaitMS) { member.topology.first { it != known } }
-        return null
+        return AwaitableHello.answer(ctx, cmd, member.topology, ::awaitReachable) { sim.helloReply(member, legacy, helloOk, connectionId) }
+            ?: Reply.Document(sim.helloReply(member, legacy, helloOk, connectionId).first)
     }
 
     private fun write(db: String, cmd: BsonDocument): Reply = guarded {
