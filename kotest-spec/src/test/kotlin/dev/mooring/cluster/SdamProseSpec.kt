@@ -24,6 +24,7 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.longs.shouldBeGreaterThanOrEqual
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import kotlinx.coroutines.async
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonArray
@@ -216,7 +217,36 @@ class SdamProseSpec : FunSpec({
             }
         }
     }
+
+    test("SDAM prose: Connection Pool Backpressure - connection establishment failures under the ingress rate limiter do not clear the pool") {
+        WireServer.start().use { server ->
+            val recorder = EventRecorder()
+            val cluster = MongoCluster(MongoClusterSettings.fromUri("mongodb://${server.address}/?maxConnecting=100"), listOf(recorder))
+            try {
+                val admin = BsonDocument("setParameter", BsonInt32(1))
+                cluster.runCommand("admin", admin.clone().append("ingressConnectionEstablishmentRateLimiterEnabled", org.bson.BsonBoolean.TRUE))
+                cluster.runCommand("admin", admin.clone().append("ingressConnectionEstablishmentRatePerSec", BsonInt32(20)))
+                cluster.runCommand("admin", admin.clone().append("ingressConnectionEstablishmentBurstCapacitySecs", BsonInt32(1)))
+                cluster.runCommand("admin", admin.clone().append("ingressConnectionEstablishmentMaxQueueDepth", BsonInt32(1)))
+                cluster.runCommand("test", BsonDocument("insert", BsonString("test")).append("documents", BsonArray(listOf(BsonDocument()))))
+                val sleepy = BsonDocument("find", BsonString("test"))
+                    .append("filter", BsonDocument("\$where", BsonString("function() { sleep(2000); return true; }"))).append("limit", BsonInt32(1))
+                kotlinx.coroutines.coroutineScope {
+                    (1..100).map { async { runCatching { cluster.runRetryableRead("test", sleepy) } } }.forEach { it.await() }
+                }
+                recorder.ofType<dev.mooring.cmap.ConnectionCheckOutFailedEvent>().size shouldBeGreaterThanOrEqualInt 10
+                recorder.ofType<PoolClearedEvent>().size shouldBe 0
+            } finally {
+                server.ingressConnectionRateLimiter.enabled = false
+                cluster.closeSuspending()
+            }
+        }
+    }
 })
+
+private infix fun Int.shouldBeGreaterThanOrEqualInt(other: Int) {
+    (this >= other) shouldBe true
+}
 
 private infix fun Int.shouldBeLessThanIndexOf(other: Int) {
     (this in 0 until other) shouldBe true

@@ -137,6 +137,7 @@ class WireServer private constructor(
                         // the client went away or sent garbage: drop the connection
                     } finally {
                         sockets.remove(socket)
+                        admittedConnections.remove(number)
                         socket.close()
                         counters.closed()
                     }
@@ -225,6 +226,10 @@ class WireServer private constructor(
     }
 
     private suspend fun dispatch(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
+        if (isHello(ctx.commandName) && ctx.connectionNumber !in admittedConnections) {
+            if (!ingressConnectionRateLimiter.admit()) return Reply.CloseConnection
+            admittedConnections.add(ctx.connectionNumber)
+        }
         if (ctx.viaOpQuery && !isHello(ctx.commandName)) {
             return Reply.Document(error(352, "UnsupportedOpQueryCommand", "Unsupported OP_QUERY command: ${ctx.commandName}"))
         }
@@ -267,8 +272,17 @@ class WireServer private constructor(
         return if (base > 0 && overloaded) reply.append("baseBackoffMS", BsonInt32(base)) else reply
     }
 
-    /** `setParameter`: the parameters this server knows ([externalClientBaseBackoffMS]); others are InvalidOptions (72). */
+    /** The ingress connection establishment rate limiter (off until configured with `setParameter`). */
+    val ingressConnectionRateLimiter: IngressConnectionRateLimiter = IngressConnectionRateLimiter()
+
+    private val admittedConnections = ConcurrentHashMap.newKeySet<Int>()
+
+    /**
+     * `setParameter`: the parameters this server knows ([externalClientBaseBackoffMS], the
+     * [ingressConnectionRateLimiter]'s); others are InvalidOptions (72).
+     */
     private fun setParameter(cmd: BsonDocument): BsonDocument {
+        if (ingressConnectionRateLimiter.configure(cmd)) return ok()
         val v = cmd["externalClientBaseBackoffMS"] ?: return error(72, "InvalidOptions", "no option found to set, use help:true to see options")
         if (!v.isNumber || v.asNumber().intValue() < 0) return error(2, "BadValue", "externalClientBaseBackoffMS must be a non-negative integer")
         externalClientBaseBackoffMS = v.asNumber().intValue()
