@@ -65,8 +65,11 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         val snap = sim.snapshot(member)
         val mode = cmd["\$readPreference"]?.takeIf { it.isDocument }?.asDocument()?.get("mode")
             ?.takeIf { it.isString }?.asString()?.value ?: "primary"
+        // an open cursor survives a step-down (4.2+): getMore and killCursors need no secondaryOk
+        val onCursor = cmd.keys.firstOrNull().let { it == "getMore" || it == "killCursors" }
         when {
             snap.state == MemberState.PRIMARY -> sim.collections.execute(db, cmd)!!
+            snap.state == MemberState.SECONDARY && onCursor -> sim.collections.execute(db, cmd)!!
             snap.state == MemberState.SECONDARY && mode != "primary" -> sim.collections.execute(db, cmd)!!
             snap.state == MemberState.SECONDARY -> HelloReplies.notPrimaryNoSecondaryOk(snap)
             else -> HelloReplies.notPrimaryOrSecondary(snap)
