@@ -28,4 +28,13 @@ public class MongoHandshakeException(
     message: String,
     address: ServerAddress,
     generation: Int? = null,
-) : MongoServerException(message, address, generation, handshakeCompleted = false)
+) : MongoServerException(message, address, generation, handshakeCompleted = false) {
+    public companion object {
+        /**
+         * The message load-balancers.md requires, verbatim, when a load-balanced handshake's reply
+         * has no `serviceId` (Mooring appends the server and the cause after it).
+         */
+        public const val LOAD_BALANCING_NOT_SUPPORTED: String =
+            "Driver attempted to initialize in load balancing mode, but the server does not support this mode."
+    }
+}

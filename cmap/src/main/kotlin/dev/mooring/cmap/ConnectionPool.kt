@@ -132,6 +132,8 @@ public class ConnectionPool(
     private var totalCount = 0
     private var pendingCount = 0
     private var inUseCount = 0
+    private var cursorPinnedCount = 0
+    private var transactionPinnedCount = 0
     private val serviceGenerations = HashMap<ObjectId, IntArray>() // serviceId -> [generation, connectionCount]
 
     private val maintenance = PoolMaintenance(this, settings.maintenanceIntervalMS)
@@ -219,6 +221,41 @@ public class ConnectionPool(
             check(c.state == ConnState.IN_USE) { "connection ${c.id} to $address is not checked out (double check-in?)" }
             checkInLocked(c)
         }
+    }
+
+    /**
+     * Records that the checked-out [connection] is now held for [purpose] (a cursor or a
+     * transaction pins it; [ConnectionPurpose.OPERATION] unpins it) until it is checked in, for
+     * the load-balanced wait-queue timeout message (load-balancers.md "Connection Tracking").
+     * Suspends for the pool's lock only; safe from any coroutine.
+     *
+     * @throws IllegalStateException when [connection] is not checked out from this pool.
+     */
+    public suspend fun pin(connection: Connection, purpose: ConnectionPurpose) {
+        val c = ownConnection(connection)
+        locked {
+            check(c.state == ConnState.IN_USE) { "connection ${c.id} to $address is not checked out" }
+            countPurposeLocked(c.purpose, -1)
+            c.purpose = purpose
+            countPurposeLocked(purpose, +1)
+        }
+    }
+
+    private fun countPurposeLocked(purpose: ConnectionPurpose, delta: Int) {
+        when (purpose) {
+            ConnectionPurpose.CURSOR -> cursorPinnedCount += delta
+            ConnectionPurpose.TRANSACTION -> transactionPinnedCount += delta
+            ConnectionPurpose.OPERATION -> Unit
+        }
+    }
+
+    /** The wait-queue timeout error: in load-balanced mode with the spec's detailed message. */
+    private fun waitQueueTimeoutLocked(): WaitQueueTimeoutException {
+        if (!loadBalanced) return WaitQueueTimeoutException(address, settings.waitQueueTimeoutMS)
+        val message = WaitQueueTimeoutException.loadBalancedMessage(
+            settings.maxPoolSize, cursorPinnedCount, transactionPinnedCount, inUseCount - cursorPinnedCount - transactionPinnedCount,
+        )
+        return WaitQueueTimeoutException(address, settings.waitQueueTimeoutMS, message)
     }
 
     /**
@@ -471,7 +508,7 @@ public class ConnectionPool(
 
     private suspend fun waitTimedOut(w: Waiter): Any = locked {
         if (waiters.remove(w)) {
-            failLocked(ConnectionCheckOutFailedReason.TIMEOUT, w.startNanos, WaitQueueTimeoutException(address, settings.waitQueueTimeoutMS))
+            failLocked(ConnectionCheckOutFailedReason.TIMEOUT, w.startNanos, waitQueueTimeoutLocked())
         } else {
             w.outcome!! // handed over concurrently: take it
         }
@@ -517,6 +554,8 @@ public class ConnectionPool(
     private fun checkInLocked(c: PooledConnection) {
         events.checkedIn(c.id)
         inUseCount--
+        countPurposeLocked(c.purpose, -1)
+        c.purpose = ConnectionPurpose.OPERATION
         val reason = perishedReasonLocked(c, 0L, checkIdle = false)
         when {
             poolState == ConnectionPoolState.CLOSED -> closeLocked(c, ConnectionClosedReason.POOL_CLOSED, null)

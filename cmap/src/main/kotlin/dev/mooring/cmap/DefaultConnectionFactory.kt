@@ -89,8 +89,12 @@ public class DefaultConnectionFactory internal constructor(
     private val monitorEstablishGate = Semaphore(MAX_MONITORING_CONNECTIONS_ESTABLISHING)
     private val closed = AtomicBoolean(false)
 
-    /** The handshake's `client` document (at most 512 bytes). */
-    public val clientMetadata: BsonDocument
+    /** The handshake's `client` document (at most 512 bytes) new connections send; see [appendMetadata]. */
+    public val clientMetadata: BsonDocument get() = metadata.get().document
+
+    private class Metadata(val driverInfo: List<DriverInfo>, val document: BsonDocument)
+
+    private val metadata: java.util.concurrent.atomic.AtomicReference<Metadata>
 
     private val poolHandshake: Handshake
     private val effectiveAuthenticator: ConnectionAuthenticator?
@@ -110,13 +114,26 @@ public class DefaultConnectionFactory internal constructor(
             require(!settings.tls.disableOcspEndpointCheck) { "tlsDisableOCSPEndpointCheck is not supported: Mooring does not check certificate revocation" }
             require(!settings.tls.disableCertificateRevocationCheck) { "tlsDisableCertificateRevocationCheck is not supported: Mooring does not check certificate revocation" }
             tls = if (settings.tls.enabled) ClientTls(settings.tls) else null
-            clientMetadata = ClientMetadata.build(ClientMetadata.Inputs(settings.appName, driverInfo))
-            poolHandshake = Handshake(settings, clientMetadata, forMonitoring = false)
-            monitorHandshake = Handshake(settings, clientMetadata, forMonitoring = true)
+            val infos = driverInfo.distinct()
+            metadata = java.util.concurrent.atomic.AtomicReference(Metadata(infos, ClientMetadata.build(ClientMetadata.Inputs(settings.appName, infos))))
+            poolHandshake = Handshake(settings, { clientMetadata }, forMonitoring = false)
+            monitorHandshake = Handshake(settings, { clientMetadata }, forMonitoring = true)
         } catch (e: Throwable) {
             selector.close()
             selectorJob.complete()
             throw e
+        }
+    }
+
+    /**
+     * Appends [info] to the handshake metadata of connections created from now on (handshake.md
+     * "Appending metadata"): its fields are appended with `|` after the ones already there; an
+     * [info] equal to one already given changes nothing. Established connections keep theirs.
+     * Thread-safe.
+     */
+    public fun appendMetadata(info: DriverInfo) {
+        metadata.updateAndGet { m ->
+            if (info in m.driverInfo) m else (m.driverInfo + info).let { Metadata(it, ClientMetadata.build(ClientMetadata.Inputs(settings.appName, it))) }
         }
     }
 

@@ -60,13 +60,42 @@ public class PoolClearedException(
  * Thrown by [ConnectionPool.checkOut] when waitQueueTimeoutMS elapsed before a connection (or a
  * slot to establish one) became available (CMAP `WaitQueueTimeoutError`). Thread-safe.
  */
-public class WaitQueueTimeoutException(
+public class WaitQueueTimeoutException @JvmOverloads constructor(
     address: ServerAddress,
     /** The timeout that elapsed, in milliseconds. */
     public val waitQueueTimeoutMS: Long,
-) : MongoServerException(MESSAGE, address) {
+    message: String = MESSAGE,
+) : MongoServerException(message, address) {
     public companion object {
         /** The spec's message. */
         public const val MESSAGE: String = "Timed out while checking out a connection from connection pool"
+
+        /**
+         * The detailed message load-balancers.md requires in load-balanced mode, verbatim:
+         * "Timeout waiting for connection from the connection pool. maxPoolSize: n, connections
+         * in use by cursors: n, connections in use by transactions: n, connections in use by
+         * other operations: n".
+         */
+        @JvmStatic
+        public fun loadBalancedMessage(maxPoolSize: Int, cursors: Int, transactions: Int, others: Int): String =
+            "Timeout waiting for connection from the connection pool. maxPoolSize: $maxPoolSize, " +
+                "connections in use by cursors: $cursors, connections in use by transactions: $transactions, " +
+                "connections in use by other operations: $others"
     }
+}
+
+/**
+ * What a checked-out connection is held for (load-balancers.md "Connection Tracking"): a
+ * connection is checked out for an [OPERATION] until [ConnectionPool.pin] says a cursor or a
+ * transaction keeps it. Immutable.
+ */
+public enum class ConnectionPurpose {
+    /** A single operation (the default of every checkout). */
+    OPERATION,
+
+    /** Pinned to a cursor until the cursor is exhausted or closed. */
+    CURSOR,
+
+    /** Pinned to a transaction until it ends. */
+    TRANSACTION,
 }

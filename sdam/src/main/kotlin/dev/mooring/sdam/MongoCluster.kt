@@ -6,6 +6,7 @@ import dev.mooring.cmap.internal.auth.Reauthentication
 import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolStatistics
 import dev.mooring.cmap.DefaultConnectionFactory
+import dev.mooring.cmap.DriverInfo
 import dev.mooring.cmap.internal.command.CommandMonitor
 import dev.mooring.cmap.internal.command.MonitoredOperation
 import dev.mooring.events.EventBus
@@ -63,8 +64,7 @@ import kotlin.time.Duration
  * one exception) and, for a sharded or not yet known topology, SRV polling then runs as a
  * coroutine of the cluster. Construction validates the settings (and throws
  * [InvalidSettingsException] for a setting Mooring parses but cannot honour: `readConcernLevel`,
- * `maxAdaptiveRetries`, `enableOverloadRetargeting`, `tlsDisableOCSPEndpointCheck`,
- * `tlsDisableCertificateRevocationCheck`), publishes the opening
+ * `tlsDisableOCSPEndpointCheck`, `tlsDisableCertificateRevocationCheck`), publishes the opening
  * events and starts the monitors as coroutines of the cluster's own scope
  * (`SupervisorJob() + Dispatchers.Default`, never the caller's); sockets are opened by them.
  *
@@ -124,7 +124,7 @@ public class MongoCluster internal constructor(
     init {
         UnhonouredSettings.check(settings)?.let { throw InvalidSettingsException(it) }
         initialListeners.forEach { bus.addListener(it) }
-        connectionFactory = DefaultConnectionFactory(settings.connection.copy(proxy = settings.proxy ?: settings.connection.proxy))
+        connectionFactory = DefaultConnectionFactory(settings.connection.copy(proxy = settings.proxy ?: settings.connection.proxy), settings.driverInfo)
         val id = TopologyId.next()
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
         selector = ServerSelector(live)
@@ -132,6 +132,17 @@ public class MongoCluster internal constructor(
         SrvPoller.start(seedlist, live, scope)
         // An uncontended open does not suspend: the opening events are published before the constructor returns.
         scope.launch(start = CoroutineStart.UNDISPATCHED) { live.open() }
+    }
+
+    /**
+     * Appends [driverInfo] to the handshake metadata (handshake.md "Metadata updates after
+     * MongoClient initialization"): connections created from now on send it; established
+     * connections keep theirs, none is opened or closed for it, and no command is sent. A
+     * [DriverInfo] equal to one already given (at construction or appended) changes nothing.
+     * Thread-safe; takes effect for connections whose handshake starts after it returns.
+     */
+    public fun appendMetadata(driverInfo: DriverInfo) {
+        connectionFactory.appendMetadata(driverInfo)
     }
 
     /** The current topology description; a conflated [StateFlow] (collectors see the latest). */
@@ -178,14 +189,30 @@ public class MongoCluster internal constructor(
      * `MongoCommandException` (ok: 0), network and pool errors, [MongoClusterClosedException].
      * Every server error goes through SDAM error handling first. A `PoolClearedException` is
      * retried once after a fresh selection that deprioritizes the failed server; nothing else
-     * is retried (see [runRetryableRead] and [runRetryableWrite]). The command is published as
+     * is retried (see [runRetryableRead] and [runRetryableWrite]) except server overload.
+     *
+     * **Server overload** (client-backpressure.md; applies to [runCommand] when retryReads and
+     * retryWrites are both on, to [runRetryableRead] with retryReads, to [runRetryableWrite]
+     * with retryWrites): an error labelled `SystemOverloadedError` and `RetryableError` is
+     * retried after an exponential backoff with jitter (`jitter * min(10 s, base * 2^retry)`,
+     * base 100 ms or the error's `baseBackoffMS`), at most [MongoClusterSettings.maxAdaptiveRetries]
+     * times (2 by default); once an overload error was seen, that cap also bounds the other
+     * retries. With [MongoClusterSettings.enableOverloadRetargeting] the retry avoids the
+     * overloaded server when another is suitable. Adjust your own retry logic accordingly, so
+     * an operation is not retried for too long. The command is published as
      * command monitoring events ([commandEvents]).
      */
     public suspend fun runCommand(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
-    ): BsonDocument = runRead(database, command, readPreference, OperationRetry.POOL_CLEARED)
+    ): BsonDocument = runRead(database, command, readPreference, runCommandRetry)
+
+    /** runCommand's policy: a pool-cleared error once; overload retries when retryReads and retryWrites are both on. */
+    private val runCommandRetry = OperationRetry.withOverloadRetries(OperationRetry.POOL_CLEARED, settings.retryReads && settings.retryWrites)
+
+    /** The operation runner, for the test hooks of ClusterInternals. */
+    internal val operationRunner: OperationRunner get() = runner
 
     /**
      * Runs the read [command] (find, aggregate without `$out`, count, distinct, listCollections,

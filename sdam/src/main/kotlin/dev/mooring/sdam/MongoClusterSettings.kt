@@ -2,6 +2,7 @@ package dev.mooring.sdam
 
 import dev.mooring.cmap.ConnectionPoolSettings
 import dev.mooring.cmap.ConnectionSettings
+import dev.mooring.cmap.DriverInfo
 import dev.mooring.events.LoggingSettings
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.internal.settings.SettingsRules
@@ -71,6 +72,12 @@ public data class MongoClusterSettings(
     val dnsResolver: DnsResolverSettings = DnsResolverSettings.SYSTEM,
     /** Where this client's structured log messages go besides SLF4J: a per-client sink, levels, truncation (logging.md). */
     val logging: LoggingSettings = LoggingSettings.DEFAULT,
+    /**
+     * Libraries wrapping Mooring, appended to the handshake metadata (handshake.md "Supporting
+     * Wrapping Libraries"); duplicates count once. More can be appended at run time with
+     * [MongoCluster.appendMetadata].
+     */
+    val driverInfo: List<DriverInfo> = emptyList(),
 ) {
     init {
         SettingsRules.check(this)?.let { throw InvalidSettingsException(it) }
@@ -83,7 +90,7 @@ public data class MongoClusterSettings(
             "serverSelectionTimeoutMS=$serverSelectionTimeoutMS, serverMonitoringMode=$serverMonitoringMode, " +
             "readPreference=$readPreference, timeoutMS=$timeoutMS, retryReads=$retryReads, retryWrites=$retryWrites, " +
             "readConcernLevel=$readConcernLevel, writeConcern=$writeConcern, maxAdaptiveRetries=$maxAdaptiveRetries, " +
-            "enableOverloadRetargeting=$enableOverloadRetargeting, proxy=$proxy, connection=$connection, pool=$pool, dnsResolver=$dnsResolver, logging=$logging)"
+            "enableOverloadRetargeting=$enableOverloadRetargeting, proxy=$proxy, connection=$connection, pool=$pool, dnsResolver=$dnsResolver, logging=$logging, driverInfo=$driverInfo)"
 
     public companion object {
         /** The default SRV service name. */

@@ -1,6 +1,5 @@
 package dev.mooring.sdam
 
-import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.internal.EventPlan
 import dev.mooring.sdam.internal.ReplicaSetRules
 import dev.mooring.sdam.internal.TopologyBuilder
@@ -74,7 +73,7 @@ public object TopologyStateMachine {
             t.servers[server.address] = server
             applyTable(t, server, settings)
         }
-        return finish(current, t, server.address)
+        return finish(current, t, server)
     }
 
     /**
@@ -131,10 +130,11 @@ public object TopologyStateMachine {
     internal fun finish(
         current: TopologyDescription,
         t: TopologyBuilder,
-        checked: ServerAddress,
+        processed: ServerDescription,
         extra: List<TopologyAction> = emptyList(),
     ): TopologyUpdate {
         val next = t.build()
+        val checked = processed.address
         val actions = ArrayList<TopologyAction>()
         next.servers[checked]?.let { d ->
             if (d.type.isDataBearing || (d.isAvailable && next.type == TopologyType.SINGLE)) actions += TopologyAction.MarkPoolReady(checked)
@@ -143,6 +143,6 @@ public object TopologyStateMachine {
         for (a in next.servers.keys) if (a !in current.servers) actions += TopologyAction.StartMonitoring(a)
         for (a in t.immediateChecks) if (a in next.servers) actions += TopologyAction.RequestImmediateCheck(a)
         actions += extra
-        return TopologyUpdate(current, next, actions, false, EventPlan.diff(current, next, checked))
+        return TopologyUpdate(current, next, actions, false, EventPlan.diff(current, next, processed))
     }
 }

@@ -35,8 +35,11 @@ public class TopologyUpdate internal constructor(
 
     /**
      * The SDAM events of this step in publication order, stamped with [topologyId] and
-     * [timestampMillis]: ServerDescriptionChanged for every server whose description changed
-     * (by server description equality; the checked server first), ServerClosed for every
+     * [timestampMillis]: ServerDescriptionChanged for the processed server (the checked one, or
+     * the one an application error marked Unknown) when its description changed by server
+     * description equality (PossiblePrimary counting as Unknown) — never for other servers the
+     * step touched, such as a named primary becoming PossiblePrimary or an old primary reset to
+     * Unknown, which show in the topology change only —, ServerClosed for every
      * removed server, TopologyDescriptionChanged when the topology description changed, then
      * ServerOpening for every added server. Nothing for an equal description.
      */

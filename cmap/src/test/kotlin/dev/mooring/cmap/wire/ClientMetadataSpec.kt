@@ -45,6 +45,42 @@ class ClientMetadataSpec : FunSpec({
         ClientMetadata.osType("") shouldBe "unknown"
     }
 
+    // handshake prose Test 1: environment metadata is properly captured (the environment given as input)
+    val aws = mapOf("AWS_EXECUTION_ENV" to "AWS_Lambda_java8", "AWS_REGION" to "us-east-2", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE" to "1024")
+    fun envOf(env: Map<String, String>): BsonDocument? = ClientMetadata.build(inputs(env = env)).also { ClientMetadata.size(it) shouldBeLessThanOrEqual 512 }["env"] as BsonDocument?
+    val proseEnvCases = listOf(
+        "1. Valid AWS" to (aws to BsonDocument("name", BsonString("aws.lambda")).append("region", BsonString("us-east-2")).append("memory_mb", BsonInt32(1024))),
+        "2. Valid Azure" to (mapOf("FUNCTIONS_WORKER_RUNTIME" to "node") to BsonDocument("name", BsonString("azure.func"))),
+        "3. Valid GCP" to (
+            mapOf("K_SERVICE" to "servicename", "FUNCTION_MEMORY_MB" to "1024", "FUNCTION_TIMEOUT_SEC" to "60", "FUNCTION_REGION" to "us-central1") to
+                BsonDocument("name", BsonString("gcp.func")).append("memory_mb", BsonInt32(1024)).append("timeout_sec", BsonInt32(60))
+                    .append("region", BsonString("us-central1"))
+            ),
+        "4. Valid Vercel" to (mapOf("VERCEL" to "1", "VERCEL_REGION" to "cdg1") to BsonDocument("name", BsonString("vercel")).append("region", BsonString("cdg1"))),
+        "5. Invalid - multiple providers" to (mapOf("AWS_EXECUTION_ENV" to "AWS_Lambda_java8", "FUNCTIONS_WORKER_RUNTIME" to "node") to null),
+        "6. Invalid - long string" to (mapOf("AWS_EXECUTION_ENV" to "AWS_Lambda_java8", "AWS_REGION" to "a".repeat(512)) to BsonDocument("name", BsonString("aws.lambda"))),
+        "7. Invalid - wrong types" to (mapOf("AWS_EXECUTION_ENV" to "AWS_Lambda_java8", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE" to "big") to BsonDocument("name", BsonString("aws.lambda"))),
+        "8. Invalid - AWS_EXECUTION_ENV does not start with AWS_Lambda_" to (mapOf("AWS_EXECUTION_ENV" to "EC2") to null),
+        "9. Valid container and FaaS provider" to (
+            aws + ("KUBERNETES_SERVICE_HOST" to "1") to
+                BsonDocument("name", BsonString("aws.lambda")).append("region", BsonString("us-east-2")).append("memory_mb", BsonInt32(1024))
+                    .append("container", BsonDocument("orchestrator", BsonString("kubernetes")))
+            ),
+    )
+    proseEnvCases.forEach { (name, case) ->
+        test("handshake prose Test 1.$name") {
+            envOf(case.first) shouldBe case.second
+        }
+    }
+
+    test("duplicate wrapping libraries count once; a missing version or platform leaves that field as it was") {
+        val lib = DriverInfo("library", "1.2", "Library Platform")
+        val d = ClientMetadata.build(inputs(info = listOf(lib, lib, DriverInfo("framework"))))
+        d.getDocument("driver").getString("name").value.endsWith("|library|framework") shouldBe true
+        d.getDocument("driver").getString("version").value.endsWith("|1.2") shouldBe true
+        d.getString("platform").value.endsWith("|Library Platform") shouldBe true
+    }
+
     test("wrapping libraries are appended with '|'") {
         val d = ClientMetadata.build(inputs(info = listOf(DriverInfo("wrap", "2.0", "plat"))))
         d.getDocument("driver")["name"] shouldBe BsonString("mooring|wrap")

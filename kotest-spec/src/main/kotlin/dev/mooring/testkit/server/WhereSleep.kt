@@ -5,12 +5,14 @@ import org.bson.BsonDocument
 
 /**
  * The one JavaScript `$where` filter the spec tests use to make a find or update take a while:
- * `{$where: "sleep(N) || true"}`. The server sleeps N milliseconds once (as mongod does on a
+ * `{$where: "sleep(N) || true"}`, or `"function() { sleep(N); return true; }"`. The server sleeps N milliseconds once (as mongod does on a
  * one-document collection: it evaluates the function per document) and the clause matches
  * every document. Any other `$where` is rejected with BadValue by [InMemoryCollections]. Pure.
  */
 object WhereSleep {
-    private val pattern = Regex("""^\s*sleep\(\s*(\d+)\s*\)\s*\|\|\s*true\s*$""")
+    private val pattern = Regex(
+        """^\s*(?:sleep\(\s*(\d+)\s*\)\s*\|\|\s*true|function\s*\(\s*\)\s*\{\s*sleep\(\s*(\d+)\s*\)\s*;\s*return\s+true\s*;?\s*})\s*$""",
+    )
 
     /** The milliseconds a `find` or `update` [command] asks the server to sleep through its `$where` clauses, or null. */
     fun millis(command: BsonDocument): Long? {
@@ -21,11 +23,11 @@ object WhereSleep {
         }
         val total = filters.sumOf { f ->
             val where = f["\$where"]?.takeIf { it.isString }?.asString()?.value
-            where?.let { pattern.find(it) }?.groupValues?.get(1)?.toLong() ?: 0L
+            where?.let { pattern.find(it) }?.groupValues?.drop(1)?.firstOrNull { g -> g.isNotEmpty() }?.toLong() ?: 0L
         }
         return total.takeIf { it > 0 }
     }
 
-    /** True when [where] is the supported `sleep(N) || true` clause (it matches every document). */
+    /** True when [where] is a supported sleeping clause (it matches every document). */
     fun isSupported(where: String): Boolean = pattern.matches(where)
 }

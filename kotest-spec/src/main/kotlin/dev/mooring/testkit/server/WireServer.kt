@@ -46,8 +46,8 @@ typealias CommandHandler = suspend (ctx: RequestContext, database: String, comma
  * document sequences, moreToCome requests and exhaust replies). Each request goes through, in
  * order: the command counter, the `failCommand` fail point ([configureFailPoint], or the
  * `configureFailPoint` command), the [handler] (null = fall through), then the built-ins:
- * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/find/update/delete/drop/listDatabases
- * ([collections]; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
+ * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, the data commands of
+ * [collections] (insert, find, update, delete, findAndModify, aggregate, ...; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
  * configureFailPoint; anything else is `CommandNotFound` (59). Replies to
  * retryable writes (commands with `txnNumber`) get the `RetryableWriteError` label as MongoDB
  * 4.4+ adds it ([RetryableWriteLabels]), unless the fail point sets its own `errorLabels`.
@@ -95,6 +95,13 @@ class WireServer private constructor(
      */
     @Volatile var compressors: List<String> = emptyList()
 
+    /**
+     * The streaming hello protocol of a 4.4+ server ([StreamingHello]), or null (the default) for
+     * a server that answers every hello at once and reports no topologyVersion. Applies to the
+     * built-in hello only (a [handler] answering hello scripts its own replies).
+     */
+    @Volatile var streaming: StreamingHello? = null
+
     /** The fail point in force, if any. */
     val activeFailPoint: FailCommandFailPoint? get() = failPoint.get()
 
@@ -130,6 +137,7 @@ class WireServer private constructor(
                         // the client went away or sent garbage: drop the connection
                     } finally {
                         sockets.remove(socket)
+                        admittedConnections.remove(number)
                         socket.close()
                         counters.closed()
                     }
@@ -228,6 +236,10 @@ class WireServer private constructor(
     }
 
     private suspend fun dispatch(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
+        if (isHello(ctx.commandName) && ctx.connectionNumber !in admittedConnections) {
+            if (!ingressConnectionRateLimiter.admit()) return Reply.CloseConnection
+            admittedConnections.add(ctx.connectionNumber)
+        }
         if (ctx.viaOpQuery && !isHello(ctx.commandName)) {
             return Reply.Document(error(352, "UnsupportedOpQueryCommand", "Unsupported OP_QUERY command: ${ctx.commandName}"))
         }
@@ -244,7 +256,7 @@ class WireServer private constructor(
             fp.blockTimeMS?.let { delay(it) }
             if (fp.closeConnection) return Reply.CloseConnection
             // failCommand's errorLabels replace the labels mongod would add
-            if (fp.errorCode != null) return Reply.Document(if (fp.errorLabels != null) fp.errorReply() else RetryableWriteLabels.apply(cmd, fp.errorReply()))
+            if (fp.errorCode != null) return Reply.Document(withBaseBackoff(if (fp.errorLabels != null) fp.errorReply() else RetryableWriteLabels.apply(cmd, fp.errorReply())))
             val normal = answer(ctx, db, cmd)
             val wce = fp.writeConcernError
             return if (wce != null && normal is Reply.Document) {
@@ -258,13 +270,47 @@ class WireServer private constructor(
         return labelled(cmd, answer(ctx, db, cmd))
     }
 
+    /**
+     * The server parameter `externalClientBaseBackoffMS` (MongoDB 9.0+, set with `setParameter`):
+     * when positive, overload errors (labelled `SystemOverloadedError`) carry it as `baseBackoffMS`.
+     */
+    @Volatile var externalClientBaseBackoffMS: Int = 0
+
+    private fun withBaseBackoff(reply: BsonDocument): BsonDocument {
+        val base = externalClientBaseBackoffMS
+        val overloaded = (reply["errorLabels"] as? org.bson.BsonArray)?.any { it.isString && it.asString().value == "SystemOverloadedError" } == true
+        return if (base > 0 && overloaded) reply.append("baseBackoffMS", BsonInt32(base)) else reply
+    }
+
+    /** The ingress connection establishment rate limiter (off until configured with `setParameter`). */
+    val ingressConnectionRateLimiter: IngressConnectionRateLimiter = IngressConnectionRateLimiter()
+
+    private val admittedConnections = ConcurrentHashMap.newKeySet<Int>()
+
+    /**
+     * `setParameter`: the parameters this server knows ([externalClientBaseBackoffMS], the
+     * [ingressConnectionRateLimiter]'s); others are InvalidOptions (72).
+     */
+    private fun setParameter(cmd: BsonDocument): BsonDocument {
+        if (ingressConnectionRateLimiter.configure(cmd)) return ok()
+        val v = cmd["externalClientBaseBackoffMS"] ?: return error(72, "InvalidOptions", "no option found to set, use help:true to see options")
+        if (!v.isNumber || v.asNumber().intValue() < 0) return error(2, "BadValue", "externalClientBaseBackoffMS must be a non-negative integer")
+        externalClientBaseBackoffMS = v.asNumber().intValue()
+        return ok()
+    }
+
     /** The reply with the `RetryableWriteError` label MongoDB 4.4+ adds to retryable write errors. */
     private fun labelled(cmd: BsonDocument, reply: Reply): Reply =
         if (reply is Reply.Document && RetryableWriteLabels.isRetryableWrite(cmd)) Reply.Document(RetryableWriteLabels.apply(cmd, reply.document)) else reply
 
     private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
         WhereSleep.millis(cmd)?.let { delay(it) }
-        return handler(ctx, db, cmd) ?: Reply.Document(builtIn(ctx, db, cmd))
+        handler(ctx, db, cmd)?.let { return it }
+        val streamingHello = streaming
+        if (streamingHello != null && isHello(ctx.commandName)) {
+            return streamingHello.answer(ctx, cmd) { hello(ctx, cmd) } ?: Reply.Document(streamingHello.withTopologyVersion(hello(ctx, cmd)))
+        }
+        return Reply.Document(builtIn(ctx, db, cmd))
     }
 
     private fun builtIn(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument = when (ctx.commandName) {
@@ -273,13 +319,8 @@ class WireServer private constructor(
         "buildInfo", "buildinfo" -> BsonDocument("version", BsonString("7.0.0"))
             .append("versionArray", org.bson.BsonArray(listOf(7, 0, 0, 0).map { BsonInt32(it) }))
             .append("ok", BsonInt32(1))
-        "insert" -> collections.insert(db, cmd)
-        "find" -> collections.find(db, cmd)
-        "update" -> collections.update(db, cmd)
-        "delete" -> collections.delete(db, cmd)
-        "drop" -> collections.drop(db, cmd)
-        "listDatabases" -> collections.listDatabases()
-        else -> error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
+        "setParameter" -> if (db == "admin") setParameter(cmd) else error(13, "Unauthorized", "setParameter may only be run against the admin database.")
+        else -> collections.execute(db, cmd) ?: error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
     }
 
     /** Where replies go: the connection's stream, compressed with [compressor] when set. */

@@ -1,6 +1,7 @@
 package dev.mooring.spec.unified
 
 import dev.mooring.testkit.replset.ReplicaSetSimulator
+import dev.mooring.testkit.server.StreamingHello
 import dev.mooring.testkit.server.WireServer
 import dev.mooring.testkit.server.auth.oidc.OidcIdentityProvider
 import dev.mooring.testkit.server.auth.oidc.OidcServer
@@ -14,7 +15,9 @@ import java.nio.file.Path
 /**
  * The deployment a unified test runs against: a standalone [WireServer], a
  * [ReplicaSetSimulator], a [ShardedClusterSimulator] (mongos routers) or a
- * [LoadBalancerSimulator]. With authentication ([Credentials]), every server of the deployment
+ * [LoadBalancerSimulator]. Standalone servers and routers speak the streaming hello protocol
+ * ([StreamingHello]: topologyVersion in every hello, awaitable and exhaust hellos), as the
+ * MongoDB 4.4+ versions they report (wire version 21) do. With authentication ([Credentials]), every server of the deployment
  * runs a [ScramServer] that refuses commands on unauthenticated connections, and [uri] carries
  * the credentials, as the unified format has runners do for `auth: true` deployments.
  */
@@ -129,15 +132,23 @@ sealed interface UnifiedHost : AutoCloseable {
         suspend fun start(topology: String, auth: Boolean = false, mechanism: String? = null): UnifiedHost = if (mechanism == Oidc.MECHANISM) {
             require(topology == "single") { "the test kit hosts MONGODB-OIDC on a standalone server" }
             val idp = OidcIdentityProvider()
-            Oidc(WireServer.start().also { OidcServer(idp).install(it) }, idp)
+            Oidc(WireServer.start().also { it.streaming = StreamingHello(); OidcServer(idp).install(it) }, idp)
         } else when (topology) {
-            "single" -> Single(WireServer.start().also { if (auth) Credentials.install(it) }, auth)
+            "single" -> Single(WireServer.start().also { it.streaming = StreamingHello(); if (auth) Credentials.install(it) }, auth)
             "replicaset" -> {
                 require(!auth) { "the replica set simulator cannot authenticate" }
                 // a stepped-down primary hands the election off at once, as mongod 4.0.2+ does
                 ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3).also { it.electionHandoff = true })
             }
-            "sharded" -> Sharded(ShardedClusterSimulator.start(2).also { c -> if (auth) c.mongoses.forEach { Credentials.install(it) } }, auth)
+            "sharded" -> Sharded(
+                ShardedClusterSimulator.start(2).also { c ->
+                    c.mongoses.forEach { m ->
+                        m.streaming = StreamingHello()
+                        if (auth) Credentials.install(m)
+                    }
+                },
+                auth,
+            )
             "load-balanced" -> LoadBalanced(LoadBalancerSimulator.start(2).also { if (auth) Credentials.install(it.server) }, auth)
             else -> error("cannot host $topology")
         }

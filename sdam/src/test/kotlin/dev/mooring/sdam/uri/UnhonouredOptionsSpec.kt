@@ -19,8 +19,6 @@ import io.kotest.matchers.string.shouldContain
 class UnhonouredOptionsSpec : FunSpec({
     val refused = listOf(
         "readConcernLevel=majority" to "readConcernLevel",
-        "maxAdaptiveRetries=5" to "maxAdaptiveRetries",
-        "enableOverloadRetargeting=true" to "enableOverloadRetargeting",
         "tls=true&tlsDisableOCSPEndpointCheck=true" to "tlsDisableOCSPEndpointCheck",
         "tls=true&tlsDisableCertificateRevocationCheck=true" to "tlsDisableCertificateRevocationCheck",
     )
@@ -34,7 +32,11 @@ class UnhonouredOptionsSpec : FunSpec({
     }
 
     test("the defaults of the refused options are accepted (a cluster opens and closes)") {
-        MongoCluster(MongoClusterSettings.fromUri("mongodb://127.0.0.1:1/?maxAdaptiveRetries=2&enableOverloadRetargeting=false&tls=true&tlsDisableOCSPEndpointCheck=false")).close()
+        MongoCluster(MongoClusterSettings.fromUri("mongodb://127.0.0.1:1/?tls=true&tlsDisableOCSPEndpointCheck=false&tlsDisableCertificateRevocationCheck=false")).close()
+    }
+
+    test("the client-backpressure options are honoured (overload retries), so a cluster accepts them") {
+        MongoCluster(MongoClusterSettings.fromUri("mongodb://127.0.0.1:1/?maxAdaptiveRetries=5&enableOverloadRetargeting=true")).close()
     }
 
     test("a bare connection factory refuses the revocation options too") {

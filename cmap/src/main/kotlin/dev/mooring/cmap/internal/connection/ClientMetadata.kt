@@ -44,10 +44,10 @@ internal object ClientMetadata {
         validateAppName(inputs.appName)
         val doc = BsonDocument()
         inputs.appName?.let { doc["application"] = BsonDocument("name", BsonString(it)) }
-        val infos = inputs.driverInfo
+        val infos = inputs.driverInfo.distinct() // a duplicate DriverInfo is appended once (handshake.md)
         doc["driver"] = BsonDocument()
             .append("name", BsonString((listOf(DRIVER_NAME) + infos.map { it.name }).joinToString("|")))
-            .append("version", BsonString((listOf(driverVersion) + infos.map { it.version.orEmpty() }).joinToString("|")))
+            .append("version", BsonString((listOf(driverVersion) + infos.mapNotNull { it.version }).joinToString("|")))
         val os = BsonDocument("type", BsonString(osType(inputs.osName)))
         if (inputs.osName.isNotEmpty()) os["name"] = BsonString(inputs.osName)
         inputs.osArch?.takeIf { it.isNotEmpty() }?.let { os["architecture"] = BsonString(it) }

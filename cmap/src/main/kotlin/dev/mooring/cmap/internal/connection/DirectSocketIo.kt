@@ -95,7 +95,7 @@ internal class DirectSocketIo private constructor(
         while (true) {
             val n = channel.read(dst)
             if (n > 0) return
-            if (n < 0) throw EOFException("the server closed the connection")
+            if (n < 0) throw EOFException("connection closed by the server")
             await(SelectInterest.READ)
         }
     }

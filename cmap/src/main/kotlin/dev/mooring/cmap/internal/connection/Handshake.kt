@@ -23,7 +23,8 @@ import org.bson.BsonValue
  */
 internal class Handshake(
     private val settings: ConnectionSettings,
-    private val clientMetadata: BsonDocument,
+    /** The current `client` document (it grows when metadata is appended). */
+    private val clientMetadata: () -> BsonDocument,
     private val forMonitoring: Boolean,
 ) {
     /** True when the first message is `hello` (Stable API declared or load-balanced), else legacy hello. */
@@ -41,7 +42,7 @@ internal class Handshake(
             BsonDocument("isMaster", BsonInt32(1)).append("helloOk", BsonBoolean.TRUE)
         }
         cmd["backpressure"] = BsonString("2")
-        cmd["client"] = clientMetadata
+        cmd["client"] = clientMetadata()
         if (settings.compressors.isNotEmpty()) cmd["compression"] = BsonArray(settings.compressors.map { BsonString(it) })
         if (settings.loadBalanced) cmd["loadBalanced"] = BsonBoolean.TRUE
         val cred = settings.credential
@@ -64,8 +65,7 @@ internal class Handshake(
         val serviceId = (reply["serviceId"])?.takeIf { it.isObjectId }?.asObjectId()?.value
         if (settings.loadBalanced && serviceId == null) {
             throw MongoHandshakeException(
-                "Driver attempted to initialize in load balancing mode, but the server at $address does not support this mode " +
-                    "(the hello reply has no serviceId)",
+                "${MongoHandshakeException.LOAD_BALANCING_NOT_SUPPORTED} (server $address: the hello reply has no serviceId)",
                 address,
                 generation,
             )

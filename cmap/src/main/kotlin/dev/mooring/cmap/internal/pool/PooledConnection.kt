@@ -1,6 +1,7 @@
 package dev.mooring.cmap.internal.pool
 
 import dev.mooring.cmap.Connection
+import dev.mooring.cmap.ConnectionPurpose
 import dev.mooring.cmap.ConnectionDescription
 import dev.mooring.cmap.EstablishableConnection
 import dev.mooring.cmap.MongoNetworkException
@@ -38,6 +39,9 @@ internal class PooledConnection(
     @JvmField var state: Int = ConnState.PENDING
     @JvmField var availableSinceNanos: Long = 0L
     @JvmField var serviceId: ObjectId? = null
+
+    /** What the holder keeps it for (load-balanced connection tracking); guarded by the pool's lock. */
+    @JvmField var purpose: ConnectionPurpose = ConnectionPurpose.OPERATION
 
     /** Set when an operation failed with a network or protocol error, or the holder closed it. */
     @Volatile @JvmField var errored: Boolean = false

@@ -3,14 +3,12 @@ package dev.mooring.testkit.replset.internal
 import dev.mooring.testkit.replset.MemberState
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.replset.SimulatedMember
-import dev.mooring.testkit.replset.TopologyVersion
+import dev.mooring.testkit.server.InMemoryCollections
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.RequestContext
+import dev.mooring.testkit.server.AwaitableHello
 import dev.mooring.testkit.server.WireServer
-import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.first
-import kotlinx.coroutines.flow.flow
-import kotlinx.coroutines.withTimeoutOrNull
 import org.bson.BsonDocument
 import org.bson.BsonInvalidOperationException
 
@@ -29,8 +27,9 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         if (snap.shuttingDown) return Reply.Document(HelloReplies.shutdownInProgress(snap))
         return when (ctx.commandName) {
             "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
-            "insert", "update", "delete", "drop" -> write(ctx, db, cmd)
-            "find" -> read(db, cmd)
+            in InMemoryCollections.WRITES -> write(db, cmd)
+            "aggregate" -> if (isAggregateWrite(cmd)) write(db, cmd) else read(db, cmd)
+            in InMemoryCollections.COMMANDS -> read(db, cmd)
             "replSetStepDown" -> stepDown(db, cmd)
             "replSetFreeze" -> freeze(db, cmd)
             "replSetGetStatus" -> if (db != "admin") {
@@ -51,107 +50,27 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         val legacy = ctx.commandName != "hello"
         val helloOk = cmd["helloOk"]?.let { it.isBoolean && it.asBoolean().value } == true
         val connectionId = ctx.connectionNumber.toLong()
-        val tvValue = cmd["topologyVersion"]
-        val maxAwaitValue = cmd["maxAwaitTimeMS"]
-        if (tvValue == null && maxAwaitValue == null) {
-            return Reply.Document(sim.helloReply(member, legacy, helloOk, connectionId).first)
-        }
-        if (tvValue == null) return err(31368, "A request with 'maxAwaitTimeMS' must include a 'topologyVersion'")
-        if (maxAwaitValue == null) return err(31372, "A request with a 'topologyVersion' must include 'maxAwaitTimeMS'")
-        if (!tvValue.isDocument) return err(14, "TypeMismatch", "topologyVersion must be a document")
-        val requested = try {
-            TopologyVersion.parse(tvValue.asDocument())
-        } catch (e: IllegalArgumentException) {
-            return err(14, "TypeMismatch", e.message ?: "bad topologyVersion")
-        }
-        if (!maxAwaitValue.isNumber) return err(14, "TypeMismatch", "maxAwaitTimeMS must be a number")
-        val maxAwait = maxAwaitValue.asNumber().longValue()
-        if (maxAwait < 0) return err(2, "BadValue", "maxAwaitTimeMS must be a non-negative integer")
-
-        if (!ctx.exhaustAllowed) {
-            awaitChange(requested, maxAwait)?.let { return Reply.Document(it) }
-            awaitReachable()
-            return Reply.Document(sim.helloReply(member, legacy, helloOk, connectionId).first)
-        }
-        return Reply.Exhaust(flow {
-            var known = requested
-            var first = true
-            while (true) {
-                if (!first) {
-                    // mongod re-runs the command for every exhaust reply, so fail points fire on each
-                    val failure = failPointOnRerun(ctx)
-                    if (failure != null) {
-                        emit(Reply.Streamed(failure, moreToCome = false))
-                        break
-                    }
-                }
-                first = false
-                val error = awaitChange(known, maxAwait)
-                if (error != null) {
-                    emit(Reply.Streamed(error, moreToCome = false))
-                    break
-                }
-                awaitReachable()
-                val (doc, tv) = sim.helloReply(member, legacy, helloOk, connectionId)
-                val ok = doc["ok"]?.takeIf { it.isNumber }?.asNumber()?.intValue() == 1
-                emit(Reply.Streamed(doc, moreToCome = ok))
-                if (!ok) break
-                known = tv
-            }
-        })
+        return AwaitableHello.answer(ctx, cmd, member.topology, ::awaitReachable) { sim.helloReply(member, legacy, helloOk, connectionId) }
+            ?: Reply.Document(sim.helloReply(member, legacy, helloOk, connectionId).first)
     }
 
-    /**
-     * The `failCommand` check for an exhaust re-run (the first run went through the WireServer's
-     * own check): blocks for blockTimeMS, closes the connection (by failing the stream, which makes
-     * the WireServer drop the socket) or returns the error reply to end the stream with.
-     */
-    private suspend fun failPointOnRerun(ctx: RequestContext): BsonDocument? {
-        val fp = ctx.server.activeFailPoint ?: return null
-        if (!fp.fires(ctx.commandName, ctx.appName)) return null
-        fp.blockTimeMS?.let { delay(it) }
-        if (fp.closeConnection) throw FailPointClosedConnection()
-        return if (fp.errorCode != null) fp.errorReply() else null
+    private fun write(db: String, cmd: BsonDocument): Reply = guarded {
+        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd)!! }
     }
 
-    private class FailPointClosedConnection : RuntimeException("failCommand closeConnection on an exhaust hello")
-
-    /**
-     * Waits while [known] is the member's current topologyVersion, at most [maxAwaitMS]. Returns at
-     * once for a stale version (other processId or lower counter); an error document for a counter
-     * from the future of this process, as mongod does.
-     */
-    private suspend fun awaitChange(known: TopologyVersion, maxAwaitMS: Long): BsonDocument? {
-        val current = member.topology.value
-        if (known.processId != current.processId || known.counter < current.counter) return null
-        if (known.counter > current.counter) {
-            return WireServer.error(
-                31382, "Location31382",
-                "Received a topology version with counter: ${known.counter} which is greater than the server topology version counter: ${current.counter}",
-            )
-        }
-        withTimeoutOrNull(maxAwaitMS) { member.topology.first { it != known } }
-        return null
-    }
-
-    private fun write(ctx: RequestContext, db: String, cmd: BsonDocument): Reply = guarded {
-        sim.writeOnPrimary(member) {
-            when (ctx.commandName) {
-                "insert" -> sim.collections.insert(db, cmd)
-                "update" -> sim.collections.update(db, cmd)
-                "delete" -> sim.collections.delete(db, cmd)
-                else -> sim.collections.drop(db, cmd)
-            }
-        }
-    }
+    private fun isAggregateWrite(cmd: BsonDocument): Boolean =
+        (cmd["pipeline"] as? org.bson.BsonArray)?.any { s -> s is BsonDocument && (s.containsKey("\$out") || s.containsKey("\$merge")) } == true
 
     private fun read(db: String, cmd: BsonDocument): Reply = guarded {
         val snap = sim.snapshot(member)
         val mode = cmd["\$readPreference"]?.takeIf { it.isDocument }?.asDocument()?.get("mode")
             ?.takeIf { it.isString }?.asString()?.value ?: "primary"
+        // an open cursor survives a step-down (4.2+): getMore and killCursors need no secondaryOk
+        val onCursor = cmd.keys.firstOrNull().let { it == "getMore" || it == "killCursors" }
         when {
-            snap.state == MemberState.PRIMARY -> sim.collections.find(db, cmd)
-            snap.state == MemberState.SECONDARY && mode != "primary" -> sim.collections.find(db, cmd)
+            snap.state == MemberState.PRIMARY -> sim.collections.execute(db, cmd)!!
+            snap.state == MemberState.SECONDARY && onCursor -> sim.collections.execute(db, cmd)!!
+            snap.state == MemberState.SECONDARY && mode != "primary" -> sim.collections.execute(db, cmd)!!
             snap.state == MemberState.SECONDARY -> HelloReplies.notPrimaryNoSecondaryOk(snap)
             else -> HelloReplies.notPrimaryOrSecondary(snap)
         }

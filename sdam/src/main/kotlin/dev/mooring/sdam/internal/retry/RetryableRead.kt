@@ -17,6 +17,8 @@ import dev.mooring.sdam.internal.topology.OperationRetry
  * Stateless; thread-safe.
  */
 internal class RetryableRead(private val enabled: Boolean) : OperationRetry {
+    override val retriesOverload: Boolean get() = enabled
+
     override fun shouldRetry(error: Throwable): Boolean =
         enabled && RetryableErrors.isRetryableRead(error)
 

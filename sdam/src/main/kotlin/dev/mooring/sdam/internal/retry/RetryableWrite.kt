@@ -88,6 +88,8 @@ internal class RetryableWrite(
         RetryableErrors.labelWriteError(error, maxWireVersion)
     }
 
+    override val retriesOverload: Boolean get() = enabled
+
     override fun shouldRetry(error: Throwable): Boolean {
         if (error is CancellationException || error is RetryNotPossible) return false
         if (error is RetryableWriteConcernReply) return true

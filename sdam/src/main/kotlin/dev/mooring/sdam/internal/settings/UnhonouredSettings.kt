@@ -16,12 +16,6 @@ internal object UnhonouredSettings {
             s.readConcernLevel != null ->
                 "readConcernLevel=${s.readConcernLevel} is not supported: Mooring sends the command documents you give it and, " +
                     "as run-command.md requires, never adds a readConcern to them; put readConcern: {level: \"${s.readConcernLevel}\"} in the command instead"
-            s.maxAdaptiveRetries != DEFAULT_MAX_ADAPTIVE_RETRIES ->
-                "maxAdaptiveRetries=${s.maxAdaptiveRetries} is not supported: Mooring does not retry operations that fail with " +
-                    "SystemOverloadedError (client-backpressure.md overload retries are not implemented); remove the option"
-            s.enableOverloadRetargeting ->
-                "enableOverloadRetargeting=true is not supported: Mooring does not retry operations that fail with " +
-                    "SystemOverloadedError, so there is no retry to send to another server; remove the option"
             tls.disableOcspEndpointCheck ->
                 "tlsDisableOCSPEndpointCheck=true is not supported: Mooring does not check certificate revocation " +
                     "(no OCSP, stapled or from an endpoint, and no CRL), so there is no OCSP endpoint check to disable; remove the option"
@@ -31,6 +25,4 @@ internal object UnhonouredSettings {
             else -> null
         }
     }
-
-    private const val DEFAULT_MAX_ADAPTIVE_RETRIES = 2
 }

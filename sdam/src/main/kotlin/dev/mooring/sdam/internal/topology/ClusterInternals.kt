@@ -23,6 +23,13 @@ public object ClusterInternals {
     @JvmStatic
     public fun rootJob(cluster: MongoCluster): Job = cluster.rootJob
 
+    /** Fixes the jitter of [cluster]'s overload retry backoff (client-backpressure prose tests). */
+    @JvmStatic
+    public fun setOverloadJitter(cluster: MongoCluster, jitter: () -> Double) {
+        val r = cluster.operationRunner
+        r.overloadPolicy = dev.mooring.sdam.internal.retry.OverloadRetry(r.overloadPolicy.maxRetries, r.overloadPolicy.retarget, jitter)
+    }
+
     /** The live topology of [cluster] (to inject application errors in tests). */
     @JvmStatic
     public fun topology(cluster: MongoCluster): Topology = cluster.liveTopology

@@ -6,8 +6,9 @@ import dev.mooring.sdam.TopologyDescription
 
 /**
  * Internal API, not stable: how [OperationRunner] retries an operation. An operation has at
- * most two attempts; the second runs after a fresh server selection, and only when
- * [shouldRetry] accepts the first attempt's error. Cancellation (timeouts included) is never
+ * most two attempts (more after overload errors, see [retriesOverload]); each retry runs after
+ * a fresh server selection, and only when [shouldRetry] accepts the previous attempt's error
+ * or it is a retryable overload error the operation may retry. Cancellation (timeouts included) is never
  * retried, whatever [shouldRetry] says.
  *
  * An instance may hold per-operation state (a retryable write's session and txnNumber); the
@@ -21,6 +22,13 @@ public interface OperationRetry {
     /** True when the first attempt's [error] may be retried once. */
     public fun shouldRetry(error: Throwable): Boolean
 
+    /**
+     * True when the operation may also be retried after a retryable overload error
+     * (client-backpressure.md: reads with retryReads, writes with retryWrites, runCommand with
+     * both); see [dev.mooring.sdam.internal.retry.OverloadRetry].
+     */
+    public val retriesOverload: Boolean get() = false
+
     /** The servers the retry's selection avoids unless nothing else is suitable. */
     public fun deprioritize(error: Throwable, topology: TopologyDescription): Set<ServerAddress>
 
@@ -28,6 +36,12 @@ public interface OperationRetry {
     public fun surface(firstError: Throwable, retryError: Throwable): Throwable = retryError
 
     public companion object {
+        /** [base] with overload retries allowed when [allowed]. */
+        @JvmStatic
+        public fun withOverloadRetries(base: OperationRetry, allowed: Boolean): OperationRetry = if (!allowed) base else object : OperationRetry by base {
+            override val retriesOverload: Boolean get() = true
+        }
+
         /** Never retries. */
         public val NONE: OperationRetry = object : OperationRetry {
             override fun shouldRetry(error: Throwable): Boolean = false

@@ -11,11 +11,16 @@ import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ServerSelectionOperation
+import dev.mooring.sdam.ApplicationError
+import dev.mooring.sdam.internal.retry.OverloadRetry
+import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
+import org.bson.BsonDocument
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.flow.MutableStateFlow
 import kotlinx.coroutines.flow.first
@@ -38,6 +43,13 @@ public class OperationRunner(
     private val topology: Topology,
     private val selector: ServerSelector,
 ) {
+    /**
+     * The overload retry policy (maxAdaptiveRetries, enableOverloadRetargeting from the
+     * settings). Replaceable for tests (a fixed jitter) through ClusterInternals only.
+     */
+    @Volatile internal var overloadPolicy: OverloadRetry =
+        OverloadRetry(topology.settings.maxAdaptiveRetries, topology.settings.enableOverloadRetargeting)
+
     private val closingSignal = CompletableDeferred<Unit>()
 
     /** Operations holding a connection; an atomic counter, so the operation path takes no lock. */
@@ -112,6 +124,15 @@ public class OperationRunner(
         }
     }
 
+    /**
+     * The attempts of one operation: the first, then retries while [retry] accepts the error
+     * (at most one), or while the error is a retryable overload error and [retry] allows
+     * overload retries (client-backpressure.md, see [OverloadRetry]); once any attempt failed
+     * with an overload error the retries are capped at maxAdaptiveRetries, and a retry after an
+     * overload error waits its backoff first (failing at once when the backoff would pass the
+     * timeoutMS deadline). The error surfaced is [OperationRetry.surface] of the first and the
+     * last error.
+     */
     private suspend fun <T> attempts(
         operation: ServerSelectionOperation,
         operationName: String,
@@ -120,21 +141,40 @@ public class OperationRunner(
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
         retry.starting(topology.current)
-        val first = try {
-            return once(operation, operationName, deadline, emptySet(), block)
-        } catch (e: Throwable) {
-            if (e is CancellationException || isClosing || !retry.shouldRetry(e)) throw e
-            e
-        }
-        val deprioritized = retry.deprioritize(first, topology.current)
-        try {
-            return once(operation, operationName, deadline, deprioritized, block)
-        } catch (e: Throwable) {
-            if (e is CancellationException) throw e
-            val surfaced = retry.surface(first, e)
-            val other = if (surfaced === e) first else e
-            if (other !== surfaced) surfaced.addSuppressed(other)
-            throw surfaced
+        var first: Throwable? = null
+        var deprioritized = emptySet<ServerAddress>()
+        var retries = 0
+        var allowed = 1
+        while (true) {
+            val error = try {
+                return once(operation, operationName, deadline, deprioritized, block)
+            } catch (e: Throwable) {
+                if (e is CancellationException) throw e
+                e
+            }
+            val firstError = first ?: error.also { first = it }
+            /** The error to fail with: the policy's choice between the first and this error, the other attached as suppressed. */
+            fun surfaced(): Throwable {
+                if (firstError === error) return error
+                val chosen = retry.surface(firstError, error)
+                val other = if (chosen === error) firstError else error
+                if (other !== chosen) chosen.addSuppressed(other)
+                return chosen
+            }
+            if (isClosing) throw surfaced()
+            val overload = OverloadRetry.isOverload(error)
+            val overloadRetry = retry.retriesOverload && OverloadRetry.isRetryableOverload(error)
+            if (!retry.shouldRetry(error) && !overloadRetry) throw surfaced()
+            retries++
+            if (overload) allowed = overloadPolicy.maxRetries
+            if (retries > allowed) throw surfaced()
+            deprioritized = retry.deprioritize(error, topology.current)
+            if (overloadRetry && overloadPolicy.retarget) (error as? MongoServerException)?.address?.let { deprioritized = deprioritized + it }
+            if (overload) {
+                val backoff = overloadPolicy.backoffMillis(retries, error)
+                if (deadline != null && System.nanoTime() + backoff * 1_000_000 > deadline) throw surfaced()
+                delay(backoff)
+            }
         }
     }
 
@@ -167,8 +207,11 @@ public class OperationRunner(
             holding.incrementAndGet()
             publishHolding()
             try {
-                return block(selected, connection)
+                val result = block(selected, connection)
+                if (result is BsonDocument) onWriteConcernError(address, result, connection)
+                return result
             } catch (e: Throwable) {
+                if (e is RetryableWriteConcernReply) onWriteConcernError(address, e.reply, connection)
                 if (e is MongoNetworkException || e is MongoProtocolException) pool.markPerished(connection)
                 if (e is MongoServerException && e !is PoolClearedException) {
                     topology.onApplicationError(address, e, connection.description?.serviceId)
@@ -182,6 +225,16 @@ public class OperationRunner(
         } finally {
             selected.release()
         }
+    }
+
+    /**
+     * SDAM error handling of a reply that succeeded but carries a `writeConcernError` (a state
+     * change error there, e.g. ShutdownInProgress, marks the server Unknown like an `ok: 0`).
+     */
+    private suspend fun onWriteConcernError(address: ServerAddress, reply: BsonDocument, connection: Connection) {
+        if (!reply.containsKey("writeConcernError")) return
+        val error = ApplicationError.fromCommandResponse(address, reply, connection.generation, true, connection.description?.serviceId) ?: return
+        topology.onApplicationError(error)
     }
 
     /**

@@ -146,7 +146,7 @@ public class TlsChannel internal constructor(
         } finally {
             netIn.flip()
         }
-        if (n < 0) throw EOFException("the peer closed the connection during TLS")
+        if (n < 0) throw EOFException("connection closed by the peer during TLS")
     }
 
     private suspend fun runTasks() {
