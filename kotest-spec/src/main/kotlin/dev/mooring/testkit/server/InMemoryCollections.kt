@@ -8,7 +8,8 @@ import org.bson.BsonObjectId
 import org.bson.BsonString
 
 /**
- * Just enough of insert/find/update/delete/drop/listDatabases for tests: documents per namespace in
+ * Just enough of insert/find/update/delete/drop/listDatabases (and, through [CursorQueries],
+ * aggregate/listCollections/listIndexes) for tests: documents per namespace in
  * insertion order, top-level equality filters (plus the `$where: "sleep(N) || true"` clause, see
  * [WhereSleep]). Thread-safe (one lock per server).
  */
@@ -48,10 +49,18 @@ class InMemoryCollections {
         } catch (e: IllegalArgumentException) {
             return badValue(e.message ?: "bad filter")
         }
-        val cursor = BsonDocument("firstBatch", BsonArray(hits.map { it.clone() }))
-            .append("id", BsonInt64(0))
-            .append("ns", BsonString("$db.$coll"))
-        return BsonDocument("cursor", cursor).append("ok", BsonInt32(1))
+        return CursorQueries.cursorReply(hits, "$db.$coll")
+    }
+
+    /** The names of [db]'s collections, sorted. */
+    @Synchronized
+    internal fun collectionNames(db: String): List<String> =
+        data.keys.filter { it.startsWith("$db.") }.map { it.substring(db.length + 1) }.sorted()
+
+    /** The documents of [docs] that match [filter] (as `find` filters; throws IllegalArgumentException for a bad filter). */
+    internal fun filterDocuments(docs: List<BsonDocument>, filter: BsonDocument): List<BsonDocument> {
+        matches(BsonDocument(), filter)
+        return docs.filter { matches(it, filter) }
     }
 
     /**

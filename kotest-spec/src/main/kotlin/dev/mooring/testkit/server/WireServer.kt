@@ -46,8 +46,9 @@ typealias CommandHandler = suspend (ctx: RequestContext, database: String, comma
  * document sequences, moreToCome requests and exhaust replies). Each request goes through, in
  * order: the command counter, the `failCommand` fail point ([configureFailPoint], or the
  * `configureFailPoint` command), the [handler] (null = fall through), then the built-ins:
- * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/find/update/delete/drop/listDatabases
- * ([collections]; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
+ * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/update/delete/drop/listDatabases
+ * ([collections]), the cursor commands find/aggregate/listCollections/listIndexes/getMore/killCursors
+ * ([CursorCommands]; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
  * configureFailPoint; anything else is `CommandNotFound` (59). Replies to
  * retryable writes (commands with `txnNumber`) get the `RetryableWriteError` label as MongoDB
  * 4.4+ adds it ([RetryableWriteLabels]), unless the fail point sets its own `errorLabels`.
@@ -80,6 +81,15 @@ class WireServer private constructor(
 
     /** The in-memory collections behind insert/find/delete. */
     val collections: InMemoryCollections = InMemoryCollections()
+
+    /** The cursors open on this server (see [CursorCommands]). */
+    val cursors: ServerCursors = ServerCursors()
+
+    /**
+     * The owner of the cursors a request opens and may continue (see [ServerCursors]): 0 by
+     * default; a load balancer sets its backend, so a getMore on another backend's connection fails.
+     */
+    @Volatile var cursorOwner: (RequestContext) -> Int = { 0 }
 
     /** Scripted handler consulted before the built-ins; null answers let the built-ins run. */
     @Volatile var handler: CommandHandler = { _, _, _ -> null }
@@ -254,7 +264,9 @@ class WireServer private constructor(
 
     private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
         WhereSleep.millis(cmd)?.let { delay(it) }
-        return handler(ctx, db, cmd) ?: Reply.Document(builtIn(ctx, db, cmd))
+        handler(ctx, db, cmd)?.let { return it }
+        val cursorReply = CursorCommands.open(ctx, db, cmd, collections) ?: CursorCommands.continued(ctx, db, cmd)
+        return Reply.Document(cursorReply ?: builtIn(ctx, db, cmd))
     }
 
     private fun builtIn(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument = when (ctx.commandName) {
@@ -264,7 +276,6 @@ class WireServer private constructor(
             .append("versionArray", org.bson.BsonArray(listOf(7, 0, 0, 0).map { BsonInt32(it) }))
             .append("ok", BsonInt32(1))
         "insert" -> collections.insert(db, cmd)
-        "find" -> collections.find(db, cmd)
         "update" -> collections.update(db, cmd)
         "delete" -> collections.delete(db, cmd)
         "drop" -> collections.drop(db, cmd)

@@ -9,7 +9,8 @@ import org.bson.types.ObjectId
  * address ([server]); each connection lands on one backend, round-robin by connection number,
  * and a hello with `loadBalanced: true` is answered with that backend's `serviceId`
  * ([MongosHello.behindLoadBalancer]). The backends share the load balancer's built-in commands,
- * in-memory collections and fail point.
+ * in-memory collections and fail point; a cursor belongs to the backend that opened it (a
+ * getMore or killCursors arriving on another backend's connection is CursorNotFound).
  *
  * Thread-safe; [close] is idempotent.
  */
@@ -37,6 +38,8 @@ class LoadBalancerSimulator private constructor(
             val ids = List(backends) { ObjectId() }
             val server = WireServer.start()
             server.hello = { ctx, cmd -> MongosHello.behindLoadBalancer(ctx, cmd, ids[(ctx.connectionNumber - 1) % ids.size]) }
+            // a cursor lives on the backend whose connection opened it: a getMore must come over that connection's backend
+            server.cursorOwner = { ctx -> (ctx.connectionNumber - 1) % ids.size }
             return LoadBalancerSimulator(server, ids)
         }
     }

@@ -4,6 +4,7 @@ import dev.mooring.testkit.replset.MemberState
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.replset.SimulatedMember
 import dev.mooring.testkit.replset.TopologyVersion
+import dev.mooring.testkit.server.CursorCommands
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.RequestContext
 import dev.mooring.testkit.server.WireServer
@@ -30,7 +31,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         return when (ctx.commandName) {
             "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
             "insert", "update", "delete", "drop" -> write(ctx, db, cmd)
-            "find" -> read(db, cmd)
+            in CursorCommands.opening -> read(ctx, db, cmd)
             "replSetStepDown" -> stepDown(db, cmd)
             "replSetFreeze" -> freeze(db, cmd)
             "replSetGetStatus" -> if (db != "admin") {
@@ -145,13 +146,13 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         }
     }
 
-    private fun read(db: String, cmd: BsonDocument): Reply = guarded {
+    private fun read(ctx: RequestContext, db: String, cmd: BsonDocument): Reply = guarded {
         val snap = sim.snapshot(member)
         val mode = cmd["\$readPreference"]?.takeIf { it.isDocument }?.asDocument()?.get("mode")
             ?.takeIf { it.isString }?.asString()?.value ?: "primary"
         when {
-            snap.state == MemberState.PRIMARY -> sim.collections.find(db, cmd)
-            snap.state == MemberState.SECONDARY && mode != "primary" -> sim.collections.find(db, cmd)
+            snap.state == MemberState.PRIMARY || (snap.state == MemberState.SECONDARY && mode != "primary") ->
+                CursorCommands.open(ctx, db, cmd, sim.collections)!!
             snap.state == MemberState.SECONDARY -> HelloReplies.notPrimaryNoSecondaryOk(snap)
             else -> HelloReplies.notPrimaryOrSecondary(snap)
         }
