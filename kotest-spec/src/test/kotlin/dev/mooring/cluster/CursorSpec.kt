@@ -24,7 +24,8 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
-import kotlinx.coroutines.flow.collect
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
 import org.bson.BsonArray
@@ -68,6 +69,175 @@ class CursorSpec : FunSpec({
             } finally {
                 cluster.closeAndCheckNoCoroutines()
             }
+        }
+    }
+
+    test("cancelling after 150 documents sends exactly one killCursors on the cursor's server and leaves no connection checked out") {
+        ReplicaSetSimulator.start().use { rs ->
+            val recorder = EventRecorder()
+            val cluster = MongoCluster(MongoClusterSettings.fromUri(rs.seedUri("heartbeatFrequencyMS=500")), listOf(recorder))
+            try {
+                cluster.awaitTopology { t -> t.servers.values.count { it.type == ServerType.RS_SECONDARY } == 2 && t.primary != null }
+                for (i in 0 until 10) cluster.runCommand("db", insertCommand(i * 1000, 1000))
+                recorder.clear()
+                val docs = cluster.runCursorCommand("db", find(), RunCursorCommandOptions(readPreference = secondary, batchSize = 101)).take(150).toList()
+                docs.size shouldBe 150
+                val started = recorder.ofType<CommandStartedEvent>()
+                val find = started.single { it.commandName == "find" }
+                started.count { it.commandName == "getMore" } shouldBe 1
+                val kill = started.single { it.commandName == "killCursors" }
+                kill.address shouldBe find.address
+                kill.command.getArray("cursors").single() shouldBe (recorder.ofType<CommandSucceededEvent>().first { it.commandName == "find" }.reply.getDocument("cursor")["id"])
+                rs.members.sumOf { it.counters?.commandCount("killCursors") ?: 0 } shouldBe 1
+                rs.members.sumOf { it.openCursors } shouldBe 0
+                cluster.poolStatistics().values.sumOf { it.inUseConnections } shouldBe 0
+            } finally {
+                cluster.closeAndCheckNoCoroutines()
+            }
+        }
+    }
+
+    test("load-balanced: the cursor pins its connection (one checkout, one check-in), released when killed or exhausted") {
+        val lb = LoadBalancerSimulator.start(backends = 2)
+        try {
+            val recorder = EventRecorder()
+            val cluster = MongoCluster(MongoClusterSettings.fromUri(lb.seedUri()), listOf(recorder))
+            try {
+                for (i in 0 until 10) cluster.runCommand("db", insertCommand(i * 1000, 1000))
+                recorder.clear()
+                val options = RunCursorCommandOptions(batchSize = 101)
+                val docs = cluster.runCursorCommand("db", find(), options).take(150).toList()
+                docs.size shouldBe 150
+                recorder.ofType<ConnectionCheckedOutEvent>().size shouldBe 1
+                recorder.ofType<ConnectionCheckedInEvent>().size shouldBe 1
+                val started = recorder.ofType<CommandStartedEvent>()
+                started.map { it.commandName } shouldContainExactly listOf("find", "getMore", "killCursors")
+                started.map { it.connectionId }.toSet().size shouldBe 1
+                lb.server.counters.commandCount("killCursors") shouldBe 1
+                lb.server.cursors.openCount shouldBe 0
+                cluster.poolStatistics().values.sumOf { it.inUseConnections } shouldBe 0
+
+                // two cursors at once, each on its own pinned connection (so on its own backend), both drained
+                recorder.clear()
+                val (a, b) = coroutineScope {
+                    val first = async { cluster.runCursorCommand("db", find(), options).toList() }
+                    val second = async { cluster.runCursorCommand("db", find(), options).toList() }
+                    first.await() to second.await()
+                }
+                a.size shouldBe 10_000
+                b.size shouldBe 10_000
+                recorder.ofType<CommandStartedEvent>().count { it.commandName == "killCursors" } shouldBe 0
+                recorder.ofType<ConnectionCheckedOutEvent>().size shouldBe recorder.ofType<ConnectionCheckedInEvent>().size
+                cluster.poolStatistics().values.sumOf { it.inUseConnections } shouldBe 0
+                lb.server.cursors.openCount shouldBe 0
+            } finally {
+                cluster.closeAndCheckNoCoroutines()
+            }
+        } finally {
+            lb.close()
+        }
+    }
+
+    test("an exception in the collector kills the cursor; an exhausted cursor sends no killCursors") {
+        val server = WireServer.start()
+        try {
+            MongoCluster("mongodb://${server.address}/?directConnection=true").use { cluster ->
+                cluster.runCommand("db", insertCommand(0, 300))
+                shouldThrow<IllegalStateException> {
+                    cluster.runCursorCommand("db", find(10), RunCursorCommandOptions(batchSize = 10)).collect { if (it.getInt32("_id").value == 15) error("stop") }
+                }
+                server.counters.commandCount("killCursors") shouldBe 1
+                cluster.runCursorCommand("db", find(10)).toList().size shouldBe 300
+                server.counters.commandCount("killCursors") shouldBe 1
+                server.cursors.openCount shouldBe 0
+                val listed = cluster.runCursorCommand("db", BsonDocument("listCollections", BsonInt32(1))).toList()
+                listed.map { it.getString("name").value } shouldBe listOf("c")
+                val aggregated = cluster.runCursorCommand(
+                    "db",
+                    BsonDocument("aggregate", BsonString("c")).append("pipeline", BsonArray(listOf(BsonDocument("\$skip", BsonInt32(5)))))
+                        .append("cursor", BsonDocument("batchSize", BsonInt32(7))),
+                    RunCursorCommandOptions(batchSize = 50),
+                ).toList()
+                aggregated.size shouldBe 295
+            }
+        } finally {
+            server.close()
+        }
+    }
+
+    test("typed errors: no cursor document names the command; a getMore with another cursor id or namespace is a protocol error") {
+        val server = WireServer.start()
+        try {
+            MongoCluster("mongodb://${server.address}/?directConnection=true").use { cluster ->
+                val missing = shouldThrow<MongoMissingCursorException> { cluster.runCursorCommand("db", ping()).toList() }
+                missing.commandName shouldBe "ping"
+                missing.message shouldContain "ping"
+                cluster.runCommand("db", insertCommand(0, 30))
+                for ((bad, said) in listOf("id" to "cursor id", "ns" to "namespace")) {
+                    server.handler = { ctx, _, cmd ->
+                        if (ctx.commandName != "getMore") null else {
+                            val id = if (bad == "id") cmd.getInt64("getMore").value + 1 else cmd.getInt64("getMore").value
+                            val ns = if (bad == "ns") "db.other" else "db.c"
+                            Reply.Document(
+                                BsonDocument("cursor", BsonDocument("nextBatch", BsonArray()).append("id", BsonInt64(id)).append("ns", BsonString(ns)))
+                                    .append("ok", BsonInt32(1)),
+                            )
+                        }
+                    }
+                    val e = shouldThrow<MongoCursorProtocolException> { cluster.runCursorCommand("db", find(10)).toList() }
+                    e.message shouldContain said
+                }
+                server.handler = { _, _, _ -> null }
+                // a getMore the server refuses surfaces as the server's error
+                server.configureFailPoint(BsonDocument.parse("""{configureFailPoint: "failCommand", mode: {times: 1}, data: {failCommands: ["getMore"], errorCode: 43}}"""))
+                shouldThrow<MongoCommandException> { cluster.runCursorCommand("db", find(10)).toList() }.code shouldBe 43
+                cluster.poolStatistics().values.sumOf { it.inUseConnections } shouldBe 0
+            }
+        } finally {
+            server.close()
+        }
+    }
+
+    test("a cursor whose server left the topology fails on its next getMore with a typed error") {
+        ReplicaSetSimulator.start().use { rs ->
+            val cluster = MongoCluster(MongoClusterSettings.fromUri(rs.seedUri("heartbeatFrequencyMS=500")))
+            try {
+                cluster.awaitTopology { t -> t.servers.values.count { it.type == ServerType.RS_SECONDARY } == 2 && t.primary != null }
+                cluster.runCommand("db", insertCommand(0, 100))
+                val primary = rs.primary!!
+                val e = shouldThrow<MongoCursorServerUnavailableException> {
+                    cluster.runCursorCommand("db", find(10), RunCursorCommandOptions(readPreference = secondary, batchSize = 10)).collect {
+                        if (it.getInt32("_id").value == 5) {
+                            val secondaries = rs.members.filter { m -> m !== primary }
+                            rs.reconfigure { secondaries.forEach { m -> remove(m) } }
+                            cluster.awaitTopology { t -> t.servers.size == 1 }
+                        }
+                    }
+                }
+                (e.address in rs.allMembers.filter { it !== primary }.map { it.address }) shouldBe true
+            } finally {
+                cluster.closeAndCheckNoCoroutines()
+            }
+        }
+    }
+
+    test("a tailable cursor is not ended by an empty batch and sees documents inserted later") {
+        val server = WireServer.start()
+        try {
+            MongoCluster("mongodb://${server.address}/?directConnection=true").use { cluster ->
+                cluster.runCommand("db", insertCommand(0, 3))
+                val tail = BsonDocument("find", BsonString("c")).append("tailable", org.bson.BsonBoolean.TRUE).append("awaitData", org.bson.BsonBoolean.TRUE)
+                val seen = ArrayList<Int>()
+                cluster.runCursorCommand("db", tail, RunCursorCommandOptions(cursorType = CursorType.TAILABLE_AWAIT, maxTimeMS = 50)).take(6).collect {
+                    seen.add(it.getInt32("_id").value)
+                    if (seen.size == 3) cluster.runCommand("db", insertCommand(3, 3))
+                }
+                seen shouldBe listOf(0, 1, 2, 3, 4, 5)
+                server.counters.commandCount("killCursors") shouldBe 1
+                server.cursors.openCount shouldBe 0
+            }
+        } finally {
+            server.close()
         }
     }
 })
