@@ -15,6 +15,7 @@ import dev.mooring.cmap.MongoServerException
 import dev.mooring.sdam.internal.cursor.CommandCursor
 import dev.mooring.sdam.internal.cursor.CursorContext
 import dev.mooring.sdam.internal.cursor.CursorFlow
+import dev.mooring.sdam.internal.cursor.CursorPage
 import dev.mooring.sdam.internal.cursor.CursorTimeout
 import dev.mooring.sdam.internal.retry.RetryableRead
 import dev.mooring.sdam.internal.retry.RetryableWrite
@@ -275,7 +276,10 @@ public class MongoCluster internal constructor(
         database: String,
         command: Bson,
         options: RunCursorCommandOptions = RunCursorCommandOptions(),
-    ): Flow<BsonDocument> {
+    ): Flow<BsonDocument> = CursorFlow.documents(runCursorPages(database, command, options))
+
+    /** [runCursorCommand] as a flow of batches (see [CursorPage]). */
+    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions): Flow<CursorPage> {
         val doc = checkCommand(database, command)
         options.session?.checkUsable(live.id)
         val timeoutMS = (options.timeoutMS ?: settings.timeoutMS)?.takeIf { it > 0 }
@@ -286,7 +290,7 @@ public class MongoCluster internal constructor(
                 if (await) " (a tailable-await cursor's maxTimeMS must be below timeoutMS)" else ""
         }
         val mode = options.timeoutMode ?: if (options.cursorType == CursorType.NON_TAILABLE) TimeoutMode.CURSOR_LIFETIME else TimeoutMode.ITERATION
-        return CursorFlow.of {
+        return CursorFlow.pages {
             CommandCursor(cursors, database, doc, options, operationSession(options.session), CursorTimeout(timeoutMS, mode, settings.serverSelectionTimeoutMS))
         }
     }

@@ -1,0 +1,28 @@
+package dev.mooring.sdam.internal.cursor
+
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.RunCursorCommandOptions
+import kotlinx.coroutines.flow.Flow
+import org.bson.BsonDocument
+import org.bson.conversions.Bson
+
+/**
+ * Internal API, not stable (for the Java facade): one batch of a cursor, and whether the cursor
+ * is [exhausted] after it (no getMore follows). Immutable.
+ */
+public class CursorPage internal constructor(
+    /** The batch's documents (possibly none for a tailable cursor). */
+    public val documents: List<BsonDocument>,
+    /** True when the server reported the cursor exhausted with this batch. */
+    public val exhausted: Boolean,
+) {
+    public companion object {
+        /**
+         * [MongoCluster.runCursorCommand] as a flow of batches: the next getMore is sent only when
+         * the collector returns from `emit` of the previous page. Same contracts otherwise.
+         */
+        @JvmStatic
+        public fun pages(cluster: MongoCluster, database: String, command: Bson, options: RunCursorCommandOptions): Flow<CursorPage> =
+            cluster.runCursorPages(database, command, options)
+    }
+}
