@@ -278,8 +278,12 @@ public class MongoCluster internal constructor(
         options: RunCursorCommandOptions = RunCursorCommandOptions(),
     ): Flow<BsonDocument> = CursorFlow.documents(runCursorPages(database, command, options))
 
-    /** [runCursorCommand] as a flow of batches (see [CursorPage]). */
-    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions): Flow<CursorPage> {
+    /**
+     * [runCursorCommand] as a flow of batches (see [CursorPage]); with [retryableRead] the
+     * initial command is a retryable read (the CRUD helpers' find, aggregate, ...), else it
+     * retries only a pool-cleared error as [runCommand] does.
+     */
+    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false): Flow<CursorPage> {
         val doc = checkCommand(database, command)
         options.session?.checkUsable(live.id)
         val timeoutMS = (options.timeoutMS ?: settings.timeoutMS)?.takeIf { it > 0 }
@@ -291,7 +295,8 @@ public class MongoCluster internal constructor(
         }
         val mode = options.timeoutMode ?: if (options.cursorType == CursorType.NON_TAILABLE) TimeoutMode.CURSOR_LIFETIME else TimeoutMode.ITERATION
         return CursorFlow.pages {
-            CommandCursor(cursors, database, doc, options, operationSession(options.session), CursorTimeout(timeoutMS, mode, settings.serverSelectionTimeoutMS))
+            val retry = if (retryableRead) RetryableRead(settings.retryReads) else OperationRetry.POOL_CLEARED
+            CommandCursor(cursors, database, doc, options, retry, operationSession(options.session), CursorTimeout(timeoutMS, mode, settings.serverSelectionTimeoutMS))
         }
     }
 

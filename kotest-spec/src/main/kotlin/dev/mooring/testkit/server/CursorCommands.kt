@@ -4,9 +4,10 @@ import org.bson.BsonDocument
 
 /**
  * The cursor commands of a [WireServer]: the reads that open a cursor (`find`, `aggregate`,
- * `listCollections`, `listIndexes`, answered from given [InMemoryCollections] and cut into
- * batches by the server's [WireServer.cursors]) and the commands that continue one (`getMore`,
- * `killCursors`). The cursor's owner is [WireServer.cursorOwner] of the request. Stateless.
+ * `listCollections`, `listIndexes`: answered in full by given [InMemoryCollections], then cut
+ * into batches by the server's [WireServer.cursors], so a cursor lives on the server that
+ * opened it) and the commands that continue one (`getMore`, `killCursors`). The cursor's owner
+ * is [WireServer.cursorOwner] of the request. Stateless.
  */
 object CursorCommands {
     /** The names of the commands [open] answers. */
@@ -14,14 +15,10 @@ object CursorCommands {
 
     /** The reply to a cursor-opening read, or null when [cmd] is not one. */
     fun open(ctx: RequestContext, db: String, cmd: BsonDocument, collections: InMemoryCollections): BsonDocument? {
-        val full = when (ctx.commandName) {
-            "find" -> collections.find(db, cmd)
-            "aggregate" -> CursorQueries.aggregate(collections, db, cmd)
-            "listCollections" -> CursorQueries.listCollections(collections, db, cmd)
-            "listIndexes" -> CursorQueries.listIndexes(collections, db, cmd)
-            else -> return null
-        }
-        val tail = if (ctx.commandName == "find") tailOf(db, cmd, collections) else null
+        if (ctx.commandName !in opening) return null
+        val whole = unbatched(cmd)
+        val full = collections.execute(db, whole) ?: return null
+        val tail = if (ctx.commandName == "find") tailOf(db, whole, collections) else null
         return ctx.server.cursors.open(cmd, full, ctx.server.cursorOwner(ctx), tail)
     }
 
@@ -32,9 +29,16 @@ object CursorCommands {
         else -> null
     }
 
+    /** [cmd] asking for every result in its first batch (the server's cursors do the batching). */
+    private fun unbatched(cmd: BsonDocument): BsonDocument = cmd.clone().apply {
+        remove("batchSize")
+        remove("singleBatch")
+        (get("cursor") as? BsonDocument)?.let { put("cursor", BsonDocument()) }
+    }
+
     /** A tailable find's later results: the matches after the first n, re-read from [collections]. */
-    private fun tailOf(db: String, cmd: BsonDocument, collections: InMemoryCollections): (Int) -> List<BsonDocument> {
-        val unlimited = cmd.clone().apply { remove("limit") }
-        return { n -> collections.find(db, unlimited).getDocument("cursor").getArray("firstBatch").drop(n).map { it.asDocument() } }
+    private fun tailOf(db: String, whole: BsonDocument, collections: InMemoryCollections): (Int) -> List<BsonDocument> {
+        val unlimited = whole.clone().apply { remove("limit") }
+        return { n -> collections.execute(db, unlimited)?.getDocument("cursor")?.getArray("firstBatch")?.drop(n)?.map { it.asDocument() } ?: emptyList() }
     }
 }

@@ -49,7 +49,8 @@ class ServerCursors {
         val cursor = (reply["cursor"] as? BsonDocument) ?: return reply
         val all = cursor.getArray("firstBatch").map { it.asDocument() }
         val batchSize = batchSize(cmd) ?: return WireServer.error(2, "BadValue", "batchSize must not be negative")
-        val single = cmd["singleBatch"]?.let { it.isBoolean && it.asBoolean().value } == true
+        val single = cmd["singleBatch"]?.let { it.isBoolean && it.asBoolean().value } == true ||
+            (cmd.firstKey == "find" && (cmd["limit"]?.takeIf { it.isNumber }?.asNumber()?.longValue() ?: 0) < 0)
         val tailable = tail != null && cmd["tailable"]?.let { it.isBoolean && it.asBoolean().value } == true
         val first = all.take(batchSize)
         val keep = !single && (all.size > first.size || tailable)

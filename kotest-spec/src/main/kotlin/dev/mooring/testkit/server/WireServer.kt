@@ -46,9 +46,9 @@ typealias CommandHandler = suspend (ctx: RequestContext, database: String, comma
  * document sequences, moreToCome requests and exhaust replies). Each request goes through, in
  * order: the command counter, the `failCommand` fail point ([configureFailPoint], or the
  * `configureFailPoint` command), the [handler] (null = fall through), then the built-ins:
- * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, insert/update/delete/drop/listDatabases
- * ([collections]), the cursor commands find/aggregate/listCollections/listIndexes/getMore/killCursors
- * ([CursorCommands]; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
+ * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, the data commands of
+ * [collections] (insert, update, delete, findAndModify, ...; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
+ * the cursor commands (find, aggregate, listCollections, listIndexes cut into batches kept per server, getMore, killCursors: [CursorCommands]),
  * configureFailPoint; anything else is `CommandNotFound` (59). Replies to
  * retryable writes (commands with `txnNumber`) get the `RetryableWriteError` label as MongoDB
  * 4.4+ adds it ([RetryableWriteLabels]), unless the fail point sets its own `errorLabels`.
@@ -275,12 +275,7 @@ class WireServer private constructor(
         "buildInfo", "buildinfo" -> BsonDocument("version", BsonString("7.0.0"))
             .append("versionArray", org.bson.BsonArray(listOf(7, 0, 0, 0).map { BsonInt32(it) }))
             .append("ok", BsonInt32(1))
-        "insert" -> collections.insert(db, cmd)
-        "update" -> collections.update(db, cmd)
-        "delete" -> collections.delete(db, cmd)
-        "drop" -> collections.drop(db, cmd)
-        "listDatabases" -> collections.listDatabases()
-        else -> error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
+        else -> collections.execute(db, cmd) ?: error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
     }
 
     /** Where replies go: the connection's stream, compressed with [compressor] when set. */

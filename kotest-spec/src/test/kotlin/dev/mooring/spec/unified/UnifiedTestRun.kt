@@ -5,6 +5,7 @@ import dev.mooring.events.MooringEvent
 import dev.mooring.events.MooringException
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.TopologyDescription
@@ -42,12 +43,14 @@ import kotlin.time.Duration.Companion.seconds
  * else fails loudly with [UnsupportedOperationException] (the spec decides to skip beforehand).
  */
 class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject) {
-    private class Client(val cluster: MongoCluster, val events: MutableList<MooringEvent>) {
+    private class Client(val cluster: MongoCluster, val events: MutableList<MooringEvent>, val options: EntityOptions) {
         fun snapshot(): List<MooringEvent> = synchronized(events) { events.toList() }
     }
 
-    private class Database(val client: String, val name: String)
-    private class Collection(val database: String, val name: String, val readPreference: ReadPreference)
+    private class Database(val client: String, val name: String, val options: EntityOptions)
+    private class Collection(val database: String, val name: String, val options: EntityOptions)
+
+    private val crud = CrudOperations()
 
     private val clients = LinkedHashMap<String, Client>()
     private val databases = HashMap<String, Database>()
@@ -83,7 +86,13 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             val id = o["id"]!!.jsonPrimitive.content
             when (kind) {
                 "client" -> {
-                    val options = o["uriOptions"]?.jsonObject?.mapValues { (_, v) -> v.jsonPrimitive.content } ?: emptyMap()
+                    val uriOptions = o["uriOptions"]?.jsonObject?.mapValues { (_, v) -> v.jsonPrimitive.content } ?: emptyMap()
+                    // write and read concerns are the CRUD helpers' business (Mooring sends commands as given)
+                    val options = uriOptions - setOf("w", "readConcernLevel")
+                    val clientOptions = EntityOptions(
+                        readConcern = uriOptions["readConcernLevel"]?.let { BsonDocument("level", BsonString(it)) },
+                        writeConcern = uriOptions["w"]?.let { w -> BsonDocument("w", w.toIntOrNull()?.let { BsonInt32(it) } ?: BsonString(w)) },
+                    )
                     val observed = o["observeEvents"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList()
                     val types = observed.map { EventMatching.all[it] ?: throw UnsupportedOperationException("observeEvents $it") }
                     val filter = CommandEventFilter(
@@ -98,13 +107,17 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                         val capture = LogCapture(observe.jsonObject).also { logCaptures[id] = it }
                         settings = settings.copy(logging = capture.settings)
                     }
-                    clients[id] = Client(MongoCluster(settings, listOf(listener)), events)
+                    clients[id] = Client(MongoCluster(settings, listOf(listener)), events, clientOptions)
                 }
-                "database" -> databases[id] = Database(o["client"]!!.jsonPrimitive.content, o["databaseName"]!!.jsonPrimitive.content)
+                "database" -> databases[id] = Database(
+                    o["client"]!!.jsonPrimitive.content,
+                    o["databaseName"]!!.jsonPrimitive.content,
+                    entityOptions(o["databaseOptions"]?.jsonObject),
+                )
                 "collection" -> collections[id] = Collection(
                     o["database"]!!.jsonPrimitive.content,
                     o["collectionName"]!!.jsonPrimitive.content,
-                    o["collectionOptions"]?.jsonObject?.get("readPreference")?.jsonObject?.let { readPreference(it) } ?: ReadPreference.PRIMARY,
+                    entityOptions(o["collectionOptions"]?.jsonObject),
                 )
                 "thread" -> threads[id] = ArrayList()
                 else -> throw UnsupportedOperationException("entity $kind")
@@ -149,11 +162,14 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 "isClientError" -> ErrorOrigin.isClientError(error) shouldBe v.jsonPrimitive.booleanOrNull
                 "errorContains" -> check(error.message.orEmpty().contains(v.jsonPrimitive.content, ignoreCase = true)) { "error $error does not contain $v" }
                 "errorLabelsContain" -> v.jsonArray.forEach { l ->
-                    check((error as? MooringException)?.hasErrorLabel(l.jsonPrimitive.content) == true) { "error $error lacks label $l (has ${(error as? MooringException)?.errorLabels})" }
+                    check(CrudOperations.hasErrorLabel(error, l.jsonPrimitive.content)) { "error $error lacks label $l (has ${(error as? MooringException)?.errorLabels})" }
                 }
                 "errorLabelsOmit" -> v.jsonArray.forEach { l ->
-                    check((error as? MooringException)?.hasErrorLabel(l.jsonPrimitive.content) != true) { "error $error has label $l" }
+                    check(!CrudOperations.hasErrorLabel(error, l.jsonPrimitive.content)) { "error $error has label $l" }
                 }
+                "errorCode" -> check(CrudOperations.errorCode(error) == v.jsonPrimitive.int) { "error $error: expected code $v" }
+                "errorCodeName" -> check(CrudOperations.errorCodeName(error) == v.jsonPrimitive.content) { "error $error: expected code name $v" }
+                "isTimeoutError" -> (error is MongoOperationTimeoutException) shouldBe v.jsonPrimitive.boolean
                 else -> throw UnsupportedOperationException("expectError.$k")
             }
         }
@@ -198,69 +214,25 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 val ms = args["timeoutMS"]?.jsonPrimitive?.long ?: 10_000
                 withTimeout(ms) { client.cluster.topology.first { it.primary != null && it.primary?.address != prior } }
             }
-            "runCommand" -> {
-                val db = databases.getValue(target)
-                val readPreference = args["readPreference"]?.jsonObject?.let { readPreference(it) } ?: ReadPreference.PRIMARY
-                return clients.getValue(db.client).cluster.runCommand(db.name, bson(args["command"]!!.jsonObject), readPreference)
-            }
-            "listDatabases" -> {
-                return clients.getValue(target).cluster.runCommand(
-                    "admin",
-                    BsonDocument("listDatabases", org.bson.BsonInt32(1)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument()),
-                    ReadPreference.PRIMARY,
-                )
-            }
-            "insertOne", "insertMany", "updateOne", "find" -> return crud(name, target, args)
+            in CrudOperations.OPERATIONS -> return crud.execute(name, crudTarget(target), args)
             else -> throw UnsupportedOperationException("operation $name")
         }
         return null
     }
 
-    /**
-     * The CRUD operations as a driver runs them: writes through [MongoCluster.runRetryableWrite],
-     * reads through [MongoCluster.runRetryableRead] (each retries only when the client's
-     * retryWrites / retryReads allows). Returns the driver's result: `{insertedId}`,
-     * `{insertedIds: {index: id}}`, `{matchedCount, modifiedCount, upsertedCount}` or the found documents.
-     */
-    private suspend fun crud(name: String, target: String, args: JsonObject): BsonValue {
-        val coll = collections.getValue(target)
-        val db = databases.getValue(coll.database)
-        val cluster = clients.getValue(db.client).cluster
-        return when (name) {
-            "insertOne", "insertMany" -> {
-                val given = if (name == "insertOne") listOf(bson(args["document"]!!.jsonObject)) else args["documents"]!!.jsonArray.map { bson(it.jsonObject) }
-                // as drivers do, a document without _id gets a generated ObjectId (first)
-                val docs = given.map { d -> if (d.containsKey("_id")) d else BsonDocument("_id", BsonObjectId()).also { it.putAll(d) } }
-                val reply = cluster.runRetryableWrite(db.name, BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(docs)))
-                check(!reply.containsKey("writeErrors")) { "$name failed: $reply" }
-                if (name == "insertOne") {
-                    BsonDocument("insertedId", docs.single()["_id"])
-                } else {
-                    BsonDocument("insertedIds", BsonDocument().also { ids -> docs.forEachIndexed { i, d -> ids["$i"] = d["_id"] } })
-                }
-            }
-            "updateOne" -> {
-                val update = BsonDocument("q", bson(args["filter"]!!.jsonObject)).append("u", bson(args["update"]!!.jsonObject))
-                args["upsert"]?.let { update["upsert"] = BsonBoolean(it.jsonPrimitive.boolean) }
-                val reply = cluster.runRetryableWrite(db.name, BsonDocument("update", BsonString(coll.name)).append("updates", BsonArray(listOf(update))))
-                check(!reply.containsKey("writeErrors")) { "$name failed: $reply" }
-                val upserted = reply["upserted"]?.asArray()?.size ?: 0
-                BsonDocument("matchedCount", BsonInt32(reply.getInt32("n").value - upserted))
-                    .append("modifiedCount", reply.getInt32("nModified"))
-                    .append("upsertedCount", BsonInt32(upserted))
-            }
-            else -> {
-                val command = BsonDocument("find", BsonString(coll.name)).append("filter", args["filter"]?.let { bson(it.jsonObject) } ?: BsonDocument())
-                cluster.runRetryableRead(db.name, command, coll.readPreference).getDocument("cursor").getArray("firstBatch")
-            }
+    /** The client, database or collection entity [id] as a [CrudTarget], with the options it inherits. */
+    private fun crudTarget(id: String): CrudTarget {
+        collections[id]?.let { c ->
+            val db = databases.getValue(c.database)
+            val client = clients.getValue(db.client)
+            return CrudTarget(client.cluster, db.name, c.name, client.options.overriddenBy(db.options).overriddenBy(c.options))
         }
-    }
-
-    /** A unified-format read preference: `mode` only (tag sets and staleness are not used by the hosted tests). */
-    private fun readPreference(rp: JsonObject): ReadPreference {
-        if (rp.keys != setOf("mode")) throw UnsupportedOperationException("read preference $rp")
-        val mode = rp["mode"]!!.jsonPrimitive.content
-        return ReadPreference(ReadPreferenceMode.fromValue(mode) ?: throw UnsupportedOperationException("read preference mode $mode"))
+        databases[id]?.let { db ->
+            val client = clients.getValue(db.client)
+            return CrudTarget(client.cluster, db.name, null, client.options.overriddenBy(db.options))
+        }
+        val client = clients[id] ?: error("no entity $id")
+        return CrudTarget(client.cluster, "admin", null, client.options)
     }
 
     private fun expectEvents(e: JsonObject) {
@@ -299,9 +271,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     companion object {
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
-            "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "runCommand", "insertOne", "insertMany", "updateOne", "find",
-            "listDatabases",
-        )
+            "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange",
+        ) + CrudOperations.OPERATIONS
 
         fun bson(o: JsonObject): BsonDocument = BsonDocument.parse(o.toString())
     }

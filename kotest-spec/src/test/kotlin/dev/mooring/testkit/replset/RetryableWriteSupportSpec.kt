@@ -34,7 +34,7 @@ class RetryableWriteSupportSpec : FunSpec({
         RetryableWriteLabels.isRetryableWrite(BsonDocument.parse("{insert: 'c', txnNumber: 1, autocommit: false}")) shouldBe false
     }
 
-    test("update applies \$set or a replacement, upserts, and rejects other operators") {
+    test("update applies operators or a replacement, upserts, and reports unknown operators as write errors") {
         ReplicaSetSimulator.start().use { rs ->
             val p = rs.members[0]
             client.run(p, BsonDocument.parse("{insert: 'c', documents: [{_id: 1, a: 1}, {_id: 2, a: 1}]}"), "app")
@@ -48,8 +48,12 @@ class RetryableWriteSupportSpec : FunSpec({
             rs.collections.documents("app", "c") shouldBe listOf(
                 BsonDocument.parse("{_id: 1, a: 1, b: 'y'}"), BsonDocument.parse("{_id: 2, z: true}"), BsonDocument.parse("{_id: 9, a: 5}"),
             )
-            client.run(p, BsonDocument.parse("{update: 'c', updates: [{q: {}, u: {\$inc: {a: 1}}}]}"), "app").code() shouldBe 2
-            client.run(p, BsonDocument.parse("{update: 'c', updates: [{q: {\$where: 'this.a > 1'}, u: {\$set: {a: 1}}}]}"), "app").code() shouldBe 2
+            client.run(p, BsonDocument.parse("{update: 'c', updates: [{q: {_id: 9}, u: {\$inc: {a: 2}, \$unset: {b: 1}}}]}"), "app").getInt32("nModified").value shouldBe 1
+            rs.collections.documents("app", "c").last() shouldBe BsonDocument.parse("{_id: 9, a: 7}")
+            for (bad in listOf("{q: {}, u: {\$bogus: {a: 1}}}", "{q: {\$where: 'this.a > 1'}, u: {\$set: {a: 1}}}")) {
+                val reply = client.run(p, BsonDocument.parse("{update: 'c', updates: [$bad]}"), "app")
+                reply.getArray("writeErrors").single().asDocument().getInt32("code").value shouldBe 2
+            }
         }
     }
 

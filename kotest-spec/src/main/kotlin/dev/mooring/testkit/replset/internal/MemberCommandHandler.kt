@@ -5,6 +5,7 @@ import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.replset.SimulatedMember
 import dev.mooring.testkit.replset.TopologyVersion
 import dev.mooring.testkit.server.CursorCommands
+import dev.mooring.testkit.server.InMemoryCollections
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.RequestContext
 import dev.mooring.testkit.server.WireServer
@@ -30,8 +31,11 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         if (snap.shuttingDown) return Reply.Document(HelloReplies.shutdownInProgress(snap))
         return when (ctx.commandName) {
             "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
-            "insert", "update", "delete", "drop" -> write(ctx, db, cmd)
-            in CursorCommands.opening -> read(ctx, db, cmd)
+            in InMemoryCollections.WRITES -> write(db, cmd)
+            "aggregate" -> if (isAggregateWrite(cmd)) write(db, cmd) else read(ctx, db, cmd)
+            // a cursor lives on the member that opened it: its server's built-in cursor commands answer
+            "getMore", "killCursors" -> null
+            in InMemoryCollections.COMMANDS -> read(ctx, db, cmd)
             "replSetStepDown" -> stepDown(db, cmd)
             "replSetFreeze" -> freeze(db, cmd)
             "replSetGetStatus" -> if (db != "admin") {
@@ -135,16 +139,12 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         return null
     }
 
-    private fun write(ctx: RequestContext, db: String, cmd: BsonDocument): Reply = guarded {
-        sim.writeOnPrimary(member) {
-            when (ctx.commandName) {
-                "insert" -> sim.collections.insert(db, cmd)
-                "update" -> sim.collections.update(db, cmd)
-                "delete" -> sim.collections.delete(db, cmd)
-                else -> sim.collections.drop(db, cmd)
-            }
-        }
+    private fun write(db: String, cmd: BsonDocument): Reply = guarded {
+        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd)!! }
     }
+
+    private fun isAggregateWrite(cmd: BsonDocument): Boolean =
+        (cmd["pipeline"] as? org.bson.BsonArray)?.any { s -> s is BsonDocument && (s.containsKey("\$out") || s.containsKey("\$merge")) } == true
 
     private fun read(ctx: RequestContext, db: String, cmd: BsonDocument): Reply = guarded {
         val snap = sim.snapshot(member)
@@ -152,7 +152,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             ?.takeIf { it.isString }?.asString()?.value ?: "primary"
         when {
             snap.state == MemberState.PRIMARY || (snap.state == MemberState.SECONDARY && mode != "primary") ->
-                CursorCommands.open(ctx, db, cmd, sim.collections)!!
+                CursorCommands.open(ctx, db, cmd, sim.collections) ?: sim.collections.execute(db, cmd)!!
             snap.state == MemberState.SECONDARY -> HelloReplies.notPrimaryNoSecondaryOk(snap)
             else -> HelloReplies.notPrimaryOrSecondary(snap)
         }

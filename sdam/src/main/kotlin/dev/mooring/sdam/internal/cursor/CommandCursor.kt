@@ -19,7 +19,7 @@ import org.bson.BsonString
 
 /**
  * One server-side cursor (run-command.md "RunCursorCommand"): [open] runs the cursor-opening
- * [command] on a server selected by the options' read preference; [getMore] continues it on
+ * [command] on a server selected by the options' read preference (retried as [retry] allows); [getMore] continues it on
  * that server, in load-balanced mode on the very connection that opened it (pinned until the
  * cursor is exhausted or closed), with the same `lsid`; [close] sends killCursors for a cursor
  * still open on the server (bounded, errors ignored; not after a network error on a pinned
@@ -32,6 +32,7 @@ internal class CommandCursor(
     private val database: String,
     private val command: BsonDocument,
     private val options: RunCursorCommandOptions,
+    private val retry: OperationRetry,
     private val session: OperationSession,
     private val timeout: CursorTimeout,
 ) {
@@ -50,7 +51,7 @@ internal class CommandCursor(
         val readPreference = options.readPreference
         val name = command.firstKey
         return withContext(pin) {
-            context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.forInitialCommand, OperationRetry.POOL_CLEARED) { selected, connection ->
+            context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.forInitialCommand, retry) { selected, connection ->
                 val topologyType = context.topology.description.value.type
                 val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, topologyType, selected.description)
                 val batch = CursorBatch.first(name, send(connection, database, sent), connection.address)

@@ -7,7 +7,7 @@ import org.bson.BsonDocument
 import org.bson.conversions.Bson
 
 /**
- * Internal API, not stable (for the Java facade): one batch of a cursor, and whether the cursor
+ * Internal API, not stable (for the Java facade and the spec runners): one batch of a cursor, and whether the cursor
  * is [exhausted] after it (no getMore follows). Immutable.
  */
 public class CursorPage internal constructor(
@@ -19,10 +19,18 @@ public class CursorPage internal constructor(
     public companion object {
         /**
          * [MongoCluster.runCursorCommand] as a flow of batches: the next getMore is sent only when
-         * the collector returns from `emit` of the previous page. Same contracts otherwise.
+         * the collector returns from `emit` of the previous page. With [retryableRead] the initial
+         * command is a retryable read (retryable-reads.md; for driver CRUD helpers such as the
+         * spec runners'), else it is retried as runCommand is. Same contracts otherwise.
          */
         @JvmStatic
-        public fun pages(cluster: MongoCluster, database: String, command: Bson, options: RunCursorCommandOptions): Flow<CursorPage> =
-            cluster.runCursorPages(database, command, options)
+        @JvmOverloads
+        public fun pages(
+            cluster: MongoCluster,
+            database: String,
+            command: Bson,
+            options: RunCursorCommandOptions,
+            retryableRead: Boolean = false,
+        ): Flow<CursorPage> = cluster.runCursorPages(database, command, options, retryableRead)
     }
 }
