@@ -132,6 +132,7 @@ public class ConnectionPool(
     private var totalCount = 0
     private var pendingCount = 0
     private var inUseCount = 0
+    private var cursorPinnedCount = 0 // in use and pinned to a cursor (load-balancers.md "Connection Tracking")
     private val serviceGenerations = HashMap<ObjectId, IntArray>() // serviceId -> [generation, connectionCount]
 
     private val maintenance = PoolMaintenance(this, settings.maintenanceIntervalMS)
@@ -246,6 +247,26 @@ public class ConnectionPool(
     }
 
     /**
+     * Marks the checked-out [connection] as pinned to a cursor (load-balanced mode) until it is
+     * checked in, for the pool's statistics and wait-queue timeout messages (load-balancers.md
+     * "Connection Tracking"). Idempotent.
+     */
+    public suspend fun markPinnedToCursor(connection: Connection) {
+        val c = ownConnection(connection)
+        locked {
+            if (c.state == ConnState.IN_USE && !c.pinnedToCursor) {
+                c.pinnedToCursor = true
+                cursorPinnedCount++
+            }
+        }
+    }
+
+    /** In load-balanced mode, load-balancers.md's account of the connections in use; else null. */
+    private fun usageLocked(): String? = if (!loadBalanced) null else
+        "maxPoolSize: ${settings.maxPoolSize}, connections in use by cursors: $cursorPinnedCount, connections in use by transactions: 0, " +
+            "connections in use by other operations: ${inUseCount - cursorPinnedCount}"
+
+    /**
      * Marks the pool ready (from paused): checkouts are served and minPoolSize population
      * starts. Emits PoolReady only on a real transition; a ready or closed pool is left as is.
      */
@@ -358,6 +379,7 @@ public class ConnectionPool(
         inUseConnections = inUseCount,
         waitQueueSize = waiters.size,
         generation = generation,
+        pinnedToCursors = cursorPinnedCount,
     )
 
     override fun toString(): String = "ConnectionPool($address, $poolState)"
@@ -471,7 +493,7 @@ public class ConnectionPool(
 
     private suspend fun waitTimedOut(w: Waiter): Any = locked {
         if (waiters.remove(w)) {
-            failLocked(ConnectionCheckOutFailedReason.TIMEOUT, w.startNanos, WaitQueueTimeoutException(address, settings.waitQueueTimeoutMS))
+            failLocked(ConnectionCheckOutFailedReason.TIMEOUT, w.startNanos, WaitQueueTimeoutException(address, settings.waitQueueTimeoutMS, usageLocked()))
         } else {
             w.outcome!! // handed over concurrently: take it
         }
@@ -517,6 +539,10 @@ public class ConnectionPool(
     private fun checkInLocked(c: PooledConnection) {
         events.checkedIn(c.id)
         inUseCount--
+        if (c.pinnedToCursor) {
+            c.pinnedToCursor = false
+            cursorPinnedCount--
+        }
         val reason = perishedReasonLocked(c, 0L, checkIdle = false)
         when {
             poolState == ConnectionPoolState.CLOSED -> closeLocked(c, ConnectionClosedReason.POOL_CLOSED, null)
@@ -580,8 +606,9 @@ public class ConnectionPool(
     }
 
     private fun perishedReasonLocked(c: PooledConnection, now: Long, checkIdle: Boolean): ConnectionClosedReason? = when {
+        c.errored -> ConnectionClosedReason.ERROR // a connection that failed is closed for its error, even when the pool was cleared since
         c.gen != currentGenerationLocked(c) || c.interrupted -> ConnectionClosedReason.STALE
-        c.errored || c.raw.isClosed -> ConnectionClosedReason.ERROR
+        c.raw.isClosed -> ConnectionClosedReason.ERROR
         checkIdle && maxIdleNanos > 0 && now - c.availableSinceNanos > maxIdleNanos -> ConnectionClosedReason.IDLE
         else -> null
     }

@@ -64,7 +64,9 @@ public class WaitQueueTimeoutException(
     address: ServerAddress,
     /** The timeout that elapsed, in milliseconds. */
     public val waitQueueTimeoutMS: Long,
-) : MongoServerException(MESSAGE, address) {
+    /** In load-balanced mode, the connections in use by cursors, transactions and other operations (load-balancers.md); else null. */
+    public val usage: String? = null,
+) : MongoServerException(if (usage == null) MESSAGE else "$MESSAGE. $usage", address) {
     public companion object {
         /** The spec's message. */
         public const val MESSAGE: String = "Timed out while checking out a connection from connection pool"

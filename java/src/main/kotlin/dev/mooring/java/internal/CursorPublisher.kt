@@ -53,6 +53,7 @@ internal class CursorPublisher(private val scope: CoroutineScope, private val pa
             val failure = try {
                 awaitDemand()
                 pages().collect { page ->
+                    page.error?.let { throw it }
                     for (document in page.documents) {
                         awaitDemand()
                         demand.update { if (it == Long.MAX_VALUE) it else it - 1 }

@@ -62,6 +62,8 @@ class WireServer private constructor(
     private val serverSocket: ServerSocket,
     /** TLS termination, or null for plain TCP. */
     val tls: ServerTlsConfig? = null,
+    /** The in-memory collections behind the data commands (shared when several servers serve one data set). */
+    val collections: InMemoryCollections = InMemoryCollections(),
 ) : AutoCloseable {
     private val scope = CoroutineScope(SupervisorJob() + Dispatchers.IO)
     private val sockets = ConcurrentHashMap.newKeySet<Socket>()
@@ -78,9 +80,6 @@ class WireServer private constructor(
 
     /** Connection and command counters. */
     val counters: WireServerCounters = WireServerCounters()
-
-    /** The in-memory collections behind insert/find/delete. */
-    val collections: InMemoryCollections = InMemoryCollections()
 
     /** The cursors open on this server (see [CursorCommands]). */
     val cursors: ServerCursors = ServerCursors()
@@ -337,7 +336,12 @@ class WireServer private constructor(
          * accepting. The TCP listening socket uses SO_REUSEADDR, so a closed server's port can be
          * bound again at once (the replica set simulator restarts members on the same port).
          */
-        suspend fun start(unixSocketPath: String? = null, port: Int = 0, tls: ServerTlsConfig? = null): WireServer {
+        suspend fun start(
+            unixSocketPath: String? = null,
+            port: Int = 0,
+            tls: ServerTlsConfig? = null,
+            collections: InMemoryCollections = InMemoryCollections(),
+        ): WireServer {
             require(port in 0..65535) { "port must be in 0..65535, got $port" }
             require(unixSocketPath == null || port == 0) { "a port cannot be combined with a Unix domain socket" }
             val selector = SelectorManager(Dispatchers.IO)
@@ -351,7 +355,7 @@ class WireServer private constructor(
                 selector.close()
                 throw e
             }
-            return WireServer(selector, socket, tls).also { it.start() }
+            return WireServer(selector, socket, tls, collections).also { it.start() }
         }
 
         private fun isHello(name: String) = name == "hello" || name == "isMaster" || name == "ismaster"

@@ -2,6 +2,7 @@ package dev.mooring.spec.unified
 
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.events.MooringException
+import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.RunCursorCommandOptions
@@ -39,9 +40,9 @@ data class EntityOptions(
 
 /**
  * Where a CRUD helper runs: the client's [cluster], the [database] and (for collection
- * helpers) the [collection], with the entity [options] in force.
+ * helpers) the [collection], with the entity [options] in force, in the explicit [session] when the operation names one.
  */
-class CrudTarget(val cluster: MongoCluster, val database: String, val collection: String?, val options: EntityOptions)
+class CrudTarget(val cluster: MongoCluster, val database: String, val collection: String?, val options: EntityOptions, val session: ClientSession? = null)
 
 /**
  * A write that the server refused in its reply (`writeErrors` or `writeConcernError` in an
@@ -99,7 +100,7 @@ class CrudOperations {
         // as drivers do, a document without _id gets a generated ObjectId (first)
         val docs = given.map { d -> if (d.containsKey("_id")) d else BsonDocument("_id", BsonObjectId()).also { it.putAll(d) } }
         val command = BsonDocument("insert", BsonString(t.collection!!)).append("documents", BsonArray(docs))
-        a.optional("ordered")?.let { command["ordered"] = it }
+        command["ordered"] = a.optional("ordered") ?: BsonBoolean.TRUE // drivers send ordered: true by default
         a.copy(command, "comment", "bypassDocumentValidation")
         val reply = write(t, command, retryable = true)
         if (!acknowledged(t)) return BsonDocument("acknowledged", BsonBoolean.FALSE)
@@ -224,7 +225,7 @@ class CrudOperations {
     /** Sends the write [command] with the collection's writeConcern, retryable or not; throws write and write concern errors as drivers do. */
     private suspend fun write(t: CrudTarget, command: BsonDocument, retryable: Boolean, throwWriteErrors: Boolean = true): BsonDocument {
         t.options.writeConcern?.let { if (!command.containsKey("writeConcern")) command["writeConcern"] = it }
-        val reply = if (retryable) t.cluster.runRetryableWrite(t.database, command) else t.cluster.runCommand(t.database, command)
+        val reply = if (retryable) t.cluster.runRetryableWrite(t.database, command, t.session) else t.cluster.runCommand(t.database, command, ReadPreference.PRIMARY, t.session)
         if (throwWriteErrors) throwWriteErrors(reply)
         return reply
     }
@@ -320,7 +321,7 @@ class CrudOperations {
     /** Sends the read [command] with the entity's readConcern and read preference, as a retryable read. */
     private suspend fun read(t: CrudTarget, command: BsonDocument): BsonDocument {
         t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
-        return t.cluster.runRetryableRead(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY)
+        return t.cluster.runRetryableRead(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY, t.session)
     }
 
     /**
@@ -333,7 +334,7 @@ class CrudOperations {
         t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
         val batchSize = ((command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"])
             ?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 }
-        val options = RunCursorCommandOptions(readPreference = readPreference, batchSize = batchSize)
+        val options = RunCursorCommandOptions(readPreference = readPreference, batchSize = batchSize, session = t.session)
         return CursorPage.pages(t.cluster, t.database, command, options, retryableRead = retryable).toList().flatMap { it.documents }
     }
 
@@ -378,7 +379,7 @@ class CrudOperations {
     /** `runCommand` on a database entity: the command as given (never retried), with the read preference argument. */
     private suspend fun runCommand(t: CrudTarget, a: Args): BsonValue {
         val readPreference = a.json["readPreference"]?.jsonObject?.let { UnifiedReadPreference.parse(it) } ?: ReadPreference.PRIMARY
-        return t.cluster.runCommand(t.database, a.doc("command"), readPreference)
+        return t.cluster.runCommand(t.database, a.doc("command"), readPreference, t.session)
     }
 
     /** The arguments of one operation, as BSON. */

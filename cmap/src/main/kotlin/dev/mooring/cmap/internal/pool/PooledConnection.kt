@@ -42,6 +42,9 @@ internal class PooledConnection(
     /** Set when an operation failed with a network or protocol error, or the holder closed it. */
     @Volatile @JvmField var errored: Boolean = false
 
+    /** Pinned to a cursor (load-balanced mode) until checked in; guarded by the pool lock. */
+    @JvmField var pinnedToCursor: Boolean = false
+
     /** Set by clear(interruptInUseConnections = true); the raw connection is closed at the same time. */
     @Volatile @JvmField var interrupted: Boolean = false
 

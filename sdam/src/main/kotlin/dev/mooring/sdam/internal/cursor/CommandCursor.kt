@@ -59,6 +59,7 @@ internal class CommandCursor(
                 ns = batch.ns
                 route = if (batch.id != 0L && topologyType == TopologyType.LOAD_BALANCED) {
                     pin.pin(connection, selected.pool)
+                    selected.pool.markPinnedToCursor(connection)
                     CursorRoute.Pinned(connection.address, pin)
                 } else {
                     CursorRoute.OnServer(connection.address)

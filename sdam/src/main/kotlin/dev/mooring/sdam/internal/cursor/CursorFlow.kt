@@ -13,7 +13,9 @@ import org.bson.BsonDocument
  * exhausted (for a tailable cursor an empty batch does not end it), and closes it — also when
  * the collector is cancelled, throws or stops early (`take`, `first`) — so a cursor still open
  * on the server gets its bounded killCursors and its connection and session go back. The next
- * getMore is sent only when the collector returns from the previous page's `emit`.
+ * getMore is sent only when the collector returns from the previous page's `emit`. A getMore
+ * that fails is emitted as a page carrying the error before the flow ends with it, so a page
+ * collector can keep the cursor (and its pinned connection) until it stops collecting.
  */
 internal object CursorFlow {
     /** One [CursorPage] per batch. */
@@ -24,7 +26,13 @@ internal object CursorFlow {
             while (true) {
                 emit(CursorPage(batch, cursor.exhausted))
                 if (cursor.exhausted) break
-                batch = cursor.getMore()
+                batch = try {
+                    cursor.getMore()
+                } catch (e: Throwable) {
+                    if (e is kotlinx.coroutines.CancellationException) throw e
+                    emit(CursorPage(emptyList(), exhausted = false, error = e))
+                    throw e
+                }
             }
         } finally {
             withContext(NonCancellable) { cursor.close() }
@@ -32,5 +40,8 @@ internal object CursorFlow {
     }
 
     /** The documents of [pages], one by one. */
-    fun documents(pages: Flow<CursorPage>): Flow<BsonDocument> = pages.transform { page -> page.documents.forEach { emit(it) } }
+    fun documents(pages: Flow<CursorPage>): Flow<BsonDocument> = pages.transform { page ->
+        page.error?.let { throw it }
+        page.documents.forEach { emit(it) }
+    }
 }

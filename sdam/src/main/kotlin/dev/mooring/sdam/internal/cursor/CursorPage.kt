@@ -15,6 +15,12 @@ public class CursorPage internal constructor(
     public val documents: List<BsonDocument>,
     /** True when the server reported the cursor exhausted with this batch. */
     public val exhausted: Boolean,
+    /**
+     * The error of a getMore, or null. The cursor stays as it is (a pinned connection stays
+     * pinned, load-balancers.md) until the collector stops collecting; the flow then ends with
+     * this error when the collector returns from `emit`.
+     */
+    public val error: Throwable? = null,
 ) {
     public companion object {
         /**
