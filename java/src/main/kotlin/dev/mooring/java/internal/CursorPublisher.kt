@@ -30,16 +30,19 @@ internal class CursorPublisher(private val scope: CoroutineScope, private val pa
 
     private inner class CursorSubscription(private val subscriber: JFlow.Subscriber<in BsonDocument>) : JFlow.Subscription {
         private val demand = MutableStateFlow(0L)
-        private val job: Job = scope.launch(start = CoroutineStart.LAZY) { run() }
+        @Volatile private var invalidRequest: Long? = null
+        // ATOMIC: the body runs even when cancelled at once (request(0) must still signal onError);
+        // it signals nothing before the first request, so it may start before onSubscribe returns
+        private val job: Job = scope.launch(start = CoroutineStart.ATOMIC) { run() }
 
         fun start() {
             subscriber.onSubscribe(this)
-            job.start()
         }
 
         override fun request(n: Long) {
             if (n <= 0) {
-                job.cancel(InvalidRequest(n))
+                invalidRequest = n
+                job.cancel()
                 return
             }
             demand.update { d -> if (d + n < 0) Long.MAX_VALUE else d + n }
@@ -69,10 +72,9 @@ internal class CursorPublisher(private val scope: CoroutineScope, private val pa
             } catch (e: SubscriberFailed) {
                 log.warn("a cursor subscriber's onNext threw; the subscription is cancelled", e.cause)
                 return
-            } catch (e: InvalidRequest) {
-                IllegalArgumentException("request(${e.n}): the demand must be positive (Reactive Streams rule 3.9)")
             } catch (e: CancellationException) {
-                (e.cause as? InvalidRequest)?.let { IllegalArgumentException("request(${it.n}): the demand must be positive (Reactive Streams rule 3.9)") } ?: return
+                val n = invalidRequest ?: return // cancelled by the subscriber: no signal
+                IllegalArgumentException("request($n): the demand must be positive (Reactive Streams rule 3.9)")
             } catch (e: Throwable) {
                 e
             }
@@ -85,8 +87,6 @@ internal class CursorPublisher(private val scope: CoroutineScope, private val pa
     }
 
     private class SubscriberFailed(cause: Throwable) : RuntimeException(cause)
-
-    private class InvalidRequest(val n: Long) : CancellationException("invalid request($n)")
 
     private companion object {
         val log = LoggerFactory.getLogger(CursorPublisher::class.java)
