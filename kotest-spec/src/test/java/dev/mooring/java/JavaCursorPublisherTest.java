@@ -1,7 +1,5 @@
 package dev.mooring.java;
 
-import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.mooring.cmap.CommandStartedEvent;
 import dev.mooring.sdam.ClientSession;
 import dev.mooring.sdam.MongoSessionNotSupportedException;
@@ -11,8 +9,6 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,21 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** runCursorCommand as a Flow.Publisher: getMore only on demand, cancel sends killCursors; startSession from Java. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class JavaCursorPublisherTest {
-    private MongoServer server;
-    private String uri;
-
-    @BeforeEach
-    void startServer() {
-        server = new MongoServer(new MemoryBackend());
-        server.bind("127.0.0.1", 0);
-        uri = "mongodb://127.0.0.1:" + server.getLocalAddress().getPort() + "/?serverSelectionTimeoutMS=10000";
-    }
-
-    @AfterEach
-    void stopServer() {
-        server.shutdownNow();
-    }
+class JavaCursorPublisherTest extends MongoJavaServerFixture {
 
     /** Records what it is given and requests only when told to. */
     private static final class Recorder implements Flow.Subscriber<BsonDocument> {
