@@ -72,6 +72,23 @@ class ReportSpec : FunSpec({
         table shouldContain "**0.25×**"
     }
 
+    test("the floor is not an official library: it gets its own mooring ÷ floor line for ops/s and CPU per op") {
+        fun ping(lib: Library, ops: Double, cpu: Double) =
+            BenchRow(lib, Scenario.PING_RESPONDER, 64, 10, mapOf("opsPerSec" to ops, "cpuUsPerOp" to cpu, "p999Us" to 100.0))
+        val cell = listOf(ping(Library.MOORING, 40_000.0, 30.0), ping(Library.JAVA_SYNC, 20_000.0, 40.0), ping(Library.FLOOR, 50_000.0, 20.0))
+        RatioTable.ratios(cell).getValue("opsPerSec") shouldBe (2.0 plusOrMinus 1e-9) // floor not taken as the best official
+        val f = RatioTable.floorRatios(cell)
+        f.keys shouldBe setOf("opsPerSec", "cpuUsPerOp")
+        f.getValue("opsPerSec") shouldBe (0.8 plusOrMinus 1e-9)
+        f.getValue("cpuUsPerOp") shouldBe (1.5 plusOrMinus 1e-9)
+        val table = RatioTable.render(cell)
+        table shouldContain "| 64 | 10 | floor |"
+        table shouldContain "**mooring ÷ floor**"
+        RatioTable.floorRatios(cell.filter { it.library != Library.FLOOR }) shouldBe emptyMap()
+        Library.FLOOR.measures(Scenario.POOL_ONLY) shouldBe false
+        Library.FLOOR.measures(Scenario.PING_MONGO_JAVA_SERVER) shouldBe true
+    }
+
     test("connectionsCreated is shown but not turned into a ratio") {
         val cell = listOf(
             BenchRow(Library.MOORING, Scenario.POOL_ONLY, 64, 10, mapOf("opsPerSec" to 2.0, "connectionsCreated" to 10.0)),

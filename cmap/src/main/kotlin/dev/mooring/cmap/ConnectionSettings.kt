@@ -53,6 +53,12 @@ public data class ConnectionSettings(
     val loadBalanced: Boolean = false,
     /** How server host names are resolved; null = the JVM's resolver on `Dispatchers.IO`. See [HostNameResolver]. */
     val hostNameResolver: HostNameResolver? = null,
+    /**
+     * PLAIN sends the password as it is: without TLS anyone on the path can read it, so a PLAIN
+     * credential without TLS is rejected at construction unless this is true (for example on a
+     * loopback or an otherwise encrypted link). It has no effect on other mechanisms.
+     */
+    val allowPlainAuthWithoutTls: Boolean = false,
 )
 
 /**

@@ -2,8 +2,8 @@ package dev.mooring.cmap
 
 import dev.mooring.cmap.internal.connection.ClientMetadata
 import dev.mooring.cmap.internal.connection.Handshake
-import dev.mooring.cmap.internal.auth.ScramAuthenticator
-import dev.mooring.cmap.internal.auth.ScramKind
+import dev.mooring.cmap.internal.auth.AuthHooks
+import dev.mooring.cmap.internal.auth.Authenticators
 import dev.mooring.cmap.internal.connection.KtorConnection
 import dev.mooring.cmap.internal.connection.SelectorThread
 import dev.mooring.cmap.internal.connection.SocketRegistry
@@ -32,9 +32,12 @@ import java.util.concurrent.atomic.AtomicBoolean
  * unless tlsAllowInvalidHostnames. TLS failures are [MongoTlsException]s.
  *
  * Authentication: pooled connections authenticate with [authenticator] when given, else with
- * SCRAM-SHA-256 / SCRAM-SHA-1 built from `settings.credential` (mechanism negotiated through
- * `saslSupportedMechs` when the credential names none, with speculative authentication in the
- * handshake). Failures are [MongoAuthenticationException]s. Monitoring connections never
+ * the mechanism of `settings.credential`: SCRAM-SHA-256 / SCRAM-SHA-1 (negotiated through
+ * `saslSupportedMechs` when the credential names none), MONGODB-X509 (the TLS client
+ * certificate), PLAIN (only over TLS unless [ConnectionSettings.allowPlainAuthWithoutTls]),
+ * GSSAPI (the JDK's Kerberos SASL client) or MONGODB-AWS (credentials from the environment and
+ * the AWS endpoints); SCRAM and X.509 authenticate speculatively in the handshake. Failures are
+ * [MongoAuthenticationException]s naming the mechanism. Monitoring connections never
  * authenticate.
  *
  * Compression: the `compressors` list is offered in the handshake; the first one the server
@@ -42,19 +45,29 @@ import java.util.concurrent.atomic.AtomicBoolean
  *
  * @throws IllegalArgumentException when appName is longer than 128 bytes, a timeout is negative,
  *   a compressor name or zlibCompressionLevel is invalid, a TLS file cannot be read, or the
- *   credential uses a mechanism Mooring does not implement (or lacks a username or password).
+ *   credential cannot be used (a mechanism Mooring does not implement, a missing username or
+ *   password, X.509 without a client certificate, PLAIN without TLS).
  */
-public class DefaultConnectionFactory(
+public class DefaultConnectionFactory internal constructor(
     /** The settings every connection of this factory uses. */
     public val settings: ConnectionSettings,
     /** Wrapping libraries to append to the handshake metadata. */
     driverInfo: List<DriverInfo> = emptyList(),
     /**
-     * A custom authenticator for pooled connections; null (the default) means SCRAM built from
+     * A custom authenticator for pooled connections; null (the default) means the mechanism of
      * `settings.credential` (or no authentication without a credential).
      */
-    private val authenticator: ConnectionAuthenticator? = null,
+    private val authenticator: ConnectionAuthenticator?,
+    /** The outside world the mechanisms use (environment, AWS endpoints, Kerberos); tests replace it. */
+    authHooks: AuthHooks,
 ) : ConnectionFactory, AutoCloseable {
+    /** A factory for [settings]; see the class documentation. */
+    public constructor(
+        settings: ConnectionSettings,
+        driverInfo: List<DriverInfo> = emptyList(),
+        authenticator: ConnectionAuthenticator? = null,
+    ) : this(settings, driverInfo, authenticator, AuthHooks.DEFAULT)
+
     // The selector's loop coroutine is a child of this job, so close can wait for it to stop.
     private val selectorJob = Job()
 
@@ -88,14 +101,7 @@ public class DefaultConnectionFactory(
                 require(name in Compressors.NAMES) { "unsupported compressor '$name' (supported: ${Compressors.NAMES.joinToString()})" }
             }
             require(settings.zlibCompressionLevel in -1..9) { "zlibCompressionLevel must be in -1..9, was ${settings.zlibCompressionLevel}" }
-            effectiveAuthenticator = authenticator ?: settings.credential?.let { cred ->
-                require(cred.mechanism == null || ScramKind.byName(cred.mechanism) != null) {
-                    "authentication mechanism ${cred.mechanism} is not supported by Mooring (supported: SCRAM-SHA-256, SCRAM-SHA-1)"
-                }
-                require(!cred.username.isNullOrEmpty()) { "SCRAM authentication needs a username" }
-                require(cred.hasPassword) { "SCRAM authentication needs a password" }
-                ScramAuthenticator(cred)
-            }
+            effectiveAuthenticator = authenticator ?: Authenticators.forCredential(settings, authHooks)
             tls = if (settings.tls.enabled) ClientTls(settings.tls) else null
             clientMetadata = ClientMetadata.build(ClientMetadata.Inputs(settings.appName, driverInfo))
             poolHandshake = Handshake(settings, clientMetadata, forMonitoring = false)

@@ -36,6 +36,12 @@ public class ConnectionOptionsBuilder {
     /** The credential exactly as given (prefer [ClusterSettingsBuilder.credential] for auth.md's defaults). */
     public fun credential(value: MongoCredential?): ConnectionOptionsBuilder = step { credential = value }
 
+    /**
+     * Lets a PLAIN credential send its password over a connection without TLS (rejected at
+     * construction otherwise); see `ConnectionSettings.allowPlainAuthWithoutTls`.
+     */
+    public fun allowPlainAuthWithoutTls(value: Boolean): ConnectionOptionsBuilder = step { allowPlainAuthWithoutTls = value }
+
     /** Adjusts the TLS options. */
     public fun applyToTlsSettings(block: Consumer<TlsOptionsBuilder>): ConnectionOptionsBuilder {
         val tls = TlsOptionsBuilder().also { block.accept(it) }

@@ -42,6 +42,15 @@ class JavaSettingsBuilderTest {
     }
 
     @Test
+    void plainWithoutTlsIsAllowedOnlyWhenAsked() {
+        assertEquals(false, MongoClusters.settingsBuilder().build().getConnection().getAllowPlainAuthWithoutTls());
+        MongoClusterSettings allowed = MongoClusters.settingsBuilder()
+                .applyToConnectionSettings(c -> c.allowPlainAuthWithoutTls(true))
+                .build();
+        assertEquals(true, allowed.getConnection().getAllowPlainAuthWithoutTls());
+    }
+
+    @Test
     void stepsApplyInOrderOverAConnectionString() {
         MongoClusterSettings s = MongoClusters.settingsBuilder("mongodb://h:1/?maxPoolSize=5&appname=first")
                 .applyToPoolSettings(pool -> pool.maxPoolSize(9))

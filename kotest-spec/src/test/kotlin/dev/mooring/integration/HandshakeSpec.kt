@@ -16,6 +16,7 @@ import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.ints.shouldBeLessThanOrEqual
 import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.string.shouldStartWith
 import org.bson.BsonArray
 import org.bson.BsonBoolean
@@ -78,11 +79,11 @@ class HandshakeSpec : FunSpec({
         }
         cmd["saslSupportedMechs"] shouldBe BsonString("admin.alice")
         authRan shouldBe listOf(true)
-        // without an explicit authenticator the factory builds the SCRAM one; mechanisms Mooring lacks are rejected
+        // without an explicit authenticator the factory builds the SCRAM one; mechanisms auth.md does not define are rejected
         DefaultConnectionFactory(ConnectionSettings(credential = cred)).close()
         shouldThrow<IllegalArgumentException> {
-            DefaultConnectionFactory(ConnectionSettings(credential = MongoCredential("GSSAPI", "alice", "\$external", null)))
-        }
+            DefaultConnectionFactory(ConnectionSettings(credential = MongoCredential("MONGODB-CR", "alice", "admin", "pw".toCharArray())))
+        }.message!! shouldContain "MONGODB-CR"
     }
 
     test("the client metadata is truncated to 512 bytes in the spec's order") {

@@ -238,8 +238,14 @@ public class ConnectionSettingsBuilder internal constructor(from: ConnectionSett
     public var zlibCompressionLevel: Int = from.zlibCompressionLevel
     /** The declared Stable API, or null. */
     public var serverApi: ServerApi? = from.serverApi
+    /**
+     * Lets a PLAIN credential send its password over a connection without TLS (rejected at
+     * construction otherwise); see [ConnectionSettings.allowPlainAuthWithoutTls].
+     */
+    public var allowPlainAuthWithoutTls: Boolean = from.allowPlainAuthWithoutTls
     private var tlsSettings: TlsSettings = from.tls
     private val loadBalanced = from.loadBalanced
+    private val hostNameResolver = from.hostNameResolver
 
     /** Adjusts the TLS options, starting from their current values. */
     public fun tls(block: TlsSettingsBuilder.() -> Unit) {
@@ -248,6 +254,7 @@ public class ConnectionSettingsBuilder internal constructor(from: ConnectionSett
 
     internal fun build(): ConnectionSettings = ConnectionSettings(
         connectTimeoutMS, socketTimeoutMS, appName, credential, tlsSettings, compressors, zlibCompressionLevel, serverApi, loadBalanced,
+        hostNameResolver = hostNameResolver, allowPlainAuthWithoutTls = allowPlainAuthWithoutTls,
     )
 }
 
@@ -270,6 +277,11 @@ public class TlsSettingsBuilder internal constructor(from: TlsSettings) {
     public var disableOcspEndpointCheck: Boolean = from.disableOcspEndpointCheck
     /** `tlsDisableCertificateRevocationCheck`. */
     public var disableCertificateRevocationCheck: Boolean = from.disableCertificateRevocationCheck
+    /**
+     * A context built in code (for example from a PKCS#12 or JKS key store holding the MONGODB-X509
+     * client certificate); it replaces the CA and certificate files. See [TlsSettings.sslContext].
+     */
+    public var sslContext: javax.net.ssl.SSLContext? = from.sslContext
 
     /** `tlsInsecure`: relaxes certificate, hostname and OCSP endpoint checks together (or restores all three). */
     public var insecure: Boolean
@@ -282,7 +294,7 @@ public class TlsSettingsBuilder internal constructor(from: TlsSettings) {
 
     internal fun build(): TlsSettings = TlsSettings(
         enabled, allowInvalidCertificates, allowInvalidHostnames, caFile, certificateKeyFile, certificateKeyFilePassword,
-        disableOcspEndpointCheck, disableCertificateRevocationCheck,
+        disableOcspEndpointCheck, disableCertificateRevocationCheck, sslContext,
     )
 }
 

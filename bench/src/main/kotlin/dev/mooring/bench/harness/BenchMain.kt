@@ -111,7 +111,7 @@ object BenchMain {
 
             // ---- cold start: fresh JVMs, first thing they do ----
             repeat(if (plan.includes(Scenario.COLD_START)) plan.coldStartRuns else 0) { rep ->
-                for (lib in rotate(Library.entries, rep)) {
+                for (lib in rotate(Library.entries.filter { it.measures(Scenario.COLD_START) }, rep)) {
                     JvmProcess("cold-${lib.key}", "dev.mooring.bench.worker.WorkerMain", listOf(lib.key), workerJvm, File(logs, "cold-${lib.key}.log")).use { w ->
                         w.expect("READY", 60_000)
                         runCell(lib, w, CellCommand(Scenario.COLD_START, maxPoolSize = 10, target = targets.getValue(Scenario.PING_RESPONDER)), true, 120_000)
@@ -126,7 +126,7 @@ object BenchMain {
                 w.expect("READY", 60_000)
                 val warmStart = System.nanoTime()
                 runCell(lib, w, CellCommand(Scenario.PING_RESPONDER, 64, 10, targets.getValue(Scenario.PING_RESPONDER), 0, plan.jvmWarmupMs * 7 / 10), false)
-                runCell(lib, w, CellCommand(Scenario.POOL_ONLY, 64, plan.poolOnlyConnections, "", 0, plan.jvmWarmupMs * 3 / 10), false)
+                if (lib.measures(Scenario.POOL_ONLY)) runCell(lib, w, CellCommand(Scenario.POOL_ONLY, 64, plan.poolOnlyConnections, "", 0, plan.jvmWarmupMs * 3 / 10), false)
                 say("${lib.key} warmed up for ${"%.1f".format((System.nanoTime() - warmStart) / 1e9)} s")
             }
 
@@ -144,7 +144,7 @@ object BenchMain {
                 }
                 cells += CellCommand(Scenario.WAITERS_100K, plan.waiters, 10, count = plan.waiters)
                 for (cmd in cells.filter { plan.includes(it.scenario) }) {
-                    for (lib in rotate(Library.entries, cellIndex++)) runCell(lib, workers.getValue(lib), cmd, true)
+                    for (lib in rotate(Library.entries.filter { it.measures(cmd.scenario) }, cellIndex++)) runCell(lib, workers.getValue(lib), cmd, true)
                 }
             }
 
@@ -172,7 +172,7 @@ object BenchMain {
         val runsFile = out.resolveSibling("bench-runs.json")
         ReportWriter.write(runsFile, raw)
         val table = buildString {
-            append("Mooring vs the official MongoDB Java driver 5.6.5 — mode ").append(plan.mode)
+            append("Mooring vs the official MongoDB Java driver 5.6.5 and the raw-socket floor — mode ").append(plan.mode)
             append(", ").append(plan.repetitions).append(" repetition(s), medians; ").append(Instant.now()).append("\n")
             append(RatioTable.render(medians))
         }

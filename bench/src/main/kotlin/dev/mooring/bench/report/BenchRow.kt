@@ -7,13 +7,20 @@ import kotlinx.serialization.json.doubleOrNull
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonPrimitive
 
-/** The libraries compared. [key] is the report's `library` value. */
-enum class Library(val key: String) {
-    MOORING("mooring"),
-    JAVA_SYNC("java-sync"),
-    JAVA_REACTIVE("java-reactive");
+/**
+ * The libraries compared. [key] is the report's `library` value. [official]: the official
+ * MongoDB Java driver. [FLOOR] is no client at all but the raw socket loop Mooring is measured
+ * against (`floor/FloorDriver.kt`); it runs the ping scenarios only.
+ */
+enum class Library(val key: String, val official: Boolean) {
+    MOORING("mooring", false),
+    JAVA_SYNC("java-sync", true),
+    JAVA_REACTIVE("java-reactive", true),
+    FLOOR("floor", false);
 
-    val official: Boolean get() = this != MOORING
+    /** True when this library measures [scenario] (the floor: only the ping scenarios). */
+    fun measures(scenario: Scenario): Boolean =
+        this != FLOOR || scenario == Scenario.PING_RESPONDER || scenario == Scenario.PING_MONGO_JAVA_SERVER
 
     companion object {
         fun of(key: String): Library = entries.firstOrNull { it.key == key }

@@ -29,15 +29,32 @@ object RatioTable {
                     r.notes?.let { sb.append(" ").append(it) }
                     sb.append("\n")
                 }
-                val ratios = ratios(inCell)
-                if (ratios.isNotEmpty()) {
-                    sb.append("| ").append(callers ?: "-").append(" | ").append(pool ?: "-").append(" | **mooring ÷ best official** | ")
-                    sb.append(cols.joinToString(" | ") { c -> ratios[c]?.let { "**" + String.format(Locale.ROOT, "%.2f×", it) + "**" } ?: "" })
-                    sb.append(" |\n")
-                }
+                ratioLine(sb, callers, pool, "mooring ÷ best official", cols, ratios(inCell))
+                ratioLine(sb, callers, pool, "mooring ÷ floor", cols, floorRatios(inCell))
             }
         }
         return sb.toString()
+    }
+
+    private fun ratioLine(sb: StringBuilder, callers: Int?, pool: Int?, label: String, cols: List<String>, ratios: Map<String, Double>) {
+        if (ratios.isEmpty()) return
+        sb.append("| ").append(callers ?: "-").append(" | ").append(pool ?: "-").append(" | **").append(label).append("** | ")
+        sb.append(cols.joinToString(" | ") { c -> ratios[c]?.let { "**" + String.format(Locale.ROOT, "%.2f×", it) + "**" } ?: "" })
+        sb.append(" |\n")
+    }
+
+    /** The metrics compared with the floor: what the raw socket loop also measures honestly. */
+    private val FLOOR_COMPARED = listOf("opsPerSec", "cpuUsPerOp")
+
+    /** Mooring's value divided by the floor's for ops/s and CPU per operation (empty without both rows). */
+    fun floorRatios(cell: List<BenchRow>): Map<String, Double> {
+        val m = cell.firstOrNull { it.library == Library.MOORING } ?: return emptyMap()
+        val f = cell.firstOrNull { it.library == Library.FLOOR } ?: return emptyMap()
+        return FLOOR_COMPARED.mapNotNull { k ->
+            val mv = m.metrics[k] ?: return@mapNotNull null
+            val fv = f.metrics[k]?.takeIf { it != 0.0 } ?: return@mapNotNull null
+            k to mv / fv
+        }.toMap()
     }
 
     /** Checked against maxPoolSize, not against the other library (fewer is not better). */

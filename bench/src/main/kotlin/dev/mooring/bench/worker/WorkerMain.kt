@@ -1,5 +1,6 @@
 package dev.mooring.bench.worker
 
+import dev.mooring.bench.floor.FloorDriver
 import dev.mooring.bench.mooring.MooringDriver
 import dev.mooring.bench.official.JavaReactiveDriver
 import dev.mooring.bench.official.JavaSyncDriver
@@ -18,11 +19,12 @@ import kotlinx.serialization.json.jsonObject
 object WorkerMain {
     @JvmStatic
     fun main(args: Array<String>) {
-        require(args.size == 1) { "usage: WorkerMain mooring|java-sync|java-reactive" }
+        require(args.size == 1) { "usage: WorkerMain mooring|java-sync|java-reactive|floor" }
         val driver: LibraryDriver = when (Library.of(args[0])) {
             Library.MOORING -> MooringDriver()
             Library.JAVA_SYNC -> JavaSyncDriver()
             Library.JAVA_REACTIVE -> JavaReactiveDriver()
+            Library.FLOOR -> FloorDriver()
         }
         val protocol = System.out
         System.setOut(System.err) // libraries must not write into the protocol stream

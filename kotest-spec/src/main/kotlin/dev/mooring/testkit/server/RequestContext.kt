@@ -11,6 +11,8 @@ package dev.mooring.testkit.server
  * @property requestId the request's requestId.
  * @property exhaustAllowed the request's exhaustAllowed flag (OP_MSG only).
  * @property commandName the first key of the command.
+ * @property tls true when the connection runs over TLS.
+ * @property peerCertificates the client's TLS certificate chain (leaf first), empty without one.
  */
 data class RequestContext(
     val server: WireServer,
@@ -21,4 +23,6 @@ data class RequestContext(
     val requestId: Int,
     val exhaustAllowed: Boolean,
     val commandName: String,
+    val tls: Boolean = false,
+    val peerCertificates: List<java.security.cert.X509Certificate> = emptyList(),
 )

@@ -152,7 +152,8 @@ class WireServer private constructor(
     private suspend fun serve(socket: Socket, number: Int) {
         val input = socket.openReadChannel()
         val output = socket.openWriteChannel(autoFlush = false)
-        val tlsChannel = tls?.let { TlsChannel(it.newEngine(), input, output) }
+        val engine = tls?.newEngine()
+        val tlsChannel = engine?.let { TlsChannel(it, input, output) }
         if (tlsChannel != null) {
             try {
                 tlsChannel.handshake()
@@ -161,6 +162,13 @@ class WireServer private constructor(
                 throw e
             }
         }
+        val peerCertificates = engine?.let { e ->
+            try {
+                e.session.peerCertificates.filterIsInstance<java.security.cert.X509Certificate>()
+            } catch (_: javax.net.ssl.SSLPeerUnverifiedException) {
+                emptyList()
+            }
+        } ?: emptyList()
         val stream = ServerStream(input, output, tlsChannel)
         val remotePort = (socket.remoteAddress as? InetSocketAddress)?.port ?: 0
         var appName: String? = null
@@ -206,7 +214,9 @@ class WireServer private constructor(
                 appName = (cmd["client"] as? BsonDocument)?.let { (it["application"] as? BsonDocument)?.get("name") }
                     ?.takeIf { it.isString }?.asString()?.value
             }
-            val ctx = RequestContext(this, number, remotePort, req.viaOpQuery, appName, req.requestId, req.exhaustAllowed, name)
+            val ctx = RequestContext(
+                this, number, remotePort, req.viaOpQuery, appName, req.requestId, req.exhaustAllowed, name, engine != null, peerCertificates,
+            )
             val keepOpen = coroutineScope {
                 // a client that hangs up while its request is being handled ends the connection at once
                 val watcher = launch {

@@ -47,9 +47,12 @@ internal object UriTestCase {
         if (t.bool("valid") == true && uri.contains("authMechanism=MONGODB-AWS", ignoreCase = true)) {
             val userInfo = uri.substringAfter("://").substringBefore('/').substringBefore('?').contains('@')
             if (userInfo || uri.contains("AWS_SESSION_TOKEN", ignoreCase = true)) {
-                return "expects MONGODB-AWS credentials in the URI to be accepted, but auth.md (changelog 2025-09-30, " +
-                    "'Obtaining Credentials') requires an error when credentials are provided in the URI, as other " +
-                    "cases of the auth corpus assert"
+                return "the case expects MONGODB-AWS credentials in the URI to be accepted (\"${t.str("description")}\", valid: true), " +
+                    "but auth.md 'Obtaining Credentials' says: \"If credentials are provided in the URI or client options, the " +
+                    "driver MUST raise an error.\" (changelog 2025-09-30: \"Remove support for explicitly specifying MONGODDB-AWS " +
+                    "authentication properties\"); the same corpus asserts that error for the same inputs (\"should throw an " +
+                    "exception if username and password provided (MONGODB-AWS)\" and \"should throw an exception if " +
+                    "AWS_SESSION_TOKEN provided (MONGODB-AWS)\", valid: false), so Mooring follows the spec text"
             }
         }
         return null

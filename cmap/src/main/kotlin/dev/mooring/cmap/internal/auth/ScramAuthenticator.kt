@@ -1,17 +1,14 @@
 package dev.mooring.cmap.internal.auth
 
 import dev.mooring.cmap.Connection
-import dev.mooring.cmap.ConnectionAuthenticator
 import dev.mooring.cmap.ConnectionDescription
 import dev.mooring.cmap.MongoAuthenticationException
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.MongoCredential
-import org.bson.BsonBinary
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
-import org.bson.BsonValue
 
 /**
  * SCRAM-SHA-1 / SCRAM-SHA-256 authentication (auth.md) for one credential, with speculative
@@ -19,7 +16,7 @@ import org.bson.BsonValue
  * connection of a factory; the per-connection state lives in [ScramConversation].
  * Failures surface as [MongoAuthenticationException]; network errors pass through unchanged.
  */
-internal class ScramAuthenticator(private val credential: MongoCredential) : ConnectionAuthenticator {
+internal class ScramAuthenticator(private val credential: MongoCredential) : MechanismAuthenticator {
     private val username: String = requireNotNull(credential.username) { "SCRAM needs a username" }
     private val explicit: ScramKind? = credential.mechanism?.let {
         requireNotNull(ScramKind.byName(it)) { "mechanism $it is not SCRAM-SHA-1 or SCRAM-SHA-256" }
@@ -27,6 +24,21 @@ internal class ScramAuthenticator(private val credential: MongoCredential) : Con
 
     init {
         require(credential.hasPassword) { "SCRAM needs a password" }
+    }
+
+    override val mechanismName: String get() = explicit?.mechanismName ?: "SCRAM (negotiated)"
+
+    override fun begin(): AuthSession = object : AuthSession {
+        private var speculative: ScramConversation? = null
+
+        override fun speculativeCommand(): BsonDocument? = speculativeStart()?.let { (c, doc) ->
+            speculative = c
+            doc
+        }
+
+        override suspend fun authenticate(connection: Connection, description: ConnectionDescription) {
+            authenticate(connection, description, speculative)
+        }
     }
 
     /**
@@ -43,10 +55,6 @@ internal class ScramAuthenticator(private val credential: MongoCredential) : Con
         }
         val doc = saslStart(conversation).append("db", BsonString(credential.source))
         return conversation to doc
-    }
-
-    override suspend fun authenticate(connection: Connection, description: ConnectionDescription) {
-        authenticate(connection, description, null)
     }
 
     /**
@@ -74,29 +82,30 @@ internal class ScramAuthenticator(private val credential: MongoCredential) : Con
                 connection.address, connection.generation, e.code, e,
             )
         } catch (e: ScramFailure) {
-            throw MongoAuthenticationException(
-                "Authentication failed for user '$username' on database '${credential.source}' with ${kind.mechanismName}: ${e.message}",
-                connection.address, connection.generation, null, e,
-            )
+            throw failed(connection, kind, e.message, e)
+        } catch (e: AuthFailure) {
+            throw failed(connection, kind, e.message, e)
         } catch (e: IllegalArgumentException) {
-            throw MongoAuthenticationException(
-                "Authentication failed for user '$username' on database '${credential.source}' with ${kind.mechanismName}: ${e.message}",
-                connection.address, connection.generation, null, null,
-            )
+            throw failed(connection, kind, e.message, null)
         }
     }
 
+    private fun failed(connection: Connection, kind: ScramKind, message: String?, cause: Throwable?) = MongoAuthenticationException(
+        "Authentication failed for user '$username' on database '${credential.source}' with ${kind.mechanismName}: $message",
+        connection.address, connection.generation, null, cause,
+    )
+
     private suspend fun converse(connection: Connection, conversation: ScramConversation, firstReply: BsonDocument) {
-        if (isDone(firstReply)) throw ScramFailure("the server ended the conversation before proving that it knows the password")
-        val conversationId = firstReply["conversationId"] ?: throw ScramFailure("the server's reply has no conversationId")
-        val clientFinal = conversation.clientFinal(payloadOf(firstReply))
-        var reply = connection.command(credential.source, saslContinue(conversationId, clientFinal))
-        conversation.verifyServerFinal(payloadOf(reply))
+        if (SaslCommands.isDone(firstReply)) throw ScramFailure("the server ended the conversation before proving that it knows the password")
+        val conversationId = SaslCommands.conversationId(firstReply)
+        val clientFinal = conversation.clientFinal(SaslCommands.payloadOf(firstReply))
+        var reply = connection.command(credential.source, SaslCommands.saslContinue(conversationId, clientFinal))
+        conversation.verifyServerFinal(SaslCommands.payloadOf(reply))
         // servers that ignore skipEmptyExchange want one more, empty, exchange
         var extra = 0
-        while (!isDone(reply)) {
+        while (!SaslCommands.isDone(reply)) {
             if (++extra > 2) throw ScramFailure("the server did not finish the conversation")
-            reply = connection.command(credential.source, saslContinue(conversationId, ByteArray(0)))
+            reply = connection.command(credential.source, SaslCommands.saslContinue(conversationId, ByteArray(0)))
         }
     }
 
@@ -110,26 +119,8 @@ internal class ScramAuthenticator(private val credential: MongoCredential) : Con
     }
 
     private fun saslStart(c: ScramConversation): BsonDocument =
-        BsonDocument("saslStart", BsonInt32(1))
-            .append("mechanism", BsonString(c.kind.mechanismName))
-            .append("payload", BsonBinary(c.clientFirst))
+        SaslCommands.saslStart(c.kind.mechanismName, c.clientFirst)
             .append("options", BsonDocument("skipEmptyExchange", BsonBoolean.TRUE))
-
-    private fun saslContinue(conversationId: BsonValue, payload: ByteArray): BsonDocument =
-        BsonDocument("saslContinue", BsonInt32(1))
-            .append("conversationId", conversationId)
-            .append("payload", BsonBinary(payload))
-
-    private fun payloadOf(reply: BsonDocument): ByteArray {
-        val p = reply["payload"] ?: throw ScramFailure("the server's reply has no payload")
-        return when {
-            p.isBinary -> p.asBinary().data
-            p.isString -> p.asString().value.toByteArray(Charsets.UTF_8)
-            else -> throw ScramFailure("the server's payload is a ${p.bsonType}, not binary")
-        }
-    }
-
-    private fun isDone(reply: BsonDocument): Boolean = reply["done"]?.let { it.isBoolean && it.asBoolean().value } == true
 
     private fun supportedMechs(hello: BsonDocument): List<String>? =
         (hello["saslSupportedMechs"] as? org.bson.BsonArray)?.filter { it.isString }?.map { it.asString().value }

@@ -31,7 +31,7 @@ internal class Handshake(
 
     /**
      * The handshake command, without `$db` (the connection adds it and the API version).
-     * [speculativeAuthenticate] (the first SCRAM message, auth.md) is added for pooled
+     * [speculativeAuthenticate] (the mechanism's first message, auth.md) is added for pooled
      * connections only; monitors never authenticate.
      */
     fun command(speculativeAuthenticate: BsonDocument? = null): BsonDocument {

@@ -11,9 +11,8 @@ import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.MongoTlsException
-import dev.mooring.cmap.internal.auth.ScramAuthenticator
+import dev.mooring.cmap.internal.auth.MechanismAuthenticator
 import dev.mooring.cmap.internal.command.CommandRequestObserver
-import dev.mooring.cmap.internal.auth.ScramConversation
 import dev.mooring.cmap.internal.connection.tls.ClientTls
 import dev.mooring.cmap.internal.connection.tls.TlsErrors
 import dev.mooring.cmap.internal.wire.OpCompressed
@@ -115,9 +114,8 @@ internal class KtorConnection(
                         address, generation, false, e,
                     )
                 }
-                val scram = authenticator as? ScramAuthenticator
-                val speculative: Pair<ScramConversation, BsonDocument>? = scram?.speculativeStart()
-                val reply = roundTrip(withApi(handshake.command(speculative?.second), "admin"))
+                val session = (authenticator as? MechanismAuthenticator)?.begin()
+                val reply = roundTrip(withApi(handshake.command(session?.speculativeCommand()), "admin"))
                 val desc = handshake.describe(reply, address, generation)
                 limits = MessageLimits(desc.maxBsonObjectSize, desc.maxMessageSizeBytes)
                 compressor = desc.compressor?.let { Compressors.byName(it, settings.zlibCompressionLevel) }
@@ -125,7 +123,7 @@ internal class KtorConnection(
                 authenticator?.let { auth ->
                     busy.set(false)
                     try {
-                        if (scram != null) scram.authenticate(this, desc, speculative?.first) else auth.authenticate(this, desc)
+                        if (session != null) session.authenticate(this, desc) else auth.authenticate(this, desc)
                     } finally {
                         if (!busy.compareAndSet(false, true)) error("authenticator left connection $id busy")
                     }
