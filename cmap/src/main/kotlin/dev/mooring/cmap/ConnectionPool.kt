@@ -395,6 +395,7 @@ public class ConnectionPool(
         inUseConnections = inUseCount,
         waitQueueSize = waiters.size,
         generation = generation,
+        pinnedToCursors = cursorPinnedCount,
     )
 
     override fun toString(): String = "ConnectionPool($address, $poolState)"
@@ -619,8 +620,9 @@ public class ConnectionPool(
     }
 
     private fun perishedReasonLocked(c: PooledConnection, now: Long, checkIdle: Boolean): ConnectionClosedReason? = when {
+        c.errored -> ConnectionClosedReason.ERROR // a connection that failed is closed for its error, even when the pool was cleared since
         c.gen != currentGenerationLocked(c) || c.interrupted -> ConnectionClosedReason.STALE
-        c.errored || c.raw.isClosed -> ConnectionClosedReason.ERROR
+        c.raw.isClosed -> ConnectionClosedReason.ERROR
         checkIdle && maxIdleNanos > 0 && now - c.availableSinceNanos > maxIdleNanos -> ConnectionClosedReason.IDLE
         else -> null
     }

@@ -20,4 +20,6 @@ public data class ConnectionPoolStatistics(
     val waitQueueSize: Int,
     /** The pool generation (bumped by each clear). */
     val generation: Int,
+    /** Of [inUseConnections], those pinned to a cursor (load-balanced mode). */
+    val pinnedToCursors: Int = 0,
 )

@@ -7,7 +7,9 @@ import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.RunCursorCommandOptions
 import dev.mooring.sdam.TopologyDescription
 import dev.mooring.sdam.TopologyId
 import org.bson.BsonDocument
@@ -97,6 +99,44 @@ public interface JavaMongoCluster : AutoCloseable {
      * future cancels the operation, including a retry in progress.
      */
     public fun runRetryableWrite(database: String, command: Bson): CompletableFuture<BsonDocument>
+
+    /**
+     * [runCommand] in the explicit [session] (its `lsid`); completes exceptionally with
+     * `MongoSessionNotSupportedException` on a server without sessions.
+     */
+    public fun runCommand(database: String, command: Bson, readPreference: ReadPreference, session: ClientSession): CompletableFuture<BsonDocument>
+
+    /** [runRetryableRead] in the explicit [session]. */
+    public fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference, session: ClientSession): CompletableFuture<BsonDocument>
+
+    /** [runRetryableWrite] in the explicit [session] (its `lsid` and next `txnNumber`). */
+    public fun runRetryableWrite(database: String, command: Bson, session: ClientSession): CompletableFuture<BsonDocument>
+
+    /**
+     * Starts an explicit session for this cluster's operations (`MongoCluster.startSession`):
+     * close it (try-with-resources) to return its server session. Never blocks.
+     */
+    public fun startSession(): ClientSession
+
+    /** [runCursorCommand] with the default options (primary, implicit session, the cluster's timeoutMS). */
+    public fun runCursorCommand(database: String, command: Bson): Flow.Publisher<BsonDocument>
+
+    /**
+     * The results of the cursor-returning [command] (`find`, `aggregate`, `listCollections`, ...)
+     * on [database] as a cold [Flow.Publisher] (`MongoCluster.runCursorCommand`): each
+     * subscription runs the command anew at its first `request`, receives the documents as it
+     * requests them, and the next `getMore` (on the cursor's server, or its pinned connection in
+     * load-balanced mode, with the same `lsid`) is sent only when the subscriber has demand after
+     * the batch before it. `onComplete` follows the last document of an exhausted cursor;
+     * `onError` carries the errors `MongoCluster.runCursorCommand` documents (and an
+     * `IllegalArgumentException` for `request(n)` with n ≤ 0). `cancel()` ends the cursor: a
+     * cursor still open on the server is killed with `killCursors` (bounded), and its connection
+     * and session go back; a subscriber whose `onNext` throws is cancelled the same way.
+     * Signals to one subscriber are serialized and arrive on Mooring's threads (don't block in
+     * them). [IllegalArgumentException] at once for an empty database name or command, or
+     * options that conflict with the cluster's timeoutMS.
+     */
+    public fun runCursorCommand(database: String, command: Bson, options: RunCursorCommandOptions): Flow.Publisher<BsonDocument>
 
     /** [withConnection] on the primary. */
     public fun <T> withConnection(function: Function<in JavaConnection, out CompletionStage<T>>): CompletableFuture<T>

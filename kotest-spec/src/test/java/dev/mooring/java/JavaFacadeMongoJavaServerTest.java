@@ -1,7 +1,5 @@
 package dev.mooring.java;
 
-import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.mooring.cmap.CommandFailedEvent;
 import dev.mooring.cmap.CommandStartedEvent;
 import dev.mooring.cmap.CommandSucceededEvent;
@@ -26,8 +24,6 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -51,21 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The Java facade against mongo-java-server, using only the facade's API. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class JavaFacadeMongoJavaServerTest {
-    private MongoServer server;
-    private String uri;
-
-    @BeforeEach
-    void startServer() {
-        server = new MongoServer(new MemoryBackend());
-        server.bind("127.0.0.1", 0);
-        uri = "mongodb://127.0.0.1:" + server.getLocalAddress().getPort() + "/?serverSelectionTimeoutMS=10000";
-    }
-
-    @AfterEach
-    void stopServer() {
-        server.shutdownNow();
-    }
+class JavaFacadeMongoJavaServerTest extends MongoJavaServerFixture {
 
     private static BsonDocument ping() {
         return new BsonDocument("ping", new BsonInt32(1));

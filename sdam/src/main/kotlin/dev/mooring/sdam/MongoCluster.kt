@@ -13,10 +13,19 @@ import dev.mooring.events.EventBus
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
+import dev.mooring.cmap.MongoServerException
+import dev.mooring.sdam.internal.cursor.CommandCursor
+import dev.mooring.sdam.internal.cursor.CursorContext
+import dev.mooring.sdam.internal.cursor.CursorFlow
+import dev.mooring.sdam.internal.cursor.CursorPage
+import dev.mooring.sdam.internal.cursor.CursorTimeout
 import dev.mooring.sdam.internal.retry.RetryableRead
 import dev.mooring.sdam.internal.retry.RetryableWrite
 import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
+import dev.mooring.sdam.internal.session.EndSessions
+import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.session.ServerSessionPool
+import dev.mooring.sdam.internal.session.SessionConnection
 import dev.mooring.sdam.internal.srv.SrvPoller
 import dev.mooring.sdam.internal.srv.SrvSeedlistDiscovery
 import dev.mooring.sdam.internal.topology.MonitorFactory
@@ -119,6 +128,7 @@ public class MongoCluster internal constructor(
     private val closeMutex = Mutex()
     private val commandMonitor = CommandMonitor(bus)
     private val sessions = ServerSessionPool()
+    private val cursors: CursorContext
     private val closerJob = Job()
 
     init {
@@ -129,6 +139,7 @@ public class MongoCluster internal constructor(
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
         selector = ServerSelector(live)
         runner = OperationRunner(live, selector)
+        cursors = CursorContext(live, runner, ::monitoredOperation, ::monitored)
         SrvPoller.start(seedlist, live, scope)
         // An uncontended open does not suspend: the opening events are published before the constructor returns.
         scope.launch(start = CoroutineStart.UNDISPATCHED) { live.open() }
@@ -201,12 +212,18 @@ public class MongoCluster internal constructor(
      * overloaded server when another is suitable. Adjust your own retry logic accordingly, so
      * an operation is not retried for too long. The command is published as
      * command monitoring events ([commandEvents]).
+     *
+     * Sessions: the command carries [session]'s `lsid` (an explicit session on a server without
+     * session support fails with [MongoSessionNotSupportedException]); without one, an implicit
+     * session's `lsid` when the connection supports sessions (run-command.md). The command
+     * document itself is never modified.
      */
     public suspend fun runCommand(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
-    ): BsonDocument = runRead(database, command, readPreference, runCommandRetry)
+        session: ClientSession? = null,
+    ): BsonDocument = runRead(database, command, readPreference, runCommandRetry, session)
 
     /** runCommand's policy: a pool-cleared error once; overload retries when retryReads and retryWrites are both on. */
     private val runCommandRetry = OperationRetry.withOverloadRetries(OperationRetry.POOL_CLEARED, settings.retryReads && settings.retryWrites)
@@ -234,16 +251,105 @@ public class MongoCluster internal constructor(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
-    ): BsonDocument = runRead(database, command, readPreference, RetryableRead(settings.retryReads))
+        session: ClientSession? = null,
+    ): BsonDocument = runRead(database, command, readPreference, RetryableRead(settings.retryReads), session)
 
-    /** [runCommand] and [runRetryableRead]: select by [readPreference], send with its `$readPreference`, retry by [retry]. */
-    private suspend fun runRead(database: String, command: Bson, readPreference: ReadPreference, retry: OperationRetry): BsonDocument {
+    /** [runCommand] and [runRetryableRead]: select by [readPreference], send with its `$readPreference` and the session's `lsid`, retry by [retry]. */
+    private suspend fun runRead(database: String, command: Bson, readPreference: ReadPreference, retry: OperationRetry, session: ClientSession?): BsonDocument {
         val doc = checkCommand(database, command)
         val op = monitoredOperation()
-        return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, settings.timeoutMS, retry) { selected, connection ->
-            monitored(connection, op).command(database, ReadPreferenceCommand.withReadPreference(doc, readPreference, live.description.value.type, selected.description))
+        val s = operationSession(session)
+        try {
+            return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, settings.timeoutMS, retry) { selected, connection ->
+                val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, live.description.value.type, selected.description)
+                try {
+                    monitored(connection, op).command(database, sent)
+                } catch (e: Throwable) {
+                    s.onError(e)
+                    throw e
+                }
+            }
+        } finally {
+            s.release()
         }
     }
+
+    /**
+     * Runs the cursor-returning [command] (`find`, `aggregate`, `listCollections`, `listIndexes`,
+     * ...) on [database] and returns its results as a cold [Flow] (run-command.md
+     * `runCursorCommand`). Nothing is sent until the flow is collected; each collection runs the
+     * command anew on a server selected by [RunCursorCommandOptions.readPreference] and emits the
+     * documents of the first batch, then of each `getMore` (with the options' `batchSize`,
+     * `maxTimeMS`, `comment`), until the server reports the cursor exhausted. Every `getMore` goes
+     * to the server that opened the cursor — in load-balanced mode over the very connection, which
+     * stays checked out (pinned) until the cursor is exhausted or closed — with the same `lsid`
+     * (the explicit [RunCursorCommandOptions.session], else an implicit session held for the
+     * cursor's life and returned as soon as the cursor is exhausted).
+     *
+     * A tailable cursor ([CursorType]) is not ended by an empty batch: its getMores go on until the
+     * collector stops. When the collector is cancelled, throws or stops early (`take`, `first`), a
+     * cursor still open on the server is killed with `killCursors` on its server (and pinned
+     * connection), bounded by timeoutMS or else serverSelectionTimeoutMS, its outcome ignored.
+     * timeoutMS follows client-side-operations-timeout.md ([TimeoutMode]). The command, each
+     * getMore and the killCursors are published as command monitoring events and log messages.
+     *
+     * Errors: those of [runCommand] for the initial command; [MongoMissingCursorException] when
+     * the reply has no `cursor` document; [MongoCursorProtocolException] for a getMore reply with
+     * another cursor id or namespace; [MongoCursorServerUnavailableException] when the cursor's
+     * server left the topology; [MongoOperationTimeoutException]; server errors of a getMore
+     * (e.g. CursorNotFound) as `MongoCommandException`. Nothing is retried after the cursor opened.
+     * [IllegalArgumentException] at once when the options conflict with the cluster's timeoutMS
+     * (a getMore maxTimeMS with timeoutMS, except a tailable-await maxTimeMS below it).
+     *
+     * Concurrency: the flow may be collected any number of times, concurrently; each collection
+     * is its own cursor, iterated by its collector only. A command that carries `maxTimeMS`
+     * itself keeps it for the initial command, whatever timeoutMS says.
+     */
+    public fun runCursorCommand(
+        database: String,
+        command: Bson,
+        options: RunCursorCommandOptions = RunCursorCommandOptions(),
+    ): Flow<BsonDocument> = CursorFlow.documents(runCursorPages(database, command, options))
+
+    /**
+     * [runCursorCommand] as a flow of batches (see [CursorPage]); with [retryableRead] the
+     * initial command is a retryable read (the CRUD helpers' find, aggregate, ...), else it
+     * retries only a pool-cleared error as [runCommand] does.
+     */
+    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false): Flow<CursorPage> {
+        val doc = checkCommand(database, command)
+        options.session?.checkUsable(live.id)
+        val timeoutMS = (options.timeoutMS ?: settings.timeoutMS)?.takeIf { it > 0 }
+        val await = options.cursorType == CursorType.TAILABLE_AWAIT
+        val maxTimeMS = options.maxTimeMS
+        require(timeoutMS == null || maxTimeMS == null || (await && maxTimeMS < timeoutMS)) {
+            "getMore maxTimeMS=$maxTimeMS with timeoutMS=$timeoutMS is not supported" +
+                if (await) " (a tailable-await cursor's maxTimeMS must be below timeoutMS)" else ""
+        }
+        val mode = options.timeoutMode ?: if (options.cursorType == CursorType.NON_TAILABLE) TimeoutMode.CURSOR_LIFETIME else TimeoutMode.ITERATION
+        return CursorFlow.pages {
+            val retry = if (retryableRead) RetryableRead(settings.retryReads) else OperationRetry.POOL_CLEARED
+            CommandCursor(cursors, database, doc, options, retry, operationSession(options.session), CursorTimeout(timeoutMS, mode, settings.serverSelectionTimeoutMS))
+        }
+    }
+
+    /**
+     * Starts an explicit session (driver-sessions.md `startSession`) for this cluster's
+     * operations; see [ClientSession]. Takes a server session from the cluster's pool (no I/O).
+     * Fails with [MongoClusterClosedException] after close.
+     */
+    public fun startSession(): ClientSession {
+        if (live.isClosed || runner.isClosing) throw MongoClusterClosedException("the cluster is closed; cannot start a session")
+        return ClientSession(live.id, sessions.acquire(sessionTimeoutMinutes())) { sessions.release(it, sessionTimeoutMinutes()) }
+    }
+
+    /** The session pool's expiry: `logicalSessionTimeoutMinutes`, none in load-balanced mode (driver-sessions.md). */
+    private fun sessionTimeoutMinutes(): Int? =
+        live.description.value.let { if (it.type == TopologyType.LOAD_BALANCED) null else it.logicalSessionTimeoutMinutes }
+
+    /** The session of one operation: [explicit]'s, or an implicit one from the pool. */
+    private fun operationSession(explicit: ClientSession?): OperationSession =
+        OperationSession(sessions, explicit?.checkUsable(live.id), ::sessionTimeoutMinutes)
 
     /**
      * Runs the write [command] (insert, update, delete, findAndModify, ...) on [database] on
@@ -268,28 +374,40 @@ public class MongoCluster internal constructor(
      *
      * Both attempts are bounded together by timeoutMS ([MongoOperationTimeoutException]);
      * cancelling the caller cancels whichever attempt is running and nothing is retried. The
-     * command must not carry its own `lsid` or `txnNumber`.
+     * command must not carry its own `lsid` or `txnNumber`. With [session] the write runs in that
+     * explicit session (its `lsid`, its next `txnNumber`); an explicit session cannot be used
+     * for an unacknowledged write ([IllegalArgumentException]).
      */
-    public suspend fun runRetryableWrite(database: String, command: Bson): BsonDocument {
+    public suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession? = null): BsonDocument {
         val doc = checkCommand(database, command)
         require(!doc.containsKey("lsid") && !doc.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
+        val unacknowledged = RetryableWrite.isUnacknowledged(doc)
+        require(session == null || !unacknowledged) { "an explicit session cannot be used with an unacknowledged write (w: 0)" }
         val op = monitoredOperation()
-        return RetryableWrite(doc, settings.retryWrites, sessions).use { write ->
-            try {
-                runner.run(ServerSelectionOperation.Write, doc.firstKey, settings.timeoutMS, write) { selected, connection ->
-                    val sent = write.commandFor(selected.description, live.description.value)
-                    val wire = connection.description?.maxWireVersion
-                    val reply = try {
-                        monitored(connection, op).command(database, sent)
-                    } catch (e: Throwable) {
-                        write.onError(e, wire)
-                        throw e
+        val s = operationSession(session)
+        return try {
+            RetryableWrite(doc, settings.retryWrites, sessions, s.current).use { write ->
+                try {
+                    runner.run(ServerSelectionOperation.Write, doc.firstKey, settings.timeoutMS, write) { selected, connection ->
+                        // a write that is not retryable still runs in the (implicit or explicit) session, unless unacknowledged
+                        val sent = write.commandFor(selected.description, live.description.value)
+                            .let { if (it.containsKey("lsid") || unacknowledged) it else s.attach(it, connection) }
+                        val wire = connection.description?.maxWireVersion
+                        val reply = try {
+                            monitored(connection, op).command(database, sent)
+                        } catch (e: Throwable) {
+                            s.onError(e)
+                            write.onError(e, wire)
+                            throw e
+                        }
+                        write.checkReply(reply, wire ?: selected.description.maxWireVersion)
                     }
-                    write.checkReply(reply, wire ?: selected.description.maxWireVersion)
+                } catch (e: RetryableWriteConcernReply) {
+                    e.reply
                 }
-            } catch (e: RetryableWriteConcernReply) {
-                e.reply
             }
+        } finally {
+            s.release()
         }
     }
 
@@ -297,15 +415,21 @@ public class MongoCluster internal constructor(
      * Runs [block] with a connection to a server selected by [readPreference], under the
      * same error handling and timeoutMS as [runCommand] (without the retry: [block] may not be
      * idempotent). The connection goes back to the pool when [block] returns or throws; it must
-     * not be used afterwards. Its commands are published as command monitoring events.
+     * not be used afterwards. Its commands are published as command monitoring events. With
+     * [session], every command sent through the connection carries the session's `lsid`
+     * ([MongoSessionNotSupportedException] on a server without sessions); without one, the
+     * commands are sent as given (no implicit session: the block owns its command documents).
      */
     public suspend fun <T> withConnection(
         readPreference: ReadPreference = ReadPreference.PRIMARY,
+        session: ClientSession? = null,
         block: suspend (Connection) -> T,
     ): T {
         val op = monitoredOperation()
+        val s = session?.let { operationSession(it) }
         return runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", settings.timeoutMS, OperationRetry.NONE) { _, c ->
-            block(monitored(c, op))
+            val monitoredConnection = monitored(c, op)
+            block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
         }
     }
 
@@ -347,6 +471,7 @@ public class MongoCluster internal constructor(
                 if (live.isClosed) return@withLock
                 runner.beginClosing()
                 if (gracePeriod.isPositive()) withTimeoutOrNull(gracePeriod) { runner.awaitNoneHolding() }
+                endServerSessions()
                 if (runner.holdingCount > 0) {
                     for (pool in live.pools().values) if (!pool.loadBalanced) pool.clear(interruptInUseConnections = true, cause = MongoClusterClosedException("the cluster is closing"))
                 }
@@ -354,6 +479,21 @@ public class MongoCluster internal constructor(
                 job.cancel()
                 job.join()
                 connectionFactory.awaitClosed()
+            }
+        }
+    }
+
+    /** driver-sessions.md: `endSessions` for the pooled server sessions when closing, bounded by serverSelectionTimeoutMS. */
+    private suspend fun endServerSessions() {
+        val commands = EndSessions.commands(sessions.drain())
+        if (commands.isEmpty()) return
+        val pool = EndSessions.target(live.description.value)?.let { live.pool(it) } ?: return
+        val op = monitoredOperation()
+        withTimeoutOrNull(settings.serverSelectionTimeoutMS) {
+            try {
+                pool.withConnection { c -> EndSessions.send(monitored(c, op), commands) }
+            } catch (e: MongoServerException) {
+                // driver-sessions.md: errors of endSessions are ignored
             }
         }
     }

@@ -15,7 +15,10 @@ import dev.mooring.java.ServerMonitorListener
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.internal.cursor.CursorPage
 import dev.mooring.sdam.TopologyDescription
 import dev.mooring.sdam.TopologyId
 import kotlinx.coroutines.CoroutineName
@@ -84,6 +87,25 @@ internal class DefaultJavaMongoCluster(
 
     override fun runRetryableWrite(database: String, command: Bson): CompletableFuture<BsonDocument> =
         launch { cluster.runRetryableWrite(database, command) }
+
+    override fun runCommand(database: String, command: Bson, readPreference: ReadPreference, session: ClientSession): CompletableFuture<BsonDocument> =
+        launch { cluster.runCommand(database, command, readPreference, session) }
+
+    override fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference, session: ClientSession): CompletableFuture<BsonDocument> =
+        launch { cluster.runRetryableRead(database, command, readPreference, session) }
+
+    override fun runRetryableWrite(database: String, command: Bson, session: ClientSession): CompletableFuture<BsonDocument> =
+        launch { cluster.runRetryableWrite(database, command, session) }
+
+    override fun startSession(): ClientSession = cluster.startSession()
+
+    override fun runCursorCommand(database: String, command: Bson): Flow.Publisher<BsonDocument> =
+        runCursorCommand(database, command, RunCursorCommandOptions())
+
+    override fun runCursorCommand(database: String, command: Bson, options: RunCursorCommandOptions): Flow.Publisher<BsonDocument> {
+        val pages = CursorPage.pages(cluster, database, command, options) // validates now; cold
+        return CursorPublisher(scope) { pages }
+    }
 
     override fun <T> withConnection(function: Function<in JavaConnection, out CompletionStage<T>>): CompletableFuture<T> =
         withConnection(ReadPreference.PRIMARY, function)

@@ -71,6 +71,9 @@ class SimulatedMember internal constructor(
     /** The running server's counters, or null while the member is down. A restart starts new counters. */
     val counters: WireServerCounters? get() = server?.counters
 
+    /** The number of cursors open on the running server (0 while the member is down; a restart loses them). */
+    val openCursors: Int get() = server?.cursors?.openCount ?: 0
+
     /**
      * Sets the `failCommand` fail point on the running server (the usual
      * `{configureFailPoint: "failCommand", mode, data}` document; mode `off` clears it). Like on a

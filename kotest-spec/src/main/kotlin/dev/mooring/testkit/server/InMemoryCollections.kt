@@ -266,7 +266,7 @@ class InMemoryCollections {
         if (!data.containsKey("$db.$coll")) return WireServer.error(26, "NamespaceNotFound", "ns does not exist: $db.$coll")
         val all = listOf(BsonDocument("v", BsonInt32(2)).append("key", BsonDocument("_id", BsonInt32(1))).append("name", BsonString("_id_"))) +
             (indexes["$db.$coll"] ?: emptyList())
-        return cursors.first("$db.\$cmd.listIndexes.$coll", all.map { it.clone() }, (cmd["cursor"] as? BsonDocument)?.let { intOf(it, "batchSize") })
+        return cursors.first("$db.$coll", all.map { it.clone() }, (cmd["cursor"] as? BsonDocument)?.let { intOf(it, "batchSize") })
     }
 
     private fun listCollections(db: String, cmd: BsonDocument): BsonDocument {

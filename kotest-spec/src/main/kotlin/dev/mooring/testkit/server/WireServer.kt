@@ -47,7 +47,8 @@ typealias CommandHandler = suspend (ctx: RequestContext, database: String, comma
  * order: the command counter, the `failCommand` fail point ([configureFailPoint], or the
  * `configureFailPoint` command), the [handler] (null = fall through), then the built-ins:
  * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, the data commands of
- * [collections] (insert, find, update, delete, findAndModify, aggregate, ...; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
+ * [collections] (insert, update, delete, findAndModify, ...; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
+ * the cursor commands (find, aggregate, listCollections, listIndexes cut into batches kept per server, getMore, killCursors: [CursorCommands]),
  * configureFailPoint; anything else is `CommandNotFound` (59). Replies to
  * retryable writes (commands with `txnNumber`) get the `RetryableWriteError` label as MongoDB
  * 4.4+ adds it ([RetryableWriteLabels]), unless the fail point sets its own `errorLabels`.
@@ -61,6 +62,8 @@ class WireServer private constructor(
     private val serverSocket: ServerSocket,
     /** TLS termination, or null for plain TCP. */
     val tls: ServerTlsConfig? = null,
+    /** The in-memory collections behind the data commands (shared when several servers serve one data set). */
+    val collections: InMemoryCollections = InMemoryCollections(),
 ) : AutoCloseable {
     private val scope = CoroutineScope(SupervisorJob() + Dispatchers.IO)
     private val sockets = ConcurrentHashMap.newKeySet<Socket>()
@@ -78,8 +81,14 @@ class WireServer private constructor(
     /** Connection and command counters. */
     val counters: WireServerCounters = WireServerCounters()
 
-    /** The in-memory collections behind insert/find/delete. */
-    val collections: InMemoryCollections = InMemoryCollections()
+    /** The cursors open on this server (see [CursorCommands]). */
+    val cursors: ServerCursors = ServerCursors()
+
+    /**
+     * The owner of the cursors a request opens and may continue (see [ServerCursors]): 0 by
+     * default; a load balancer sets its backend, so a getMore on another backend's connection fails.
+     */
+    @Volatile var cursorOwner: (RequestContext) -> Int = { 0 }
 
     /** Scripted handler consulted before the built-ins; null answers let the built-ins run. */
     @Volatile var handler: CommandHandler = { _, _, _ -> null }
@@ -310,7 +319,8 @@ class WireServer private constructor(
         if (streamingHello != null && isHello(ctx.commandName)) {
             return streamingHello.answer(ctx, cmd) { hello(ctx, cmd) } ?: Reply.Document(streamingHello.withTopologyVersion(hello(ctx, cmd)))
         }
-        return Reply.Document(builtIn(ctx, db, cmd))
+        val cursorReply = CursorCommands.open(ctx, db, cmd, collections) ?: CursorCommands.continued(ctx, db, cmd)
+        return Reply.Document(cursorReply ?: builtIn(ctx, db, cmd))
     }
 
     private fun builtIn(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument = when (ctx.commandName) {
@@ -382,7 +392,12 @@ class WireServer private constructor(
          * accepting. The TCP listening socket uses SO_REUSEADDR, so a closed server's port can be
          * bound again at once (the replica set simulator restarts members on the same port).
          */
-        suspend fun start(unixSocketPath: String? = null, port: Int = 0, tls: ServerTlsConfig? = null): WireServer {
+        suspend fun start(
+            unixSocketPath: String? = null,
+            port: Int = 0,
+            tls: ServerTlsConfig? = null,
+            collections: InMemoryCollections = InMemoryCollections(),
+        ): WireServer {
             require(port in 0..65535) { "port must be in 0..65535, got $port" }
             require(unixSocketPath == null || port == 0) { "a port cannot be combined with a Unix domain socket" }
             val selector = SelectorManager(Dispatchers.IO)
@@ -396,7 +411,7 @@ class WireServer private constructor(
                 selector.close()
                 throw e
             }
-            return WireServer(selector, socket, tls).also { it.start() }
+            return WireServer(selector, socket, tls, collections).also { it.start() }
         }
 
         private fun isHello(name: String) = name == "hello" || name == "isMaster" || name == "ismaster"

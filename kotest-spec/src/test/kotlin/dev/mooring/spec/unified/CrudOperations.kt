@@ -2,8 +2,12 @@ package dev.mooring.spec.unified
 
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.events.MooringException
+import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.internal.cursor.CursorPage
+import kotlinx.coroutines.flow.toList
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
@@ -12,7 +16,6 @@ import org.bson.BsonArray
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonInt32
-import org.bson.BsonInt64
 import org.bson.BsonNull
 import org.bson.BsonObjectId
 import org.bson.BsonString
@@ -37,9 +40,9 @@ data class EntityOptions(
 
 /**
  * Where a CRUD helper runs: the client's [cluster], the [database] and (for collection
- * helpers) the [collection], with the entity [options] in force.
+ * helpers) the [collection], with the entity [options] in force, in the explicit [session] when the operation names one.
  */
-class CrudTarget(val cluster: MongoCluster, val database: String, val collection: String?, val options: EntityOptions)
+class CrudTarget(val cluster: MongoCluster, val database: String, val collection: String?, val options: EntityOptions, val session: ClientSession? = null)
 
 /**
  * A write that the server refused in its reply (`writeErrors` or `writeConcernError` in an
@@ -97,7 +100,7 @@ class CrudOperations {
         // as drivers do, a document without _id gets a generated ObjectId (first)
         val docs = given.map { d -> if (d.containsKey("_id")) d else BsonDocument("_id", BsonObjectId()).also { it.putAll(d) } }
         val command = BsonDocument("insert", BsonString(t.collection!!)).append("documents", BsonArray(docs))
-        a.optional("ordered")?.let { command["ordered"] = it }
+        command["ordered"] = a.optional("ordered") ?: BsonBoolean.TRUE // drivers send ordered: true by default
         a.copy(command, "comment", "bypassDocumentValidation")
         val reply = write(t, command, retryable = true)
         if (!acknowledged(t)) return BsonDocument("acknowledged", BsonBoolean.FALSE)
@@ -222,7 +225,7 @@ class CrudOperations {
     /** Sends the write [command] with the collection's writeConcern, retryable or not; throws write and write concern errors as drivers do. */
     private suspend fun write(t: CrudTarget, command: BsonDocument, retryable: Boolean, throwWriteErrors: Boolean = true): BsonDocument {
         t.options.writeConcern?.let { if (!command.containsKey("writeConcern")) command["writeConcern"] = it }
-        val reply = if (retryable) t.cluster.runRetryableWrite(t.database, command) else t.cluster.runCommand(t.database, command)
+        val reply = if (retryable) t.cluster.runRetryableWrite(t.database, command, t.session) else t.cluster.runCommand(t.database, command, ReadPreference.PRIMARY, t.session)
         if (throwWriteErrors) throwWriteErrors(reply)
         return reply
     }
@@ -318,39 +321,21 @@ class CrudOperations {
     /** Sends the read [command] with the entity's readConcern and read preference, as a retryable read. */
     private suspend fun read(t: CrudTarget, command: BsonDocument): BsonDocument {
         t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
-        return t.cluster.runRetryableRead(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY)
+        return t.cluster.runRetryableRead(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY, t.session)
     }
 
     /**
-     * Runs the cursor-returning [command] and returns every document of the cursor:
-     * `cursor.firstBatch`, then getMore on the same server until the cursor id is 0.
-     *
-     * TODO(cursors): switch to MongoCluster.runCursorCommand when it lands (branch `cursors`):
-     * this one function is the only place the runner iterates a cursor by hand. The getMores run
-     * through withConnection with the same read preference, which reaches the same server in every
-     * deployment the runner hosts with a non-zero cursor (standalone, replica set primary, one
-     * load balancer); runCursorCommand pins them properly.
+     * Runs the cursor-returning [command] through [MongoCluster.runCursorCommand]'s batches
+     * (getMores on the cursor's server or pinned connection, with the command's batch size) and
+     * returns every document; the initial command is a retryable read when [retryable].
      */
     private suspend fun cursor(t: CrudTarget, command: BsonDocument, retryable: Boolean): List<BsonDocument> {
         val readPreference = if (retryable) t.options.readPreference ?: ReadPreference.PRIMARY else ReadPreference.PRIMARY
         t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
-        val reply = if (retryable) t.cluster.runRetryableRead(t.database, command, readPreference) else t.cluster.runCommand(t.database, command, readPreference)
-        val cursor = reply.getDocument("cursor")
-        val docs = cursor.getArray("firstBatch").map { it.asDocument() }.toMutableList()
-        var id = cursor.getNumber("id").longValue()
-        if (id == 0L) return docs
-        val collection = cursor.getString("ns").value.substringAfter('.')
-        val batchSize = (command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"]
-        t.cluster.withConnection(readPreference) { connection ->
-            while (id != 0L) {
-                val getMore = BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(collection))
-                batchSize?.let { getMore["batchSize"] = it }
-                val next = connection.command(t.database, getMore).getDocument("cursor")
-                next.getArray("nextBatch").forEach { docs.add(it.asDocument()) }
-                id = next.getNumber("id").longValue()
-            }
-        }
-        return docs
+        val batchSize = ((command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"])
+            ?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 }
+        val options = RunCursorCommandOptions(readPreference = readPreference, batchSize = batchSize, session = t.session)
+        return CursorPage.pages(t.cluster, t.database, command, options, retryableRead = retryable).toList().flatMap { it.documents }
     }
 
     // ---- management ---------------------------------------------------------------------------
@@ -394,7 +379,7 @@ class CrudOperations {
     /** `runCommand` on a database entity: the command as given (never retried), with the read preference argument. */
     private suspend fun runCommand(t: CrudTarget, a: Args): BsonValue {
         val readPreference = a.json["readPreference"]?.jsonObject?.let { UnifiedReadPreference.parse(it) } ?: ReadPreference.PRIMARY
-        return t.cluster.runCommand(t.database, a.doc("command"), readPreference)
+        return t.cluster.runCommand(t.database, a.doc("command"), readPreference, t.session)
     }
 
     /** The arguments of one operation, as BSON. */

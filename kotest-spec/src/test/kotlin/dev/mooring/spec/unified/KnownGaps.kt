@@ -18,10 +18,6 @@ object KnownGaps {
         "which are not retried"
 
     private val gaps = mapOf(
-        ("connection-logging" to "Create a client, run a command, and close the client") to
-            "expects a second checkout while the client closes (drivers send endSessions for the implicit session " +
-            "listDatabases used); Mooring attaches implicit sessions only to runRetryableWrite and sends no endSessions " +
-            "on close, so its log has one checkout",
         ("getMore-retried-backpressure" to "getMores are retried") to GETMORE_ITERATION,
         ("getMore-retried-backpressure" to "getMores are retried maxAttempts=2 times") to GETMORE_ITERATION,
         ("connection-pool-options" to "waitQueueSize should be included in connection pool created message when specified") to
@@ -30,20 +26,25 @@ object KnownGaps {
             NO_LEGACY_WAIT_QUEUE.format("waitQueueSize (the test's waitQueueMultiple case)"),
     )
 
-    private const val CURSORS = "needs cursors (%s %s): Mooring is a pool and SDAM library with runCommand only; it has no " +
-        "cursor API (getMore/killCursors, cursor-pinned connections in load-balanced mode)"
     private const val CHANGE_STREAMS = "needs change streams (%s %s): Mooring has no change stream API"
-    private const val SESSIONS = "needs sessions and transactions (%s %s): Mooring does not implement client sessions " +
-        "(lsid, endSessions) nor transactions (and so no transaction-pinned connections in load-balanced mode)"
+    private const val TRANSACTIONS = "needs transactions (%s %s): Mooring has sessions but no transactions (and so no " +
+        "transaction-pinned connections in load-balanced mode)"
+    private const val SESSION_OPTIONS = "needs session options (%s %s): Mooring's sessions have no snapshot reads, causal " +
+        "consistency or default transaction options"
+
+    private const val STABLE_API = "needs the Stable API (client option serverApi: apiVersion, apiStrict, apiDeprecationErrors), " +
+        "which Mooring does not implement"
+    private const val CLUSTER_TIME = "needs \$clusterTime gossiping (driver-sessions.md 'Gossipping the cluster time'), which " +
+        "Mooring does not implement"
 
     private val features = mapOf(
         "operation" to mapOf(
-            "createFindCursor" to CURSORS, "iterateUntilDocumentOrError" to CURSORS, "iterateOnce" to CURSORS,
             "createChangeStream" to CHANGE_STREAMS,
-            "startTransaction" to SESSIONS, "commitTransaction" to SESSIONS, "abortTransaction" to SESSIONS,
-            "endSession" to SESSIONS, "assertSameLsidOnLastTwoCommands" to SESSIONS,
+            "startTransaction" to TRANSACTIONS, "commitTransaction" to TRANSACTIONS, "abortTransaction" to TRANSACTIONS,
+            "withTransaction" to TRANSACTIONS, "assertSessionTransactionState" to TRANSACTIONS, "assertSessionPinned" to TRANSACTIONS,
+            "assertSessionUnpinned" to TRANSACTIONS,
         ),
-        "entity" to mapOf("session" to SESSIONS),
+        "sessionOptions" to mapOf("snapshot" to SESSION_OPTIONS, "causalConsistency" to SESSION_OPTIONS, "defaultTransactionOptions" to SESSION_OPTIONS),
     )
 
     /** The reason a test needing the [kind] (`operation` or `entity`) [name] cannot run on Mooring, when it is a missing library feature. */
@@ -56,6 +57,22 @@ object KnownGaps {
         val text = test.toString()
         Regex("\"name\":\"(\\w+)\",\"object\"").findAll(text).forEach { m -> missingFeature("operation", m.groupValues[1])?.let { return it } }
         Regex("\\{\"(\\w+)\":\\{\"id\"").findAll(file.toString() + text).forEach { m -> missingFeature("entity", m.groupValues[1])?.let { return it } }
+        if (usesStableApi(file, text)) return STABLE_API
+        if (text.contains("\"\$clusterTime\":{\"\$\$exists\":true}")) return CLUSTER_TIME
+        Regex("\"sessionOptions\":\\{\"(\\w+)\"").findAll(file.toString() + text).forEach { m -> missingFeature("sessionOptions", m.groupValues[1])?.let { return it } }
         return null
+    }
+
+    /** True when [testText] names a client created with `serverApi`, or a database or collection of one. */
+    private fun usesStableApi(file: JsonObject, testText: String): Boolean {
+        val entities = (file["createEntities"] as? kotlinx.serialization.json.JsonArray)?.map { it as JsonObject } ?: return false
+        val apiClients = entities.mapNotNull { (it["client"] as? JsonObject)?.takeIf { c -> "serverApi" in c }?.get("id")?.jsonPrimitive?.content }.toMutableSet()
+        if (apiClients.isEmpty()) return false
+        val named = apiClients.toMutableSet()
+        for (kind in listOf("database", "collection")) {
+            val owner = if (kind == "database") "client" else "database"
+            entities.mapNotNull { it[kind] as? JsonObject }.filter { it[owner]?.jsonPrimitive?.content in named }.forEach { named += it["id"]!!.jsonPrimitive.content }
+        }
+        return named.any { testText.contains("\"object\":\"$it\"") || testText.contains("\"client\":\"$it\"") }
     }
 }

@@ -5,7 +5,7 @@ import kotlin.time.Duration.Companion.seconds
 
 /**
  * The `load-balancers` suite (unified format) over the test kit's [dev.mooring.testkit.sharded.LoadBalancerSimulator];
- * see [unifiedSuite]. Tests needing cursors, sessions or transactions are skipped with the reason.
+ * see [unifiedSuite]. Tests needing transactions or change streams are skipped with the reason.
  */
 class LoadBalancersUnifiedSpec : FunSpec({
     timeout = 300.seconds.inWholeMilliseconds

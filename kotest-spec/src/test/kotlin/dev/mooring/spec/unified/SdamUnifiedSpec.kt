@@ -128,7 +128,7 @@ private fun skipReason(file: JsonObject, test: JsonObject): String? {
     val events = Regex("\"(\\w+Event)\"").findAll(text).map { it.groupValues[1] }.filter { it !in UnifiedTestRun.SUPPORTED_OPERATIONS }.toSet()
     (events - EventMatching.all.keys).firstOrNull()?.let { return "asserts $it, which this runner does not map to a Mooring event" }
     val entities = Regex("\\{\"(\\w+)\":\\{\"id\"").findAll(file.toString() + text).map { it.groupValues[1] }.toSet()
-    (entities - setOf("client", "database", "collection", "thread")).firstOrNull()?.let { return KnownGaps.missingFeature("entity", it) ?: "creates a $it entity, which this runner does not implement" }
+    (entities - setOf("client", "database", "collection", "thread", "session", "cursor")).firstOrNull()?.let { return KnownGaps.missingFeature("entity", it) ?: "creates a $it entity, which this runner does not implement" }
     val ops = operationNames(test["operations"]!!)
     (ops - UnifiedTestRun.SUPPORTED_OPERATIONS).let { missing -> missing.firstNotNullOfOrNull { KnownGaps.missingFeature("operation", it) } ?: missing.firstOrNull()?.let { "uses the $it operation, which this runner does not implement" } }?.let { return it }
     if (text.contains("\"blockConnection\"") && text.contains("\"closeConnection\":true") && text.contains("\"hello\"")) {

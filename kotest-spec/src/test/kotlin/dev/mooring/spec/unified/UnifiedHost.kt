@@ -79,7 +79,7 @@ sealed interface UnifiedHost : AutoCloseable {
 
     class LoadBalanced(private val lb: LoadBalancerSimulator, auth: Boolean) : Base(auth) {
         override fun uri(options: Map<String, String>, useMultipleMongoses: Boolean) =
-            lb.seedUri(query(options)).replaceFirst("mongodb://", prefix)
+            lb.seedUri(query(options), singleMongos = !useMultipleMongoses).replaceFirst("mongodb://", prefix)
 
         override fun configureFailPoint(command: BsonDocument) = lb.configureFailPoint(command)
 
@@ -149,7 +149,7 @@ sealed interface UnifiedHost : AutoCloseable {
                 },
                 auth,
             )
-            "load-balanced" -> LoadBalanced(LoadBalancerSimulator.start(2).also { if (auth) Credentials.install(it.server) }, auth)
+            "load-balanced" -> LoadBalanced(LoadBalancerSimulator.start(2).also { if (auth) { Credentials.install(it.server); Credentials.install(it.singleServer) } }, auth)
             else -> error("cannot host $topology")
         }
     }

@@ -52,6 +52,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     private class Collection(val database: String, val name: String, val options: EntityOptions)
 
     private val crud = CrudOperations()
+    private val sessionOps = SessionOperations()
+    private lateinit var cursorOps: CursorOperations
 
     private val clients = LinkedHashMap<String, Client>()
     private val databases = HashMap<String, Database>()
@@ -63,6 +65,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     suspend fun run(test: JsonObject) {
         try {
             coroutineScope {
+                cursorOps = CursorOperations(this)
                 file["createEntities"]?.let { createEntities(it.jsonArray) }
                 file["initialData"]?.jsonArray?.forEach { initialData(it.jsonObject) }
                 test["operations"]!!.jsonArray.forEach { operation(this, it.jsonObject) }
@@ -74,8 +77,10 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     LogCapture.expect(e.jsonObject, capture.snapshot())
                 }
                 test["outcome"]?.jsonArray?.forEach { outcome(it.jsonObject) }
+                cursorOps.closeAll()
             }
         } finally {
+            sessionOps.endAll()
             clients.values.forEach { it.cluster.closeSuspending() }
         }
     }
@@ -123,6 +128,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     entityOptions(o["collectionOptions"]?.jsonObject),
                 )
                 "thread" -> threads[id] = ArrayList()
+                "session" -> sessionOps.create(id, clients.getValue(o["client"]!!.jsonPrimitive.content).cluster, o)
                 else -> throw UnsupportedOperationException("entity $kind")
             }
         }
@@ -149,7 +155,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val target = op["object"]!!.jsonPrimitive.content
         val args = op["arguments"]?.jsonObject ?: JsonObject(emptyMap())
         val expectError = op["expectError"]?.jsonObject
-        val result = runCatching { execute(scope, name, target, args) }
+        val result = runCatching { execute(scope, name, target, args, op["saveResultAsEntity"]?.jsonPrimitive?.content) }
         val error = result.exceptionOrNull()
         if (expectError == null) {
             if (error != null) throw AssertionError("operation $name on $target failed: $error", error)
@@ -191,10 +197,14 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     }
 
     /** Runs one operation; returns its result for the CRUD operations and runCommand, null for the others. */
-    private suspend fun execute(scope: CoroutineScope, name: String, target: String, args: JsonObject): BsonValue? {
+    private suspend fun execute(scope: CoroutineScope, name: String, target: String, args: JsonObject, saveAs: String?): BsonValue? {
         when (name) {
             "createEntities" -> createEntities(args["entities"]!!.jsonArray)
-            "failPoint" -> host.configureFailPoint(bson(args["failPoint"]!!.jsonObject))
+            "failPoint" -> {
+                val failPoint = bson(args["failPoint"]!!.jsonObject)
+                // behind a load balancer the fail point goes over the test's client (its backend), as drivers' runners do
+                if (host is UnifiedHost.LoadBalanced) clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.runCommand("admin", failPoint) else host.configureFailPoint(failPoint)
+            }
             "wait" -> delay(args["ms"]!!.jsonPrimitive.long)
             "waitForEvent" -> {
                 val (ev, spec) = args["event"]!!.jsonObject.entries.single()
@@ -220,7 +230,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 }
             }
             "waitForThread" -> threads.getValue(args["thread"]!!.jsonPrimitive.content).forEach { withTimeout(30.seconds) { it.await() } }
-            "close" -> clients.getValue(target).cluster.closeSuspending()
+            "close" -> if (cursorOps.isCursor(target)) cursorOps.execute(name, null, target, args, null, null) else clients.getValue(target).cluster.closeSuspending()
             "appendMetadata", "appendClientMetadata" -> clients.getValue(target).cluster.appendMetadata(driverInfo(args["driverInfoOptions"]!!.jsonObject))
             "recordTopologyDescription" -> recorded[args["id"]!!.jsonPrimitive.content] = clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.topology.value
             "assertTopologyType" -> recorded.getValue(args["topologyDescription"]!!.jsonPrimitive.content).type.specName shouldBe args["topologyType"]!!.jsonPrimitive.content
@@ -230,13 +240,24 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 val ms = args["timeoutMS"]?.jsonPrimitive?.long ?: 10_000
                 withTimeout(ms) { client.cluster.topology.first { it.primary != null && it.primary?.address != prior } }
             }
-            in CrudOperations.OPERATIONS -> return crud.execute(name, crudTarget(target), args)
+            in CrudOperations.OPERATIONS -> return crud.execute(name, crudTarget(target, args), args)
+            in CursorOperations.OPERATIONS -> {
+                val on = if (cursorOps.isCursor(target)) null else crudTarget(target, args)
+                return cursorOps.execute(name, on, target, args, sessionOps.argument(args), saveAs)
+            }
+            in SessionOperations.OPERATIONS -> sessionOps.execute(name, target, args) { clients.getValue(it).snapshot() }
+            "assertNumberConnectionsCheckedOut" ->
+                cursorOps.connectionsCheckedOut(clients.getValue(args["client"]!!.jsonPrimitive.content).cluster) shouldBe args["connections"]!!.jsonPrimitive.int
             else -> throw UnsupportedOperationException("operation $name")
         }
         return null
     }
 
-    /** The client, database or collection entity [id] as a [CrudTarget], with the options it inherits. */
+    /** The client, database or collection entity [id] as a [CrudTarget], with the options it inherits and the session [args] name. */
+    private fun crudTarget(id: String, args: JsonObject): CrudTarget = crudTarget(id).let { t ->
+        sessionOps.argument(args)?.let { CrudTarget(t.cluster, t.database, t.collection, t.options, it) } ?: t
+    }
+
     private fun crudTarget(id: String): CrudTarget {
         collections[id]?.let { c ->
             val db = databases.getValue(c.database)
@@ -266,7 +287,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             "expected ${expected.map { it.key }} but got ${actual.map { it::class.simpleName }}"
         }
         expected.forEachIndexed { i, (name, spec) ->
-            check(EventMatching.matches(name, spec.jsonObject, actual[i])) { "event $i: expected $name $spec, got ${actual[i]}" }
+            val resolved = sessionOps.resolve(spec).jsonObject
+            check(EventMatching.matches(name, resolved, actual[i])) { "event $i: expected $name $resolved, got ${actual[i]}" }
         }
     }
 
@@ -288,7 +310,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
             "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "appendMetadata", "appendClientMetadata",
-        ) + CrudOperations.OPERATIONS
+            "assertNumberConnectionsCheckedOut",
+        ) + CrudOperations.OPERATIONS + CursorOperations.OPERATIONS + SessionOperations.OPERATIONS
 
         /** The unified format's `driverInfoOptions` (name, version, platform) as a [dev.mooring.cmap.DriverInfo]. */
         fun driverInfo(o: JsonObject): dev.mooring.cmap.DriverInfo = dev.mooring.cmap.DriverInfo(

@@ -3,6 +3,7 @@ package dev.mooring.testkit.replset.internal
 import dev.mooring.testkit.replset.MemberState
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.replset.SimulatedMember
+import dev.mooring.testkit.server.CursorCommands
 import dev.mooring.testkit.server.InMemoryCollections
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.RequestContext
@@ -28,8 +29,10 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         return when (ctx.commandName) {
             "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
             in InMemoryCollections.WRITES -> write(db, cmd)
-            "aggregate" -> if (isAggregateWrite(cmd)) write(db, cmd) else read(db, cmd)
-            in InMemoryCollections.COMMANDS -> read(db, cmd)
+            "aggregate" -> if (isAggregateWrite(cmd)) write(db, cmd) else read(ctx, db, cmd)
+            // a cursor lives on the member that opened it: its server's built-in cursor commands answer
+            "getMore", "killCursors" -> null
+            in InMemoryCollections.COMMANDS -> read(ctx, db, cmd)
             "replSetStepDown" -> stepDown(db, cmd)
             "replSetFreeze" -> freeze(db, cmd)
             "replSetGetStatus" -> if (db != "admin") {
@@ -61,16 +64,13 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
     private fun isAggregateWrite(cmd: BsonDocument): Boolean =
         (cmd["pipeline"] as? org.bson.BsonArray)?.any { s -> s is BsonDocument && (s.containsKey("\$out") || s.containsKey("\$merge")) } == true
 
-    private fun read(db: String, cmd: BsonDocument): Reply = guarded {
+    private fun read(ctx: RequestContext, db: String, cmd: BsonDocument): Reply = guarded {
         val snap = sim.snapshot(member)
         val mode = cmd["\$readPreference"]?.takeIf { it.isDocument }?.asDocument()?.get("mode")
             ?.takeIf { it.isString }?.asString()?.value ?: "primary"
-        // an open cursor survives a step-down (4.2+): getMore and killCursors need no secondaryOk
-        val onCursor = cmd.keys.firstOrNull().let { it == "getMore" || it == "killCursors" }
         when {
-            snap.state == MemberState.PRIMARY -> sim.collections.execute(db, cmd)!!
-            snap.state == MemberState.SECONDARY && onCursor -> sim.collections.execute(db, cmd)!!
-            snap.state == MemberState.SECONDARY && mode != "primary" -> sim.collections.execute(db, cmd)!!
+            snap.state == MemberState.PRIMARY || (snap.state == MemberState.SECONDARY && mode != "primary") ->
+                CursorCommands.open(ctx, db, cmd, sim.collections) ?: sim.collections.execute(db, cmd)!!
             snap.state == MemberState.SECONDARY -> HelloReplies.notPrimaryNoSecondaryOk(snap)
             else -> HelloReplies.notPrimaryOrSecondary(snap)
         }

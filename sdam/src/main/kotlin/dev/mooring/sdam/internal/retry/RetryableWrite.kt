@@ -38,6 +38,8 @@ internal class RetryableWrite(
     private val command: BsonDocument,
     private val enabled: Boolean,
     private val sessions: ServerSessionPool,
+    /** An explicit session's server session, used instead of a pooled one (and not returned to the pool). */
+    private val explicit: ServerSession? = null,
 ) : OperationRetry, AutoCloseable {
     private val acknowledged = !isUnacknowledged(command)
     private var session: ServerSession? = null
@@ -63,7 +65,7 @@ internal class RetryableWrite(
         if (s == null) {
             if (!supported) return command
             sessionTimeout = topology.logicalSessionTimeoutMinutes ?: server.logicalSessionTimeoutMinutes
-            val fresh = sessions.acquire(sessionTimeout)
+            val fresh = explicit ?: sessions.acquire(sessionTimeout)
             session = fresh
             txnNumber = fresh.nextTxnNumber()
         } else if (!supported) {
@@ -111,7 +113,7 @@ internal class RetryableWrite(
     }
 
     override fun close() {
-        session?.let { sessions.release(it, sessionTimeout) }
+        session?.takeIf { it !== explicit }?.let { sessions.release(it, sessionTimeout) }
         session = null
     }
 
@@ -133,7 +135,8 @@ internal class RetryableWrite(
             else -> false
         }
 
-        private fun isUnacknowledged(command: BsonDocument): Boolean {
+        /** True when [command] carries `writeConcern: {w: 0}`. */
+        fun isUnacknowledged(command: BsonDocument): Boolean {
             val w = (command["writeConcern"] as? BsonDocument)?.get("w") ?: return false
             return w.isNumber && w.asNumber().intValue() == 0
         }

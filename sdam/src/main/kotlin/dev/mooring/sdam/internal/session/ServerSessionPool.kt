@@ -40,6 +40,9 @@ public class ServerSessionPool(private val nanoTime: () -> Long = System::nanoTi
         }
     }
 
+    /** Removes and returns every pooled session (for `endSessions` when the cluster closes), most recently used first. */
+    public fun drain(): List<ServerSession> = synchronized(this) { available.toList().also { available.clear() } }
+
     private fun expiresSoon(s: ServerSession, timeoutMinutes: Int?): Boolean {
         val minutes = timeoutMinutes ?: return false
         val idleNanos = nanoTime() - s.lastUsedNanos

@@ -220,7 +220,7 @@ public class OperationRunner(
             } finally {
                 holding.decrementAndGet()
                 publishHolding()
-                pool.checkIn(connection)
+                if (!ConnectionPin.isPinned(connection)) pool.checkIn(connection)
             }
         } finally {
             selected.release()

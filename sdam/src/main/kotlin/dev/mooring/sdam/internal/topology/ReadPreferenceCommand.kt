@@ -15,11 +15,12 @@ import org.bson.BsonString
 internal object ReadPreferenceCommand {
     /**
      * The `$readPreference` for [readPreference] sent to [server] in a [topologyType]
-     * topology, or null when none is sent: a direct connection to a non-mongos server always
-     * sends primaryPreferred (so reads work on a secondary); otherwise only non-primary modes
-     * are sent.
+     * topology, or null when none is sent: never to a standalone (server-selection.md "Type
+     * Standalone"); a direct connection to a replica set member always sends primaryPreferred
+     * (so reads work on a secondary); otherwise only non-primary modes are sent.
      */
     fun forCommand(readPreference: ReadPreference, topologyType: TopologyType, server: ServerDescription): BsonDocument? {
+        if (server.type == ServerType.STANDALONE) return null
         if (topologyType == TopologyType.SINGLE && server.type != ServerType.MONGOS && server.type != ServerType.LOAD_BALANCER) {
             return BsonDocument("mode", BsonString(ReadPreferenceMode.PRIMARY_PREFERRED.value))
         }

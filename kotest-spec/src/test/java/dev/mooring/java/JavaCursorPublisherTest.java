@@ -1,0 +1,107 @@
+package dev.mooring.java;
+
+import dev.mooring.cmap.CommandStartedEvent;
+import dev.mooring.sdam.ClientSession;
+import dev.mooring.sdam.MongoSessionNotSupportedException;
+import dev.mooring.sdam.ReadPreference;
+import dev.mooring.sdam.RunCursorCommandOptions;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** runCursorCommand as a Flow.Publisher: getMore only on demand, cancel sends killCursors; startSession from Java. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class JavaCursorPublisherTest extends MongoJavaServerFixture {
+
+    /** Records what it is given and requests only when told to. */
+    private static final class Recorder implements Flow.Subscriber<BsonDocument> {
+        final List<BsonDocument> received = Collections.synchronizedList(new ArrayList<>());
+        final AtomicReference<Throwable> error = new AtomicReference<>();
+        volatile boolean completed;
+        volatile Flow.Subscription subscription;
+
+        @Override public void onSubscribe(Flow.Subscription s) { subscription = s; }
+        @Override public void onNext(BsonDocument d) { received.add(d); }
+        @Override public void onError(Throwable t) { error.set(t); }
+        @Override public void onComplete() { completed = true; }
+    }
+
+    private static long count(List<CommandStartedEvent> started, String name) {
+        synchronized (started) {
+            return started.stream().filter(e -> e.getCommandName().equals(name)).count();
+        }
+    }
+
+    @Test
+    void getMoreOnlyOnDemandAndCancelKillsTheCursor() throws Exception {
+        try (JavaMongoCluster cluster = MongoClusters.create(uri)) {
+            List<BsonDocument> docs = new ArrayList<>();
+            for (int i = 0; i < 25; i++) docs.add(new BsonDocument("_id", new BsonInt32(i)));
+            cluster.runCommand("db", new BsonDocument("insert", new BsonString("c")).append("documents", new BsonArray(docs))).join();
+            List<CommandStartedEvent> started = Collections.synchronizedList(new ArrayList<>());
+            cluster.addEventListener(e -> { if (e instanceof CommandStartedEvent s) started.add(s); });
+            BsonDocument find = new BsonDocument("find", new BsonString("c")).append("batchSize", new BsonInt32(5));
+            RunCursorCommandOptions options = new RunCursorCommandOptions(ReadPreference.PRIMARY, null, null, null,
+                dev.mooring.sdam.CursorType.NON_TAILABLE, 5, null, null);
+
+            Recorder r = new Recorder();
+            cluster.runCursorCommand("db", find, options).subscribe(r);
+            Thread.sleep(200);
+            assertEquals(0, count(started, "find"), "nothing is sent before the first request");
+            r.subscription.request(5);
+            Await.until("the first batch", () -> r.received.size() == 5);
+            Thread.sleep(200);
+            assertEquals(0, count(started, "getMore"), "no getMore without demand");
+            r.subscription.request(1);
+            Await.until("a document of the second batch", () -> r.received.size() == 6);
+            assertEquals(1, count(started, "getMore"));
+            r.subscription.cancel();
+            Await.until("killCursors", () -> count(started, "killCursors") == 1);
+            Await.until("the connection is back", () -> cluster.poolStatistics().values().iterator().next().getInUseConnections() == 0);
+            assertNull(r.error.get());
+
+            Recorder all = new Recorder();
+            cluster.runCursorCommand("db", find, options).subscribe(all);
+            all.subscription.request(Long.MAX_VALUE);
+            Await.until("completion", () -> all.completed);
+            assertEquals(25, all.received.size());
+            assertEquals(1, count(started, "killCursors"), "an exhausted cursor is not killed");
+
+            Recorder bad = new Recorder();
+            cluster.runCursorCommand("db", find, options).subscribe(bad);
+            bad.subscription.request(0);
+            Await.until("onError for request(0)", () -> bad.error.get() != null);
+            assertTrue(bad.error.get() instanceof IllegalArgumentException);
+        }
+    }
+
+    @Test
+    void startSessionFromJava() {
+        // mongo-java-server reports no logicalSessionTimeoutMinutes: an explicit session is refused with a typed error
+        try (JavaMongoCluster cluster = MongoClusters.create(uri)) {
+            try (ClientSession session = cluster.startSession()) {
+                BsonDocument ping = new BsonDocument("ping", new BsonInt32(1));
+                CompletionException e = assertThrows(CompletionException.class, () -> cluster.runCommand("admin", ping, ReadPreference.PRIMARY, session).join());
+                assertInstanceOf(MongoSessionNotSupportedException.class, e.getCause());
+                assertEquals(1, cluster.runCommand("admin", ping).join().getNumber("ok").intValue()); // and no implicit lsid is sent there
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.mooring.spec.unified
+
+import dev.mooring.sdam.ClientSession
+import dev.mooring.sdam.CursorType
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.TimeoutMode
+import dev.mooring.sdam.internal.cursor.CursorPage
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.flow.toList
+import kotlinx.serialization.json.JsonObject
+import org.bson.BsonArray
+import org.bson.BsonDocument
+import org.bson.BsonString
+import org.bson.BsonValue
+
+/**
+ * The cursor operations of the unified format (unified-test-format.md): `runCursorCommand`
+ * (every document), `createCommandCursor` and `createFindCursor` (a [UnifiedCursor] entity),
+ * `iterateUntilDocumentOrError`, `iterateOnce` and `close` on a cursor entity, and
+ * `assertNumberConnectionsCheckedOut`. One instance per test run; used from its coroutine.
+ */
+class CursorOperations(private val scope: CoroutineScope) {
+    private val cursors = HashMap<String, UnifiedCursor>()
+
+    /** True when [id] names a cursor entity. */
+    fun isCursor(id: String): Boolean = id in cursors
+
+    /**
+     * Runs the cursor operation [name] with [args] on [target] (a database or collection for the
+     * creating operations, a cursor entity otherwise); [session] is the `session` argument's entity,
+     * [saveAs] the operation's `saveResultAsEntity` (the name of a created cursor).
+     */
+    suspend fun execute(name: String, target: CrudTarget?, cursorId: String, args: JsonObject, session: ClientSession?, saveAs: String?): BsonValue? {
+        val a = CrudOperations.Args(args)
+        return when (name) {
+            "runCursorCommand" -> BsonArray(pages(target!!, a.doc("command"), a, session).toList().flatMap { it.documents })
+            "createCommandCursor" -> open(saveAs, UnifiedCursor(scope, pages(target!!, a.doc("command"), a, session)))
+            "createFindCursor" -> {
+                val find = BsonDocument("find", BsonString(target!!.collection!!)).append("filter", a.optional("filter") ?: BsonDocument())
+                a.copy(find, "sort", "projection", "skip", "limit", "batchSize", "comment", "hint", "maxTimeMS", "collation")
+                val options = RunCursorCommandOptions(readPreference = target.options.readPreference ?: ReadPreference.PRIMARY, batchSize = positive(a.optional("batchSize")), session = session)
+                open(saveAs, UnifiedCursor(scope, CursorPage.pages(target.cluster, target.database, find, options, retryableRead = true)))
+            }
+            "iterateUntilDocumentOrError" -> cursors.getValue(cursorId).next() ?: throw IllegalStateException("cursor $cursorId is exhausted")
+            "iterateOnce" -> cursors.getValue(cursorId).tryNext()
+            "close" -> cursors.getValue(cursorId).close().let { null }
+            else -> throw UnsupportedOperationException("cursor operation $name")
+        }
+    }
+
+    /** `assertNumberConnectionsCheckedOut`: the connections [cluster]'s pools have checked out now. */
+    fun connectionsCheckedOut(cluster: MongoCluster): Int = cluster.poolStatistics().values.sumOf { it.inUseConnections }
+
+    /** Closes every cursor still open (at the end of a test). */
+    suspend fun closeAll() {
+        cursors.values.forEach { it.close() }
+    }
+
+    private suspend fun open(saveAs: String?, cursor: UnifiedCursor): BsonValue? {
+        try {
+            cursor.opened()
+        } catch (e: Throwable) {
+            cursor.close()
+            throw e
+        }
+        if (saveAs != null) cursors[saveAs] = cursor else cursor.close()
+        return null
+    }
+
+    private fun pages(t: CrudTarget, command: BsonDocument, a: CrudOperations.Args, session: ClientSession?) = CursorPage.pages(
+        t.cluster, t.database, command,
+        RunCursorCommandOptions(
+            readPreference = t.options.readPreference ?: ReadPreference.PRIMARY,
+            session = session,
+            timeoutMS = a.optional("timeoutMS")?.asNumber()?.longValue(),
+            timeoutMode = a.optional("timeoutMode")?.asString()?.value?.let { if (it == "iteration") TimeoutMode.ITERATION else TimeoutMode.CURSOR_LIFETIME },
+            cursorType = when (a.optional("cursorType")?.asString()?.value) {
+                "tailable" -> CursorType.TAILABLE
+                "tailableAwait" -> CursorType.TAILABLE_AWAIT
+                else -> CursorType.NON_TAILABLE
+            },
+            batchSize = positive(a.optional("batchSize")),
+            maxTimeMS = a.optional("maxTimeMS")?.asNumber()?.longValue(),
+            comment = a.optional("comment"),
+        ),
+    )
+
+    private fun positive(v: BsonValue?): Int? = v?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 }
+
+    companion object {
+        /** The operations [execute] runs. */
+        val OPERATIONS: Set<String> = setOf("runCursorCommand", "createCommandCursor", "createFindCursor", "iterateUntilDocumentOrError", "iterateOnce")
+    }
+}

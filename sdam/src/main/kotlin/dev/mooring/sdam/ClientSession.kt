@@ -1,0 +1,53 @@
+package dev.mooring.sdam
+
+import dev.mooring.sdam.internal.session.ServerSession
+import org.bson.BsonDocument
+import java.util.concurrent.atomic.AtomicBoolean
+
+/**
+ * An explicit client session (driver-sessions.md), from [MongoCluster.startSession]: the
+ * operations given it ([MongoCluster.runCommand], [MongoCluster.runCursorCommand],
+ * [MongoCluster.runRetryableRead], [MongoCluster.runRetryableWrite], [MongoCluster.withConnection])
+ * send its [lsid]. Transactions are not supported.
+ *
+ * The server session is taken from the cluster's pool when the session starts: a session left
+ * unused for more than a minute after [MongoCluster.startSession] risks errors from a server
+ * session that went stale on the server.
+ *
+ * **Concurrency.** The members are thread-safe, but a session is a sequence of operations: run one
+ * operation (or iterate one cursor) at a time in it. A session belongs to the cluster that started
+ * it; using it with another cluster fails with [IllegalArgumentException].
+ *
+ * **Closing.** [close] (endSession) returns the server session to the cluster's pool (or discards
+ * it when [isDirty]); it is idempotent and never blocks. After it, operations given the session
+ * fail with [IllegalStateException]. A cursor still open in the session keeps the server session
+ * until it ends.
+ */
+public class ClientSession internal constructor(
+    internal val clusterId: TopologyId,
+    internal val serverSession: ServerSession,
+    private val onEnd: (ServerSession) -> Unit,
+) : AutoCloseable {
+    private val ended = AtomicBoolean(false)
+
+    /** The logical session id `{id: <UUID>}` this session sends as `lsid` (a copy). */
+    public val lsid: BsonDocument get() = serverSession.lsid.clone()
+
+    /** True once a network error happened in this session: its server session is discarded, never reused. */
+    public val isDirty: Boolean get() = serverSession.isDirty
+
+    /** True once [close] was called. */
+    public val isEnded: Boolean get() = ended.get()
+
+    /** Ends the session (endSession): returns its server session to the pool. Idempotent, non-blocking. */
+    override fun close() {
+        if (ended.compareAndSet(false, true)) onEnd(serverSession)
+    }
+
+    /** The server session for an operation of the cluster [id]; fails for another cluster or an ended session. */
+    internal fun checkUsable(id: TopologyId): ServerSession {
+        require(id == clusterId) { "this session belongs to cluster $clusterId, not to $id" }
+        check(!ended.get()) { "this session has ended" }
+        return serverSession
+    }
+}

@@ -1,0 +1,125 @@
+package dev.mooring.sdam.internal.cursor
+
+import dev.mooring.cmap.ConnectionPurpose
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.ServerSelectionOperation
+import dev.mooring.sdam.TopologyType
+import dev.mooring.sdam.internal.session.OperationSession
+import dev.mooring.sdam.internal.topology.ConnectionPin
+import dev.mooring.sdam.internal.topology.OperationRetry
+import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeoutOrNull
+import org.bson.BsonArray
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonInt64
+import org.bson.BsonString
+
+/**
+ * One server-side cursor (run-command.md "RunCursorCommand"): [open] runs the cursor-opening
+ * [command] on a server selected by the options' read preference (retried as [retry] allows); [getMore] continues it on
+ * that server, in load-balanced mode on the very connection that opened it (pinned until the
+ * cursor is exhausted or closed), with the same `lsid`; [close] sends killCursors for a cursor
+ * still open on the server (bounded, errors ignored; not after a network error on a pinned
+ * connection) and returns the connection and the implicit session.
+ *
+ * Not thread-safe: one coroutine iterates a cursor (the flow that owns it).
+ */
+internal class CommandCursor(
+    private val context: CursorContext,
+    private val database: String,
+    private val command: BsonDocument,
+    private val options: RunCursorCommandOptions,
+    private val retry: OperationRetry,
+    private val session: OperationSession,
+    private val timeout: CursorTimeout,
+) {
+    private val operation = context.newOperation()
+    private var route: CursorRoute? = null
+    private var id = 0L
+    private var ns = ""
+    private var pinnedNetworkError = false
+
+    /** True when the server holds no more results (after [open], a drained getMore or [close]). */
+    val exhausted: Boolean get() = id == 0L
+
+    /** Runs the opening command; returns the first batch. */
+    suspend fun open(): List<BsonDocument> {
+        val pin = ConnectionPin()
+        val readPreference = options.readPreference
+        val name = command.firstKey
+        return withContext(pin) {
+            context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.forInitialCommand, retry) { selected, connection ->
+                val topologyType = context.topology.description.value.type
+                val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, topologyType, selected.description)
+                val batch = CursorBatch.first(name, send(connection, database, sent), connection.address)
+                id = batch.id
+                ns = batch.ns
+                route = if (batch.id != 0L && topologyType == TopologyType.LOAD_BALANCED) {
+                    pin.pin(connection, selected.pool)
+                    selected.pool.pin(connection, ConnectionPurpose.CURSOR)
+                    CursorRoute.Pinned(connection.address, pin)
+                } else {
+                    CursorRoute.OnServer(connection.address)
+                }
+                if (batch.id == 0L) session.release()
+                batch.documents
+            }
+        }
+    }
+
+    /** Fetches the next batch (possibly empty for a tailable cursor); releases the pin and the session when the cursor is drained. */
+    suspend fun getMore(): List<BsonDocument> {
+        val r = checkNotNull(route) { "the cursor is not open" }
+        check(id != 0L) { "the cursor is exhausted" }
+        val getMore = BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(ns.substringAfter('.')))
+        options.batchSize?.let { getMore["batchSize"] = BsonInt32(it) }
+        options.maxTimeMS?.let { getMore["maxTimeMS"] = BsonInt64(it) }
+        options.comment?.let { getMore["comment"] = it }
+        val reply = timeout.bounded("getMore") {
+            context.connections.run(r) { c -> send(c, ns.substringBefore('.'), session.attach(getMore, c)) }
+        }
+        val batch = CursorBatch.next(reply, id, ns, r.address)
+        id = batch.id
+        if (id == 0L) finish(r)
+        return batch.documents
+    }
+
+    /**
+     * Ends the cursor: killCursors when it is still open on the server (on its route, within the
+     * close bound, its outcome ignored), then returns the pinned connection and the implicit
+     * session. Idempotent. Call it in a non-cancellable context.
+     */
+    suspend fun close() {
+        val r = route
+        if (r != null && id != 0L && !pinnedNetworkError) {
+            val kill = BsonDocument("killCursors", BsonString(ns.substringAfter('.'))).append("cursors", BsonArray(listOf(BsonInt64(id))))
+            try {
+                withTimeoutOrNull(timeout.closeBoundMS) {
+                    context.connections.run(r) { c -> send(c, ns.substringBefore('.'), session.attach(kill, c)) }
+                }
+            } catch (e: Exception) {
+                // run-command.md: the outcome of killCursors is ignored
+            }
+        }
+        id = 0L
+        if (r != null) finish(r) else session.release()
+    }
+
+    private suspend fun finish(r: CursorRoute) {
+        if (r is CursorRoute.Pinned) r.pin.release()
+        session.release()
+    }
+
+    private suspend fun send(connection: Connection, db: String, sent: BsonDocument): BsonDocument =
+        try {
+            context.monitored(connection, operation).command(db, sent)
+        } catch (e: Throwable) {
+            session.onError(e)
+            if (e is MongoNetworkException && route is CursorRoute.Pinned) pinnedNetworkError = true
+            throw e
+        }
+}

@@ -1,0 +1,42 @@
+package dev.mooring.sdam.internal.cursor
+
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.RunCursorCommandOptions
+import kotlinx.coroutines.flow.Flow
+import org.bson.BsonDocument
+import org.bson.conversions.Bson
+
+/**
+ * Internal API, not stable (for the Java facade and the spec runners): one batch of a cursor, and whether the cursor
+ * is [exhausted] after it (no getMore follows). Immutable.
+ */
+public class CursorPage internal constructor(
+    /** The batch's documents (possibly none for a tailable cursor). */
+    public val documents: List<BsonDocument>,
+    /** True when the server reported the cursor exhausted with this batch. */
+    public val exhausted: Boolean,
+    /**
+     * The error of a getMore, or null. The cursor stays as it is (a pinned connection stays
+     * pinned, load-balancers.md) until the collector stops collecting; the flow then ends with
+     * this error when the collector returns from `emit`.
+     */
+    public val error: Throwable? = null,
+) {
+    public companion object {
+        /**
+         * [MongoCluster.runCursorCommand] as a flow of batches: the next getMore is sent only when
+         * the collector returns from `emit` of the previous page. With [retryableRead] the initial
+         * command is a retryable read (retryable-reads.md; for driver CRUD helpers such as the
+         * spec runners'), else it is retried as runCommand is. Same contracts otherwise.
+         */
+        @JvmStatic
+        @JvmOverloads
+        public fun pages(
+            cluster: MongoCluster,
+            database: String,
+            command: Bson,
+            options: RunCursorCommandOptions,
+            retryableRead: Boolean = false,
+        ): Flow<CursorPage> = cluster.runCursorPages(database, command, options, retryableRead)
+    }
+}

@@ -1,0 +1,65 @@
+package dev.mooring.sdam.internal.session
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.sdam.MongoSessionNotSupportedException
+import org.bson.BsonDocument
+
+/**
+ * Internal API, not stable: the session of one operation (or one cursor) — the explicit
+ * session's [ServerSession], or an implicit one taken from [pool] after the first checkout of a
+ * connection that supports sessions (driver-sessions.md, "Sessions and Connections").
+ * [timeoutMinutes] gives the topology's `logicalSessionTimeoutMinutes` for the pool (null in
+ * load-balanced mode). Used from the operation's coroutine only; [release] is idempotent.
+ */
+internal class OperationSession(
+    private val pool: ServerSessionPool,
+    private val explicit: ServerSession?,
+    private val timeoutMinutes: () -> Int?,
+) {
+    private var implicit: ServerSession? = null
+    private var released = false
+    private var decided = false
+
+    /** The server session in use, if any (explicit, or implicit once acquired). */
+    val current: ServerSession? get() = explicit ?: implicit
+
+    /**
+     * [command] with this session's `lsid` for [connection], or [command] itself when the
+     * connection does not support sessions and the session is implicit. Throws
+     * [MongoSessionNotSupportedException] for an explicit session on such a connection.
+     */
+    fun attach(command: BsonDocument, connection: Connection): BsonDocument {
+        val session = when {
+            explicit != null -> if (supportsSessions(connection)) explicit else throw MongoSessionNotSupportedException(connection.address)
+            decided -> implicit
+            else -> {
+                // the first connection decides for the whole operation: a cursor's getMores send the lsid its command sent
+                decided = true
+                if (supportsSessions(connection) && !released) pool.acquire(timeoutMinutes()).also { implicit = it } else null
+            }
+        }
+        return if (session == null) command else command.clone().apply { put("lsid", session.lsid) }
+    }
+
+    /** Records an operation [error]: a network error marks the server session dirty. */
+    fun onError(error: Throwable) {
+        if (error is MongoNetworkException) current?.markDirty()
+    }
+
+    /** Returns an implicit server session to the pool (an explicit one stays with its ClientSession). Idempotent. */
+    fun release() {
+        if (released) return
+        released = true
+        implicit?.let { pool.release(it, timeoutMinutes()) }
+        implicit = null
+    }
+
+    companion object {
+        /** True when [connection]'s handshake reported `logicalSessionTimeoutMinutes` or it is behind a load balancer. */
+        fun supportsSessions(connection: Connection): Boolean {
+            val d = connection.description ?: return false
+            return d.serviceId != null || d.helloReply["logicalSessionTimeoutMinutes"]?.isNumber == true
+        }
+    }
+}
