@@ -32,7 +32,8 @@ class UnhonouredOptionsSpec : FunSpec({
     }
 
     test("the defaults of the refused options are accepted (a cluster opens and closes)") {
-        MongoCluster(MongoClusterSettings.fromUri("mongodb://127.0.0.1:1/?tls=true&tlsDisableOCSPEndpointCheck=false&tlsDisableCertificateRevocationCheck=false")).close()
+        MongoCluster(MongoClusterSettings.fromUri("mongodb://127.0.0.1:1/?tls=true&tlsDisableOCSPEndpointCheck=false")).close()
+        MongoCluster(MongoClusterSettings.fromUri("mongodb://127.0.0.1:1/?tls=true&tlsDisableCertificateRevocationCheck=false")).close()
     }
 
     test("the client-backpressure options are honoured (overload retries), so a cluster accepts them") {
