@@ -172,6 +172,38 @@ class CursorSpec : FunSpec({
         }
     }
 
+    test("a getMore failing with a retryable overload error is retried on its server at most maxAdaptiveRetries times, never with retryReads=false") {
+        val server = WireServer.start()
+        fun failGetMore(times: Int) = server.configureFailPoint(
+            BsonDocument.parse(
+                """{configureFailPoint: "failCommand", mode: {times: $times}, data: {failCommands: ["getMore"], errorCode: 2, """ +
+                    """errorLabels: ["RetryableError", "SystemOverloadedError"]}}""",
+            ),
+        )
+        try {
+            for ((retryReads, times, succeeds) in listOf(Triple(true, 2, true), Triple(true, 3, false), Triple(false, 1, false))) {
+                MongoCluster("mongodb://${server.address}/?directConnection=true&retryReads=$retryReads").use { cluster ->
+                    if (server.collections.execute("db", BsonDocument("count", BsonString("c")))!!.getNumber("n").intValue() == 0) {
+                        cluster.runCommand("db", insertCommand(0, 30))
+                    }
+                    failGetMore(times)
+                    val before = server.counters.commandCount("getMore")
+                    val read = runCatching { cluster.runCursorCommand("db", find(10), RunCursorCommandOptions(batchSize = 10)).toList() }
+                    if (succeeds) {
+                        read.getOrThrow().size shouldBe 30
+                    } else {
+                        (read.exceptionOrNull() as MongoCommandException).code shouldBe 2
+                        // the first getMore and its retries only: 1 + maxAdaptiveRetries (2) with retryReads, 1 without
+                        server.counters.commandCount("getMore") - before shouldBe (if (retryReads) 3 else 1)
+                    }
+                    server.clearFailPoint()
+                }
+            }
+        } finally {
+            server.close()
+        }
+    }
+
     test("typed errors: no cursor document names the command; a getMore with another cursor id or namespace is a protocol error") {
         onStandalone { server, cluster ->
             val missing = shouldThrow<MongoMissingCursorException> { cluster.runCursorCommand("db", ping()).toList() }

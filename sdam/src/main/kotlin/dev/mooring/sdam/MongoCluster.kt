@@ -297,7 +297,9 @@ public class MongoCluster internal constructor(
      * the reply has no `cursor` document; [MongoCursorProtocolException] for a getMore reply with
      * another cursor id or namespace; [MongoCursorServerUnavailableException] when the cursor's
      * server left the topology; [MongoOperationTimeoutException]; server errors of a getMore
-     * (e.g. CursorNotFound) as `MongoCommandException`. Nothing is retried after the cursor opened.
+     * (e.g. CursorNotFound) as `MongoCommandException`. After the cursor opened only server
+     * overload is retried: a getMore failing with a retryable overload error is retried on the
+     * cursor's server (connection) when retryReads is on, as client-backpressure.md says.
      * [IllegalArgumentException] at once when the options conflict with the cluster's timeoutMS
      * (a getMore maxTimeMS with timeoutMS, except a tailable-await maxTimeMS below it).
      *
@@ -314,7 +316,8 @@ public class MongoCluster internal constructor(
     /**
      * [runCursorCommand] as a flow of batches (see [CursorPage]); with [retryableRead] the
      * initial command is a retryable read (the CRUD helpers' find, aggregate, ...), else it
-     * retries only a pool-cleared error as [runCommand] does.
+     * is retried as [runCommand] is (a pool-cleared error; server overload when retryReads and
+     * retryWrites are both on).
      */
     internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false): Flow<CursorPage> {
         val doc = checkCommand(database, command)
@@ -328,7 +331,7 @@ public class MongoCluster internal constructor(
         }
         val mode = options.timeoutMode ?: if (options.cursorType == CursorType.NON_TAILABLE) TimeoutMode.CURSOR_LIFETIME else TimeoutMode.ITERATION
         return CursorFlow.pages {
-            val retry = if (retryableRead) RetryableRead(settings.retryReads) else OperationRetry.POOL_CLEARED
+            val retry = if (retryableRead) RetryableRead(settings.retryReads) else runCommandRetry
             CommandCursor(cursors, database, doc, options, retry, operationSession(options.session), CursorTimeout(timeoutMS, mode, settings.serverSelectionTimeoutMS))
         }
     }

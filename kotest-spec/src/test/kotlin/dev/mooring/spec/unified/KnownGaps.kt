@@ -13,13 +13,7 @@ object KnownGaps {
         "message; Mooring does not support that option (its connection string parser warns about an unknown option and " +
         "ignores it), so the message lists only the pool options Mooring has"
 
-    private const val GETMORE_ITERATION = "needs cursors: getMore retried under the overload retry policy, which " +
-        "runCursorCommand (the cursors work) brings; until then the runner iterates a find with plain getMore commands, " +
-        "which are not retried"
-
     private val gaps = mapOf(
-        ("getMore-retried-backpressure" to "getMores are retried") to GETMORE_ITERATION,
-        ("getMore-retried-backpressure" to "getMores are retried maxAttempts=2 times") to GETMORE_ITERATION,
         ("connection-pool-options" to "waitQueueSize should be included in connection pool created message when specified") to
             NO_LEGACY_WAIT_QUEUE.format("waitQueueSize"),
         ("connection-pool-options" to "waitQueueMultiple should be included in connection pool created message when specified") to

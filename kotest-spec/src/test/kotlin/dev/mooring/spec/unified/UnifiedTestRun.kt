@@ -161,7 +161,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             if (error != null) throw AssertionError("operation $name on $target failed: $error", error)
             op["expectResult"]?.let { expected ->
                 val actual = result.getOrNull() ?: throw UnsupportedOperationException("expectResult of $name")
-                check(ValueMatching.matches(BsonDocument.parse("{\"v\": $expected}")["v"]!!, actual)) { "operation $name: expected result $expected, got $actual" }
+                check(ValueMatching.matchesResult(name, BsonDocument.parse("{\"v\": $expected}")["v"]!!, actual)) { "operation $name: expected result $expected, got $actual" }
             }
             return
         }

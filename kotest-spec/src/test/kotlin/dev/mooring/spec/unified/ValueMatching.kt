@@ -38,6 +38,23 @@ object ValueMatching {
         }
     }
 
+    /**
+     * An operation's `expectResult`: for the operations that return an iterable of documents
+     * ([ITERABLE_RESULTS]) each element of an expected array is matched as a root-level document
+     * ("Allowing Extra Fields in Root-level Documents"); any other result is matched as a root value.
+     */
+    fun matchesResult(operation: String, expected: BsonValue, actual: BsonValue?): Boolean =
+        if (operation in ITERABLE_RESULTS && expected is BsonArray && expected.none { it is BsonDocument && isOperator(it) }) {
+            actual is BsonArray && actual.size == expected.size && expected.indices.all { matches(expected[it], actual[it], true) }
+        } else {
+            matches(expected, actual)
+        }
+
+    /** The operations whose result is an iterable of root-level documents (unified-test-format.md "Examples of Root-level Documents"). */
+    val ITERABLE_RESULTS: Set<String> = setOf(
+        "aggregate", "find", "listCollections", "listDatabases", "listIndexes", "listSearchIndexes", "runCursorCommand",
+    )
+
     private fun isOperator(d: BsonDocument) = d.size == 1 && d.firstKey.startsWith("\$\$")
 
     private fun operator(op: BsonDocument, actual: BsonValue?, root: Boolean): Boolean {

@@ -10,6 +10,9 @@ import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.topology.ConnectionPin
 import dev.mooring.sdam.internal.topology.OperationRetry
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
+import dev.mooring.sdam.internal.retry.OverloadRetry
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
 import org.bson.BsonArray
@@ -80,7 +83,7 @@ internal class CommandCursor(
         options.maxTimeMS?.let { getMore["maxTimeMS"] = BsonInt64(it) }
         options.comment?.let { getMore["comment"] = it }
         val reply = timeout.bounded("getMore") {
-            context.connections.run(r) { c -> send(c, ns.substringBefore('.'), session.attach(getMore, c)) }
+            overloadRetried { context.connections.run(r) { c -> send(c, ns.substringBefore('.'), session.attach(getMore, c)) } }
         }
         val batch = CursorBatch.next(reply, id, ns, r.address)
         id = batch.id
@@ -107,6 +110,26 @@ internal class CommandCursor(
         }
         id = 0L
         if (r != null) finish(r) else session.release()
+    }
+
+    /**
+     * client-backpressure.md: a getMore (a read) that fails with a retryable overload error is
+     * retried on the cursor's own route when retryReads is on, at most maxAdaptiveRetries times,
+     * each after the overload policy's backoff (bounded with the rest by the cursor's timeout).
+     */
+    private suspend fun <T> overloadRetried(block: suspend () -> T): T {
+        var retries = 0
+        while (true) {
+            try {
+                return block()
+            } catch (e: Throwable) {
+                if (e is CancellationException) throw e
+                val policy = context.runner.overloadPolicy
+                if (!context.topology.settings.retryReads || !OverloadRetry.isRetryableOverload(e) || retries >= policy.maxRetries) throw e
+                retries++
+                delay(policy.backoffMillis(retries, e))
+            }
+        }
     }
 
     private suspend fun finish(r: CursorRoute) {
