@@ -6,32 +6,35 @@ import org.bson.BsonInt32
 import org.bson.BsonInt64
 import org.bson.BsonObjectId
 import org.bson.BsonString
+import org.bson.BsonValue
 
 /**
  * Just enough of insert/find/update/delete/drop/listDatabases for tests: documents per namespace in
  * insertion order, top-level equality filters (plus the `$where: "sleep(N) || true"` clause, see
- * [WhereSleep]). Thread-safe (one lock per server).
+ * [WhereSleep]). A filter that is exactly `{_id: value}` is answered from an index on `_id`, as
+ * on mongod (a scan would grow with every insert, and every command of the server waits for it).
+ * Thread-safe (one lock per server).
  */
 class InMemoryCollections {
-    private val data = HashMap<String, MutableList<BsonDocument>>()
+    private val data = HashMap<String, Namespace>()
 
     /** A copy of the documents in [db].[collection]. */
     @Synchronized
-    fun documents(db: String, collection: String): List<BsonDocument> = data["$db.$collection"]?.map { it.clone() } ?: emptyList()
+    fun documents(db: String, collection: String): List<BsonDocument> = data["$db.$collection"]?.docs?.map { it.clone() } ?: emptyList()
 
     @Synchronized
     internal fun insert(db: String, cmd: BsonDocument): BsonDocument {
         val coll = cmd.getString("insert").value
         val docs = cmd["documents"]?.takeIf { it.isArray }?.asArray() ?: return badValue("insert needs documents")
-        val list = data.getOrPut("$db.$coll") { ArrayList() }
+        val ns = data.getOrPut("$db.$coll") { Namespace() }
         for (d in docs) {
             val doc = d.asDocument().clone()
             if (!doc.containsKey("_id")) {
                 val withId = BsonDocument("_id", BsonObjectId())
                 withId.putAll(doc)
-                list.add(withId)
+                ns.add(withId)
             } else {
-                list.add(doc)
+                ns.add(doc)
             }
         }
         return BsonDocument("n", BsonInt32(docs.size)).append("ok", BsonInt32(1))
@@ -44,7 +47,13 @@ class InMemoryCollections {
         val limit = cmd["limit"]?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 } ?: Int.MAX_VALUE
         val hits = try {
             matches(BsonDocument(), filter) // validates the filter even when the collection is empty
-            (data["$db.$coll"] ?: emptyList<BsonDocument>()).filter { matches(it, filter) }.take(limit)
+            val ns = data["$db.$coll"]
+            val id = filter["_id"]?.takeIf { filter.size == 1 }
+            when {
+                ns == null -> emptyList()
+                id != null -> ns.withId(id).take(limit)
+                else -> ns.docs.asSequence().filter { matches(it, filter) }.take(limit).toList()
+            }
         } catch (e: IllegalArgumentException) {
             return badValue(e.message ?: "bad filter")
         }
@@ -63,7 +72,8 @@ class InMemoryCollections {
     internal fun update(db: String, cmd: BsonDocument): BsonDocument {
         val coll = cmd.getString("update").value
         val updates = cmd["updates"]?.takeIf { it.isArray }?.asArray() ?: return badValue("update needs updates")
-        val list = data.getOrPut("$db.$coll") { ArrayList() }
+        val ns = data.getOrPut("$db.$coll") { Namespace() }
+        val list = ns.docs
         var n = 0
         var modified = 0
         val upserted = BsonArray()
@@ -83,13 +93,13 @@ class InMemoryCollections {
                 val before = list[i]
                 val after = applied(before, u, operators)
                 if (after != before) modified++
-                list[i] = after
+                ns.replace(i, after)
             }
             n += hits.size
             if (hits.isEmpty() && spec["upsert"]?.let { it.isBoolean && it.asBoolean().value } == true) {
                 val seed = BsonDocument().also { d -> q.forEach { (k, v) -> if (!k.startsWith("$")) d[k] = v } }
                 val doc = applied(seed, u, operators).let { if (it.containsKey("_id")) it else BsonDocument("_id", BsonObjectId()).apply { putAll(it) } }
-                list.add(doc)
+                ns.add(doc)
                 upserted.add(BsonDocument("index", BsonInt32(index)).append("_id", doc["_id"]))
                 n++
             }
@@ -110,15 +120,14 @@ class InMemoryCollections {
     internal fun delete(db: String, cmd: BsonDocument): BsonDocument {
         val coll = cmd.getString("delete").value
         val deletes = cmd["deletes"]?.takeIf { it.isArray }?.asArray() ?: return badValue("delete needs deletes")
-        val list = data["$db.$coll"] ?: ArrayList()
+        val ns = data["$db.$coll"] ?: Namespace()
         var n = 0
         for (d in deletes) {
             val q = d.asDocument()["q"]?.asDocument() ?: BsonDocument()
             val limit = d.asDocument()["limit"]?.asNumber()?.intValue() ?: 0
-            val it = list.iterator()
             var removed = 0
-            while (it.hasNext() && (limit == 0 || removed < limit)) {
-                if (matches(it.next(), q)) { it.remove(); removed++ }
+            ns.removeWhile { doc ->
+                (limit == 0 || removed < limit) && matches(doc, q).also { if (it) removed++ }
             }
             n += removed
         }
@@ -168,4 +177,49 @@ class InMemoryCollections {
 
     private fun badValue(msg: String) =
         BsonDocument("ok", BsonInt32(0)).append("errmsg", BsonString(msg)).append("code", BsonInt32(2)).append("codeName", BsonString("BadValue"))
+
+    /** One namespace's documents in insertion order, with an index from `_id` to the documents carrying it. Guarded by the outer lock. */
+    private class Namespace {
+        private val list = ArrayList<BsonDocument>()
+        private val byId = HashMap<BsonValue, MutableList<BsonDocument>>()
+
+        val docs: List<BsonDocument> get() = list
+
+        fun add(doc: BsonDocument) {
+            list.add(doc)
+            index(doc)
+        }
+
+        fun replace(i: Int, doc: BsonDocument) {
+            unindex(list[i])
+            list[i] = doc
+            index(doc)
+        }
+
+        /** Removes, in insertion order, the documents [remove] accepts. */
+        fun removeWhile(remove: (BsonDocument) -> Boolean) {
+            val it = list.iterator()
+            while (it.hasNext()) {
+                val doc = it.next()
+                if (remove(doc)) { it.remove(); unindex(doc) }
+            }
+        }
+
+        /** The documents whose `_id` equals [id], in insertion order. */
+        fun withId(id: BsonValue): List<BsonDocument> {
+            val same = byId[id] ?: return emptyList()
+            return if (same.size == 1) listOf(same[0]) else list.filter { it["_id"] == id }
+        }
+
+        private fun index(doc: BsonDocument) {
+            doc["_id"]?.let { byId.getOrPut(it) { ArrayList(1) }.add(doc) }
+        }
+
+        private fun unindex(doc: BsonDocument) {
+            val id = doc["_id"] ?: return
+            val same = byId[id] ?: return
+            same.removeIf { it === doc }
+            if (same.isEmpty()) byId.remove(id)
+        }
+    }
 }
