@@ -1,5 +1,9 @@
 package dev.mooring.sdam
 
+import dev.mooring.sdam.internal.tracing.OperationTracer
+import dev.mooring.sdam.internal.tracing.Tracing
+import dev.mooring.sdam.internal.tracing.trace
+import dev.mooring.sdam.internal.tracing.traceCommand
 import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionPoolEvent
@@ -104,6 +108,8 @@ public class MongoCluster internal constructor(
     /** The settings this cluster runs with (for `mongodb+srv`: after the seed list lookup). */
     public val settings: MongoClusterSettings = seedlist.settings
 
+    private val tracer: OperationTracer? = Tracing.create(settings.tracing) // TRACING HOOK: null when tracing is off
+
     private val job = SupervisorJob()
     private val scope = CoroutineScope(job + Dispatchers.Default)
     private val bus = EventBus()
@@ -118,6 +124,7 @@ public class MongoCluster internal constructor(
 
     init {
         initialListeners.forEach { bus.addListener(it) }
+        tracer?.let { bus.addListener(it.poolListener) } // TRACING HOOK
         connectionFactory = DefaultConnectionFactory(settings.connection)
         val id = TopologyId.next()
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
@@ -179,7 +186,7 @@ public class MongoCluster internal constructor(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
-    ): BsonDocument = runRead(database, command, readPreference, OperationRetry.POOL_CLEARED)
+    ): BsonDocument = tracer.trace("runCommand", database) { runRead(database, command, readPreference, OperationRetry.POOL_CLEARED) } // TRACING HOOK
 
     /**
      * Runs the read [command] (find, aggregate without `$out`, count, distinct, listCollections,
@@ -201,7 +208,7 @@ public class MongoCluster internal constructor(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
-    ): BsonDocument = runRead(database, command, readPreference, RetryableRead(settings.retryReads))
+    ): BsonDocument = tracer.traceCommand(database, command) { runRead(database, command, readPreference, RetryableRead(settings.retryReads)) } // TRACING HOOK
 
     /** [runCommand] and [runRetryableRead]: select by [readPreference], send with its `$readPreference`, retry by [retry]. */
     private suspend fun runRead(database: String, command: Bson, readPreference: ReadPreference, retry: OperationRetry): BsonDocument {
@@ -237,7 +244,9 @@ public class MongoCluster internal constructor(
      * cancelling the caller cancels whichever attempt is running and nothing is retried. The
      * command must not carry its own `lsid` or `txnNumber`.
      */
-    public suspend fun runRetryableWrite(database: String, command: Bson): BsonDocument {
+    public suspend fun runRetryableWrite(database: String, command: Bson): BsonDocument = tracer.traceCommand(database, command) { retryableWrite(database, command) } // TRACING HOOK
+
+    private suspend fun retryableWrite(database: String, command: Bson): BsonDocument {
         val doc = checkCommand(database, command)
         require(!doc.containsKey("lsid") && !doc.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
         val op = monitoredOperation()
@@ -271,8 +280,10 @@ public class MongoCluster internal constructor(
         block: suspend (Connection) -> T,
     ): T {
         val op = monitoredOperation()
-        return runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", settings.timeoutMS, OperationRetry.NONE) { _, c ->
-            block(monitored(c, op))
+        return tracer.trace("withConnection", null) { // TRACING HOOK
+            runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", settings.timeoutMS, OperationRetry.NONE) { _, c ->
+                block(monitored(c, op))
+            }
         }
     }
 
@@ -287,7 +298,7 @@ public class MongoCluster internal constructor(
     private fun monitoredOperation(): MonitoredOperation? = if (commandMonitor.isActive) MonitoredOperation() else null
 
     private fun monitored(connection: Connection, op: MonitoredOperation?): Connection =
-        if (op == null) connection else commandMonitor.monitored(connection, op)
+        (if (op == null) connection else commandMonitor.monitored(connection, op)).let { tracer?.traced(it) ?: it } // TRACING HOOK
 
     /** Gauges of every current pool, read from the pools' own state (non-blocking snapshots). */
     public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> =

@@ -71,6 +71,8 @@ public data class MongoClusterSettings(
     val dnsResolver: DnsResolverSettings = DnsResolverSettings.SYSTEM,
     /** Where this client's structured log messages go besides SLF4J: a per-client sink, levels, truncation (logging.md). */
     val logging: LoggingSettings = LoggingSettings.DEFAULT,
+    /** OpenTelemetry tracing of operations and commands (off unless enabled here or by its environment variable). */
+    val tracing: TracingSettings = TracingSettings.DEFAULT, // TRACING HOOK
 ) {
     init {
         SettingsRules.check(this)?.let { throw InvalidSettingsException(it) }
