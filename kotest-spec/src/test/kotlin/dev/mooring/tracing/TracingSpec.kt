@@ -56,6 +56,11 @@ class TracingSpec : FunSpec({
     fun settings(tracing: TracingSettings) = MongoClusterSettings.fromUri("mongodb://${server.address}/?directConnection=true&heartbeatFrequencyMS=500")
         .copy(tracing = tracing)
     fun spans(): List<SpanData> = exporter.finishedSpanItems
+    /** Runs [check] on the finished spans, showing them all when it fails. */
+    fun withSpans(check: (List<SpanData>) -> Unit) {
+        val all = spans()
+        withClue(all.joinToString("\n") { "${it.name} ${it.spanId} <- ${it.parentSpanId} ${it.attributes}" }) { check(all) }
+    }
     fun SpanData.attr(key: String): Any? = attributes.asMap().entries.firstOrNull { it.key.key == key }?.value
     fun failFindOnce(code: Int) = server.configureFailPoint(
         BsonDocument("configureFailPoint", BsonString("failCommand")).append("mode", BsonDocument("times", BsonInt32(1)))
@@ -74,8 +79,7 @@ class TracingSpec : FunSpec({
             }
             parent.end()
         }
-        val all = spans()
-        withClue(all.joinToString("\n") { "${it.name} ${it.spanId} <- ${it.parentSpanId} ${it.attributes}" }) {
+        withSpans { all ->
             val callerSpan = all.single { it.name == "caller" }
             val op = all.single { it.name == "find db.items" }
             op.parentSpanId shouldBe callerSpan.spanId
@@ -125,8 +129,7 @@ class TracingSpec : FunSpec({
             }
             parent.end()
         }
-        val all = spans()
-        withClue(all.joinToString("\n") { "${it.name} ${it.spanId} <- ${it.parentSpanId} ${it.attributes}" }) {
+        withSpans { all ->
             val callerSpan = all.single { it.name == "java caller" }
             val ping = all.single { it.name == "runCommand admin" }
             ping.parentSpanId shouldBe callerSpan.spanId
@@ -162,8 +165,7 @@ class TracingSpec : FunSpec({
                 runCatching { c.command("admin", BsonDocument("saslStart", BsonInt32(1))) }
             }
         }
-        val all = spans()
-        withClue(all.joinToString("\n") { "${it.name} ${it.spanId} <- ${it.parentSpanId}" }) {
+        withSpans { all ->
             val op = all.single { it.name == "withConnection" }
             all.filter { it.parentSpanId == op.spanId }.map { it.name } shouldBe listOf("ping")
         }

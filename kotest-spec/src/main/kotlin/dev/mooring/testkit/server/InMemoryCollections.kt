@@ -2,8 +2,10 @@ package dev.mooring.testkit.server
 
 import org.bson.BsonArray
 import org.bson.BsonDocument
+import org.bson.BsonDouble
 import org.bson.BsonInt32
 import org.bson.BsonInt64
+import org.bson.BsonNumber
 import org.bson.BsonObjectId
 import org.bson.BsonString
 import org.bson.BsonValue
@@ -65,7 +67,7 @@ class InMemoryCollections {
 
     /**
      * `update` with `updates: [{q, u, multi?, upsert?}]`: `u` is a replacement document or uses
-     * `$set` only (other operators are BadValue); an upsert inserts the filter's fields plus the
+     * `$set` and `$inc` only (other operators are BadValue); an upsert inserts the filter's fields plus the
      * update. Replies `{n, nModified, upserted?, ok: 1}` as mongod does.
      */
     @Synchronized
@@ -82,7 +84,8 @@ class InMemoryCollections {
             val q = spec["q"]?.takeIf { it.isDocument }?.asDocument() ?: BsonDocument()
             val u = spec["u"]?.takeIf { it.isDocument }?.asDocument() ?: return badValue("update needs u")
             val operators = u.keys.any { it.startsWith("$") }
-            if (operators && u.keys.any { it != "\$set" }) return badValue("only \$set is supported, got ${u.keys}")
+            if (operators && u.keys.any { it != "\$set" && it != "\$inc" }) return badValue("only \$set and \$inc are supported, got ${u.keys}")
+            if (u["\$inc"]?.let { inc -> !inc.isDocument || inc.asDocument().values.any { !it.isNumber } } == true) return badValue("\$inc needs numbers")
             val multi = spec["multi"]?.let { it.isBoolean && it.asBoolean().value } == true
             val hits = try {
                 list.indices.filter { matches(list[it], q) }.let { if (multi) it else it.take(1) }
@@ -111,10 +114,23 @@ class InMemoryCollections {
 
     private fun applied(doc: BsonDocument, u: BsonDocument, operators: Boolean): BsonDocument =
         if (operators) {
-            doc.clone().also { d -> u.getDocument("\$set").forEach { (k, v) -> d[k] = v } }
+            doc.clone().also { d ->
+                u["\$set"]?.asDocument()?.forEach { (k, v) -> d[k] = v }
+                u["\$inc"]?.asDocument()?.forEach { (k, v) -> d[k] = incremented(d[k], v.asNumber()) }
+            }
         } else {
             BsonDocument().also { d -> doc["_id"]?.let { d["_id"] = it }; u.forEach { (k, v) -> if (k != "_id") d[k] = v } }
         }
+
+    /** `$inc`: int32 + int32 stays int32 (as on mongod, widened to int64 on overflow), a double makes a double, else int64. */
+    private fun incremented(current: BsonValue?, by: BsonNumber): BsonValue {
+        val now = current?.takeIf { it.isNumber }?.asNumber() ?: return by
+        return when {
+            now is BsonDouble || by is BsonDouble -> BsonDouble(now.doubleValue() + by.doubleValue())
+            now is BsonInt32 && by is BsonInt32 -> (now.longValue() + by.longValue()).let { if (it in Int.MIN_VALUE..Int.MAX_VALUE) BsonInt32(it.toInt()) else BsonInt64(it) }
+            else -> BsonInt64(now.longValue() + by.longValue())
+        }
+    }
 
     @Synchronized
     internal fun delete(db: String, cmd: BsonDocument): BsonDocument {

@@ -5,6 +5,7 @@ import dev.mooring.events.MooringEvent
 import dev.mooring.events.MooringException
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.TracingSettings
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.TopologyDescription
@@ -59,6 +60,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     suspend fun run(test: JsonObject) {
         try {
             coroutineScope {
+                UnifiedTracing.reset()
                 file["createEntities"]?.let { createEntities(it.jsonArray) }
                 file["initialData"]?.jsonArray?.forEach { initialData(it.jsonObject) }
                 test["operations"]!!.jsonArray.forEach { operation(this, it.jsonObject) }
@@ -69,6 +71,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     val capture = logCaptures[id] ?: error("expectLogMessages for client $id, which has no observeLogMessages")
                     LogCapture.expect(e.jsonObject, capture.snapshot())
                 }
+                test["expectTracingMessages"]?.jsonArray?.forEach { UnifiedTracing.expect(it.jsonObject) }
                 test["outcome"]?.jsonArray?.forEach { outcome(it.jsonObject) }
             }
         } finally {
@@ -97,6 +100,10 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     o["observeLogMessages"]?.let { observe ->
                         val capture = LogCapture(observe.jsonObject).also { logCaptures[id] = it }
                         settings = settings.copy(logging = capture.settings)
+                    }
+                    o["observeTracingMessages"]?.let { observe ->
+                        val payload = (observe.jsonObject["enableCommandPayload"] as? JsonPrimitive)?.booleanOrNull ?: false
+                        settings = settings.copy(tracing = TracingSettings(enabled = true, queryTextMaxLength = if (payload) Int.MAX_VALUE else 0))
                     }
                     clients[id] = Client(MongoCluster(settings, listOf(listener)), events)
                 }
@@ -231,7 +238,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 val given = if (name == "insertOne") listOf(bson(args["document"]!!.jsonObject)) else args["documents"]!!.jsonArray.map { bson(it.jsonObject) }
                 // as drivers do, a document without _id gets a generated ObjectId (first)
                 val docs = given.map { d -> if (d.containsKey("_id")) d else BsonDocument("_id", BsonObjectId()).also { it.putAll(d) } }
-                val reply = cluster.runRetryableWrite(db.name, BsonDocument("insert", BsonString(coll.name)).append("documents", BsonArray(docs)))
+                val reply = cluster.runRetryableWrite(db.name, BsonDocument("insert", BsonString(coll.name)).append("ordered", BsonBoolean.TRUE).append("documents", BsonArray(docs)))
                 check(!reply.containsKey("writeErrors")) { "$name failed: $reply" }
                 if (name == "insertOne") {
                     BsonDocument("insertedId", docs.single()["_id"])
@@ -242,7 +249,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             "updateOne" -> {
                 val update = BsonDocument("q", bson(args["filter"]!!.jsonObject)).append("u", bson(args["update"]!!.jsonObject))
                 args["upsert"]?.let { update["upsert"] = BsonBoolean(it.jsonPrimitive.boolean) }
-                val reply = cluster.runRetryableWrite(db.name, BsonDocument("update", BsonString(coll.name)).append("updates", BsonArray(listOf(update))))
+                val reply = cluster.runRetryableWrite(db.name, BsonDocument("update", BsonString(coll.name)).append("ordered", BsonBoolean.TRUE).append("updates", BsonArray(listOf(update))))
                 check(!reply.containsKey("writeErrors")) { "$name failed: $reply" }
                 val upserted = reply["upserted"]?.asArray()?.size ?: 0
                 BsonDocument("matchedCount", BsonInt32(reply.getInt32("n").value - upserted))

@@ -60,7 +60,7 @@ internal class OpenTelemetryTracer(private val config: TracingConfig) : Operatio
 
     override val poolListener: EventListener = recorder
 
-    /** Starts the span of one command under the current operation span; null for a sensitive command. */
+    /** Starts the span of one (non-sensitive) command under the current operation span. */
     internal suspend fun commandSpan(connection: Connection, database: String, name: String, command: org.bson.BsonDocument): Span {
         val collection = CommandAttributes.collection(database, command)
         val address = connection.address

@@ -1,9 +1,7 @@
 package dev.mooring.sdam.internal.tracing
 
 import dev.mooring.cmap.Connection
-import dev.mooring.cmap.ConnectionDescription
 import dev.mooring.cmap.internal.command.CommandRedaction
-import dev.mooring.events.ServerAddress
 import kotlinx.coroutines.CancellationException
 import org.bson.BsonDocument
 
@@ -13,13 +11,7 @@ import org.bson.BsonDocument
  * (command logging and monitoring's list) get no span. Same concurrency contract as the
  * wrapped connection.
  */
-internal class TracedConnection(private val delegate: Connection, private val tracer: OpenTelemetryTracer) : Connection {
-    override val address: ServerAddress get() = delegate.address
-    override val id: Long get() = delegate.id
-    override val generation: Int get() = delegate.generation
-    override val description: ConnectionDescription? get() = delegate.description
-    override val isClosed: Boolean get() = delegate.isClosed
-
+internal class TracedConnection(private val delegate: Connection, private val tracer: OpenTelemetryTracer) : Connection by delegate {
     override suspend fun command(database: String, command: BsonDocument): BsonDocument {
         val name = command.keys.firstOrNull() ?: ""
         if (CommandRedaction.isSensitive(name, command)) return delegate.command(database, command)
@@ -38,6 +30,4 @@ internal class TracedConnection(private val delegate: Connection, private val tr
             span.end()
         }
     }
-
-    override fun close(): Unit = delegate.close()
 }
