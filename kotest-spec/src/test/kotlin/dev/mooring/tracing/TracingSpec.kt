@@ -62,6 +62,9 @@ class TracingSpec : FunSpec({
         withClue(all.joinToString("\n") { "${it.name} ${it.spanId} <- ${it.parentSpanId} ${it.attributes}" }) { check(all) }
     }
     fun SpanData.attr(key: String): Any? = attributes.asMap().entries.firstOrNull { it.key.key == key }?.value
+    fun SpanData.shouldHave(vararg expected: Pair<String, Any?>) {
+        expected.associate { (k, _) -> k to attr(k) } shouldBe expected.toMap()
+    }
     fun failFindOnce(code: Int) = server.configureFailPoint(
         BsonDocument("configureFailPoint", BsonString("failCommand")).append("mode", BsonDocument("times", BsonInt32(1)))
             .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("find")))).append("errorCode", BsonInt32(code))),
@@ -85,25 +88,21 @@ class TracingSpec : FunSpec({
             op.parentSpanId shouldBe callerSpan.spanId
             op.traceId shouldBe callerSpan.traceId
             op.kind shouldBe SpanKind.CLIENT
-            op.attr("db.system.name") shouldBe "mongodb"
-            op.attr("db.namespace") shouldBe "db"
-            op.attr("db.collection.name") shouldBe "items"
-            op.attr("db.operation.name") shouldBe "find"
-            op.attr("db.operation.summary") shouldBe "find db.items"
+            op.shouldHave(
+                "db.system.name" to "mongodb", "db.namespace" to "db", "db.collection.name" to "items",
+                "db.operation.name" to "find", "db.operation.summary" to "find db.items",
+            )
             op.status.statusCode shouldBe StatusCode.UNSET
             val commands = all.filter { it.name == "find" }.sortedBy { it.startEpochNanos }
             commands shouldHaveSize 2
             commands.forEach { c ->
                 c.parentSpanId shouldBe op.spanId
                 c.kind shouldBe SpanKind.CLIENT
-                c.attr("db.system.name") shouldBe "mongodb"
-                c.attr("db.namespace") shouldBe "db"
-                c.attr("db.collection.name") shouldBe "items"
-                c.attr("db.command.name") shouldBe "find"
-                c.attr("db.query.summary") shouldBe "find db.items"
-                c.attr("server.address") shouldBe "127.0.0.1"
-                c.attr("server.port") shouldBe server.port.toLong()
-                c.attr("network.transport") shouldBe "tcp"
+                c.shouldHave(
+                    "db.system.name" to "mongodb", "db.namespace" to "db", "db.collection.name" to "items", "db.command.name" to "find",
+                    "db.query.summary" to "find db.items", "server.address" to "127.0.0.1", "server.port" to server.port.toLong(),
+                    "network.transport" to "tcp",
+                )
                 c.attr("db.mongodb.driver_connection_id").shouldNotBeNull()
                 c.attr("db.query.text") shouldBe """{"find": "items", "f""" // 20 characters
             }

@@ -34,7 +34,7 @@ class RetryableWriteSupportSpec : FunSpec({
         RetryableWriteLabels.isRetryableWrite(BsonDocument.parse("{insert: 'c', txnNumber: 1, autocommit: false}")) shouldBe false
     }
 
-    test("update applies \$set or a replacement, upserts, and rejects other operators") {
+    test("update applies \$set, \$inc or a replacement, upserts, and rejects other operators") {
         ReplicaSetSimulator.start().use { rs ->
             val p = rs.members[0]
             client.run(p, BsonDocument.parse("{insert: 'c', documents: [{_id: 1, a: 1}, {_id: 2, a: 1}]}"), "app")
@@ -48,7 +48,7 @@ class RetryableWriteSupportSpec : FunSpec({
             rs.collections.documents("app", "c") shouldBe listOf(
                 BsonDocument.parse("{_id: 1, a: 1, b: 'y'}"), BsonDocument.parse("{_id: 2, z: true}"), BsonDocument.parse("{_id: 9, a: 5}"),
             )
-            client.run(p, BsonDocument.parse("{update: 'c', updates: [{q: {}, u: {\$inc: {a: 1}}}]}"), "app").code() shouldBe 2
+            client.run(p, BsonDocument.parse("{update: 'c', updates: [{q: {}, u: {\$push: {a: 1}}}]}"), "app").code() shouldBe 2
             client.run(p, BsonDocument.parse("{update: 'c', updates: [{q: {\$where: 'this.a > 1'}, u: {\$set: {a: 1}}}]}"), "app").code() shouldBe 2
         }
     }

@@ -31,7 +31,7 @@ class InMemoryCollectionsSpec : FunSpec({
         c.findNs(BsonDocument("n", BsonInt32(1003))) shouldBe listOf(1003)
     }
 
-    test("the index follows updates (\$set of _id, replacement, upsert) and deletes") {
+    test("the index follows updates (\$set of _id, replacement, \$inc, upsert) and deletes") {
         val c = InMemoryCollections()
         c.insert(doc(BsonString("a"), 1), doc(BsonString("b"), 2))
         fun update(q: BsonDocument, u: BsonDocument, upsert: Boolean = false) = c.update("db", BsonDocument("update", BsonString("c"))
@@ -41,11 +41,13 @@ class InMemoryCollectionsSpec : FunSpec({
         c.findNs(byId(BsonString("z"))) shouldBe listOf(1)
         update(byId(BsonString("b")), BsonDocument("n", BsonInt32(20)))
         c.findNs(byId(BsonString("b"))) shouldBe listOf(20)
+        update(byId(BsonString("b")), BsonDocument("\$inc", BsonDocument("n", BsonInt32(5))))
+        c.findNs(byId(BsonString("b"))) shouldBe listOf(25)
         update(byId(BsonString("u")), BsonDocument("\$set", BsonDocument("n", BsonInt32(30))), upsert = true)
         c.findNs(byId(BsonString("u"))) shouldBe listOf(30)
         c.delete("db", BsonDocument("delete", BsonString("c")).append("deletes", BsonArray(listOf(BsonDocument("q", byId(BsonString("z"))).append("limit", BsonInt32(1))))))
         c.findNs(byId(BsonString("z"))) shouldBe emptyList()
-        c.findNs(BsonDocument()) shouldBe listOf(20, 30)
+        c.findNs(BsonDocument()) shouldBe listOf(25, 30)
         c.drop("db", BsonDocument("drop", BsonString("c")))
         c.findNs(byId(BsonString("b"))) shouldBe emptyList()
     }
