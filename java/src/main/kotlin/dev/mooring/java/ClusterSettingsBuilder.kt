@@ -8,6 +8,7 @@ import dev.mooring.events.LoggingSettings
 import dev.mooring.events.ServerAddress
 import dev.mooring.java.internal.ListenerAdapter
 import dev.mooring.java.internal.ListenerAdapters
+import dev.mooring.sdam.TracingSettings
 import dev.mooring.sdam.InvalidSettingsException
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.MongoClusterSettingsBuilder
@@ -102,6 +103,15 @@ public class ClusterSettingsBuilder {
      * with per-component levels and the max document length (see [LoggingSettings]).
      */
     public fun logging(settings: LoggingSettings): ClusterSettingsBuilder = step { logging = settings }
+
+    /**
+     * OpenTelemetry tracing of this cluster's operations and commands ([TracingSettings]; the
+     * environment variable `OTEL_KOTLIN_INSTRUMENTATION_MONGODB_ENABLED` applies when this is not called).
+     * [queryTextMaxLength] 0 leaves `db.query.text` out. Needs `io.opentelemetry:opentelemetry-api` and
+     * `opentelemetry-extension-kotlin` on the classpath when [enabled].
+     */
+    public fun tracing(enabled: Boolean, queryTextMaxLength: Int): ClusterSettingsBuilder = // TRACING HOOK
+        step { tracing = TracingSettings(enabled, queryTextMaxLength) }
 
     /** A SOCKS5 proxy with username/password authentication. */
     public fun proxy(host: String, port: Int, username: String?, password: String?): ClusterSettingsBuilder = step { proxy(host, port, username, password) }

@@ -1,5 +1,9 @@
 package dev.mooring.sdam
 
+import dev.mooring.sdam.internal.tracing.OperationTracer
+import dev.mooring.sdam.internal.tracing.Tracing
+import dev.mooring.sdam.internal.tracing.trace
+import dev.mooring.sdam.internal.tracing.traceCommand
 import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.internal.auth.Reauthentication
@@ -118,6 +122,8 @@ public class MongoCluster internal constructor(
     /** The settings this cluster runs with (for `mongodb+srv`: after the seed list lookup). */
     public val settings: MongoClusterSettings = seedlist.settings
 
+    private val tracer: OperationTracer? = Tracing.create(settings.tracing) // null when tracing is off
+
     private val job = SupervisorJob()
     private val scope = CoroutineScope(job + Dispatchers.Default)
     private val bus = EventBus()
@@ -134,12 +140,13 @@ public class MongoCluster internal constructor(
     init {
         UnhonouredSettings.check(settings)?.let { throw InvalidSettingsException(it) }
         initialListeners.forEach { bus.addListener(it) }
+        tracer?.let { bus.addListener(it.poolListener) }
         connectionFactory = DefaultConnectionFactory(settings.connection.copy(proxy = settings.proxy ?: settings.connection.proxy), settings.driverInfo)
         val id = TopologyId.next()
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
         selector = ServerSelector(live)
         runner = OperationRunner(live, selector)
-        cursors = CursorContext(live, runner, ::monitoredOperation, ::monitored)
+        cursors = CursorContext(live, runner, ::monitoredOperation, ::monitored, tracer)
         SrvPoller.start(seedlist, live, scope)
         // An uncontended open does not suspend: the opening events are published before the constructor returns.
         scope.launch(start = CoroutineStart.UNDISPATCHED) { live.open() }
@@ -223,7 +230,7 @@ public class MongoCluster internal constructor(
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
-    ): BsonDocument = runRead(database, command, readPreference, runCommandRetry, session)
+    ): BsonDocument = tracer.trace("runCommand", database) { runRead(database, command, readPreference, runCommandRetry, session) }
 
     /** runCommand's policy: a pool-cleared error once; overload retries when retryReads and retryWrites are both on. */
     private val runCommandRetry = OperationRetry.withOverloadRetries(OperationRetry.POOL_CLEARED, settings.retryReads && settings.retryWrites)
@@ -252,7 +259,7 @@ public class MongoCluster internal constructor(
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
-    ): BsonDocument = runRead(database, command, readPreference, RetryableRead(settings.retryReads), session)
+    ): BsonDocument = tracer.traceCommand(database, command) { runRead(database, command, readPreference, RetryableRead(settings.retryReads), session) }
 
     /** [runCommand] and [runRetryableRead]: select by [readPreference], send with its `$readPreference` and the session's `lsid`, retry by [retry]. */
     private suspend fun runRead(database: String, command: Bson, readPreference: ReadPreference, retry: OperationRetry, session: ClientSession?): BsonDocument {
@@ -381,7 +388,10 @@ public class MongoCluster internal constructor(
      * explicit session (its `lsid`, its next `txnNumber`); an explicit session cannot be used
      * for an unacknowledged write ([IllegalArgumentException]).
      */
-    public suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession? = null): BsonDocument {
+    public suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession? = null): BsonDocument =
+        tracer.traceCommand(database, command) { retryableWrite(database, command, session) }
+
+    private suspend fun retryableWrite(database: String, command: Bson, session: ClientSession?): BsonDocument {
         val doc = checkCommand(database, command)
         require(!doc.containsKey("lsid") && !doc.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
         val unacknowledged = RetryableWrite.isUnacknowledged(doc)
@@ -430,9 +440,11 @@ public class MongoCluster internal constructor(
     ): T {
         val op = monitoredOperation()
         val s = session?.let { operationSession(it) }
-        return runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", settings.timeoutMS, OperationRetry.NONE) { _, c ->
-            val monitoredConnection = monitored(c, op)
-            block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
+        return tracer.trace("withConnection", null) {
+            runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", settings.timeoutMS, OperationRetry.NONE) { _, c ->
+                val monitoredConnection = monitored(c, op)
+                block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
+            }
         }
     }
 
@@ -447,7 +459,7 @@ public class MongoCluster internal constructor(
     private fun monitoredOperation(): MonitoredOperation? = if (commandMonitor.isActive) MonitoredOperation() else null
 
     private fun monitored(connection: Connection, op: MonitoredOperation?): Connection =
-        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op))
+        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op)).let { tracer?.traced(it) ?: it }
 
     /** Gauges of every current pool, read from the pools' own state (non-blocking snapshots). */
     public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> =

@@ -78,6 +78,8 @@ public data class MongoClusterSettings(
      * [MongoCluster.appendMetadata].
      */
     val driverInfo: List<DriverInfo> = emptyList(),
+    /** OpenTelemetry tracing of operations and commands (off unless enabled here or by its environment variable). */
+    val tracing: TracingSettings = TracingSettings.DEFAULT,
 ) {
     init {
         SettingsRules.check(this)?.let { throw InvalidSettingsException(it) }
@@ -90,7 +92,7 @@ public data class MongoClusterSettings(
             "serverSelectionTimeoutMS=$serverSelectionTimeoutMS, serverMonitoringMode=$serverMonitoringMode, " +
             "readPreference=$readPreference, timeoutMS=$timeoutMS, retryReads=$retryReads, retryWrites=$retryWrites, " +
             "readConcernLevel=$readConcernLevel, writeConcern=$writeConcern, maxAdaptiveRetries=$maxAdaptiveRetries, " +
-            "enableOverloadRetargeting=$enableOverloadRetargeting, proxy=$proxy, connection=$connection, pool=$pool, dnsResolver=$dnsResolver, logging=$logging, driverInfo=$driverInfo)"
+            "enableOverloadRetargeting=$enableOverloadRetargeting, proxy=$proxy, connection=$connection, pool=$pool, dnsResolver=$dnsResolver, logging=$logging, driverInfo=$driverInfo, tracing=$tracing)"
 
     public companion object {
         /** The default SRV service name. */

@@ -95,6 +95,8 @@ public class MongoClusterSettingsBuilder internal constructor() {
     public var dnsResolver: DnsResolverSettings = DnsResolverSettings.SYSTEM
     /** Where the client's structured log messages go besides SLF4J (see [LoggingSettings]); default SLF4J only. */
     public var logging: LoggingSettings = LoggingSettings.DEFAULT
+    /** OpenTelemetry tracing (also `tracing { enabled = true }`). */
+    public var tracing: TracingSettings = TracingSettings.DEFAULT // TRACING HOOK
 
     private var connectionSettings = ConnectionSettings()
     private var poolSettings = ConnectionPoolSettings()
@@ -116,6 +118,11 @@ public class MongoClusterSettingsBuilder internal constructor() {
     }
 
     /** Adjusts the connection pool options, starting from their current values. */
+    /** Sets [tracing]: `tracing { enabled = true; queryTextMaxLength = 1000 }`. */
+    public fun tracing(block: TracingSettingsBuilder.() -> Unit) { // TRACING HOOK
+        tracing = TracingSettingsBuilder(tracing).apply(block).build()
+    }
+
     public fun pool(block: ConnectionPoolSettingsBuilder.() -> Unit) {
         poolSettings = ConnectionPoolSettingsBuilder(poolSettings).apply(block).build()
     }
@@ -185,6 +192,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
         proxy = settings.proxy; connectionSettings = settings.connection; poolSettings = settings.pool
         dnsResolver = settings.dnsResolver
         logging = settings.logging
+        tracing = settings.tracing // TRACING HOOK
     }
 
     internal fun build(): MongoClusterSettings = MongoClusterSettings(
@@ -197,6 +205,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
         enableOverloadRetargeting = enableOverloadRetargeting, proxy = proxy,
         connection = connectionSettings.copy(loadBalanced = loadBalanced), pool = poolSettings, dnsResolver = dnsResolver,
         logging = logging,
+        tracing = tracing, // TRACING HOOK
     )
 }
 

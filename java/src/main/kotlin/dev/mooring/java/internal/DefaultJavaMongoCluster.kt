@@ -29,6 +29,7 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.asExecutor
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.supervisorScope
+import dev.mooring.sdam.internal.tracing.CallerTracingContext
 import kotlinx.coroutines.future.await
 import kotlinx.coroutines.future.future
 import kotlinx.coroutines.launch
@@ -179,6 +180,6 @@ internal class DefaultJavaMongoCluster(
 
     private fun <T> launch(block: suspend CoroutineScope.() -> T): CompletableFuture<T> {
         if (closing.get() || !job.isActive) return CompletableFuture.failedFuture(MongoClusterClosedException("the cluster is closed"))
-        return scope.future(block = block)
+        return scope.future(CallerTracingContext.current(), block = block) // TRACING HOOK: the caller's span is the parent
     }
 }

@@ -115,7 +115,7 @@ class CrudOperations {
     private suspend fun update(name: String, t: CrudTarget, a: Args): BsonValue {
         val u = a.value(if (name == "replaceOne") "replacement" else "update")
         val statement = updateStatement(name, a.doc("filter"), u, a)
-        val command = BsonDocument("update", BsonString(t.collection!!)).append("updates", BsonArray(listOf(statement)))
+        val command = BsonDocument("update", BsonString(t.collection!!)).append("ordered", BsonBoolean.TRUE).append("updates", BsonArray(listOf(statement)))
         a.copy(command, "comment", "let", "bypassDocumentValidation")
         val reply = write(t, command, retryable = name != "updateMany")
         return if (acknowledged(t)) updateResult(reply) else BsonDocument("acknowledged", BsonBoolean.FALSE)
@@ -147,7 +147,7 @@ class CrudOperations {
     private suspend fun delete(name: String, t: CrudTarget, a: Args): BsonValue {
         val statement = BsonDocument("q", a.doc("filter")).append("limit", BsonInt32(if (name == "deleteOne") 1 else 0))
         a.copy(statement, "hint", "collation")
-        val command = BsonDocument("delete", BsonString(t.collection!!)).append("deletes", BsonArray(listOf(statement)))
+        val command = BsonDocument("delete", BsonString(t.collection!!)).append("ordered", BsonBoolean.TRUE).append("deletes", BsonArray(listOf(statement)))
         a.copy(command, "comment", "let")
         val reply = write(t, command, retryable = name == "deleteOne")
         return if (acknowledged(t)) BsonDocument("deletedCount", reply.getNumber("n", BsonInt32(0))) else BsonDocument("acknowledged", BsonBoolean.FALSE)

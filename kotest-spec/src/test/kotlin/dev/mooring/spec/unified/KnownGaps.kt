@@ -1,6 +1,8 @@
 package dev.mooring.spec.unified
 
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 
 /**
@@ -44,13 +46,24 @@ object KnownGaps {
     /** The reason a test needing the [kind] (`operation` or `entity`) [name] cannot run on Mooring, when it is a missing library feature. */
     fun missingFeature(kind: String, name: String): String? = features[kind]?.get(name)?.format(kind, name)
 
-    /** The reason [test] of [file] cannot pass on Mooring, or null. */
+    /** Operations of the open-telemetry suite whose operation span Mooring produces (find: runRetryableRead; insertOne, updateOne: runRetryableWrite). */
+    private val TRACED = setOf("find", "insertOne", "updateOne", "failPoint")
+
+    private const val NO_CRUD_HELPER = "needs the CRUD helper(s) %s: an operation span is named after its helper (open-telemetry.md's covered " +
+        "operations), and Mooring sends command documents through runCommand / runRetryableRead / runRetryableWrite / " +
+        "withConnection with no %s helper"
+
+        /** The reason [test] of [file] cannot pass on Mooring, or null. */
     fun reason(file: JsonObject, test: JsonObject): String? {
         gaps[file["description"]?.jsonPrimitive?.content to test["description"]?.jsonPrimitive?.content]?.let { return it }
         // A missing library feature comes first: it is the deeper reason, whatever else the test asserts.
         val text = test.toString()
         Regex("\"name\":\"(\\w+)\",\"object\"").findAll(text).forEach { m -> missingFeature("operation", m.groupValues[1])?.let { return it } }
         Regex("\\{\"(\\w+)\":\\{\"id\"").findAll(file.toString() + text).forEach { m -> missingFeature("entity", m.groupValues[1])?.let { return it } }
+        if (test.containsKey("expectTracingMessages")) {
+            val missing = test["operations"]!!.jsonArray.map { it.jsonObject["name"]!!.jsonPrimitive.content }.filter { it !in TRACED }.distinct()
+            if (missing.isNotEmpty()) return NO_CRUD_HELPER.format(missing.joinToString(", "), missing.joinToString(" or "))
+        }
         if (usesStableApi(file, text)) return STABLE_API
         if (text.contains("\"\$clusterTime\":{\"\$\$exists\":true}")) return CLUSTER_TIME
         Regex("\"sessionOptions\":\\{\"(\\w+)\"").findAll(file.toString() + text).forEach { m -> missingFeature("sessionOptions", m.groupValues[1])?.let { return it } }

@@ -6,6 +6,7 @@ import dev.mooring.events.MooringException
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.MongoOperationTimeoutException
+import dev.mooring.sdam.TracingSettings
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.TopologyDescription
@@ -66,6 +67,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         try {
             coroutineScope {
                 cursorOps = CursorOperations(this)
+                UnifiedTracing.reset()
                 file["createEntities"]?.let { createEntities(it.jsonArray) }
                 file["initialData"]?.jsonArray?.forEach { initialData(it.jsonObject) }
                 test["operations"]!!.jsonArray.forEach { operation(this, it.jsonObject) }
@@ -76,6 +78,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     val capture = logCaptures[id] ?: error("expectLogMessages for client $id, which has no observeLogMessages")
                     LogCapture.expect(e.jsonObject, capture.snapshot())
                 }
+                test["expectTracingMessages"]?.jsonArray?.forEach { UnifiedTracing.expect(it.jsonObject) }
                 test["outcome"]?.jsonArray?.forEach { outcome(it.jsonObject) }
                 cursorOps.closeAll()
             }
@@ -114,6 +117,10 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     o["observeLogMessages"]?.let { observe ->
                         val capture = LogCapture(observe.jsonObject).also { logCaptures[id] = it }
                         settings = settings.copy(logging = capture.settings)
+                    }
+                    o["observeTracingMessages"]?.let { observe ->
+                        val payload = (observe.jsonObject["enableCommandPayload"] as? JsonPrimitive)?.booleanOrNull ?: false
+                        settings = settings.copy(tracing = TracingSettings(enabled = true, queryTextMaxLength = if (payload) Int.MAX_VALUE else 0))
                     }
                     clients[id] = Client(MongoCluster(settings, listOf(listener)), events, clientOptions)
                 }

@@ -8,7 +8,7 @@ class DemoArgsException(message: String) : IllegalArgumentException(message) {
 
 /**
  * The demo's command line:
- * `samples/demo [URI] [--callers N] [--seconds N] [--json] [--replica-set] [--stepdown-every S] [--dns host:port]`.
+ * `samples/demo [URI] [--callers N] [--seconds N] [--json] [--replica-set] [--stepdown-every S] [--dns host:port] [--command-events]`.
  */
 data class DemoArgs(
     /** A connection string (`mongodb://` or `mongodb+srv://`); null: start an embedded server. */
@@ -25,6 +25,8 @@ data class DemoArgs(
     val stepdownEverySeconds: Int? = null,
     /** `host:port` of the DNS server for `mongodb+srv` lookups; null: the system resolver. */
     val dns: String? = null,
+    /** Show command events (CommandStarted/Succeeded/Failed) in the live view's recent events from the start (key `c` toggles them). */
+    val commandEvents: Boolean = false,
     /** Print the usage and exit. */
     val help: Boolean = false,
 ) {
@@ -38,6 +40,8 @@ data class DemoArgs(
   --replica-set        run against an in-process three-member replica set (press s to step the primary down)
   --stepdown-every S   with --replica-set: step the primary down every S seconds
   --dns HOST:PORT      DNS server for mongodb+srv lookups (default: the system resolver)
+  --command-events     show command events in the live view's recent events (key c toggles them;
+                       by default it shows topology, server, heartbeat-summary and pool events)
   --help               this text"""
 
         /** Parses [args]; throws [DemoArgsException] for anything it does not understand. */
@@ -57,6 +61,7 @@ data class DemoArgs(
                     arg == "--callers" -> result.copy(callers = positive(arg, value(arg)))
                     arg == "--seconds" -> result.copy(seconds = positive(arg, value(arg)))
                     arg == "--json" -> result.copy(json = true)
+                    arg == "--command-events" -> result.copy(commandEvents = true)
                     arg == "--replica-set" -> result.copy(replicaSet = true)
                     arg == "--stepdown-every" -> result.copy(stepdownEverySeconds = positive(arg, value(arg)))
                     arg == "--dns" -> result.copy(dns = value(arg).also { if (!it.contains(':')) throw DemoArgsException("--dns needs host:port, got '$it'") })

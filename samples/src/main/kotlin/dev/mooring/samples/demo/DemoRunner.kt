@@ -37,7 +37,7 @@ class DemoRunner(
     private val interactive: Boolean,
     private val stop: CompletableDeferred<Unit>,
 ) {
-    private val stats = DemoStats()
+    private val stats = DemoStats(RecentEvents(showCommands = args.commandEvents))
     private var rate = RateMeter()
     private val stepDowns = AtomicInteger()
     private val notice = AtomicReference<String?>(null)
@@ -118,6 +118,7 @@ class DemoRunner(
     private fun onKey(key: Char, deployment: Deployment) {
         when (key) {
             'q', 'Q' -> stop.complete(Unit)
+            'c', 'C' -> notice.set("command events " + if (stats.recent.toggleCommands()) "shown" else "hidden")
             's', 'S' -> if (deployment is Deployment.ReplicaSet) stepDownRequests.trySend(Unit) else notice.set("step-down needs --replica-set")
         }
     }
@@ -155,7 +156,7 @@ class DemoRunner(
 
     private suspend fun liveView(cluster: MongoCluster, deployment: Deployment) = coroutineScope {
         val hint = buildString {
-            append("q or Ctrl-C: quit")
+            append("q or Ctrl-C: quit   c: command events on/off")
             if (deployment is Deployment.ReplicaSet) append("   s: step the primary down")
             args.seconds?.let { append("   stops after ${it}s") }
         }
@@ -165,7 +166,7 @@ class DemoRunner(
         try {
             while (isActive) {
                 val snapshot = DemoSnapshot.take(cluster, stats, rate)
-                val recent = stats.recentEvents().map { "${TerminalView.time(it.timestampMillis)}  ${EventText.of(it)}" }
+                val recent = stats.recent.lines().map { "${TerminalView.time(it.timestampMillis)}  ${it.text}" }
                 out.print(view.frame(snapshot, recent, notice.get()))
                 out.flush()
                 if (!waitTick(250)) break

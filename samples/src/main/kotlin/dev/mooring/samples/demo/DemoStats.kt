@@ -1,30 +1,26 @@
 package dev.mooring.samples.demo
 
 import dev.mooring.cmap.ConnectionCheckOutFailedEvent
-import dev.mooring.cmap.ConnectionCheckOutStartedEvent
-import dev.mooring.cmap.ConnectionCheckedInEvent
 import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
-import dev.mooring.cmap.ConnectionReadyEvent
 import dev.mooring.cmap.PoolClearedEvent
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
-import dev.mooring.sdam.ServerHeartbeatStartedEvent
-import dev.mooring.sdam.ServerHeartbeatSucceededEvent
-import java.util.ArrayDeque
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicLong
 import java.util.concurrent.atomic.LongAdder
 
 /**
  * What the demo measures: operations and errors (from the workload), checkout waits, pool
- * clears, connections created and the last few notable events (from the cluster's events).
+ * clears, connections created and the [recent] events panel (from the cluster's events).
  * Thread-safe; [onEvent] is quick (it runs inside the publisher).
  */
-class DemoStats(private val recentCapacity: Int = 8) : EventListener {
+class DemoStats(
+    /** The live view's "Recent events" panel. */
+    val recent: RecentEvents = RecentEvents(),
+) : EventListener {
     private val ops = LongAdder()
     private val errorsByType = ConcurrentHashMap<String, LongAdder>()
-    private val recent = ArrayDeque<MooringEvent>()
     @Volatile private var startNanos = System.nanoTime()
 
     /** Checkout waits (ConnectionCheckedOut durations). */
@@ -67,9 +63,6 @@ class DemoStats(private val recentCapacity: Int = 8) : EventListener {
     /** Seconds since [startClock] (or since this object was created). */
     val elapsedSeconds: Double get() = (System.nanoTime() - startNanos) / 1e9
 
-    /** The last few notable events (pool, connection created/closed, server, topology; not each checkout, connection ready or successful heartbeat), oldest first. */
-    fun recentEvents(): List<MooringEvent> = synchronized(recent) { recent.toList() }
-
     override fun onEvent(event: MooringEvent) {
         events.incrementAndGet()
         when (event) {
@@ -79,15 +72,6 @@ class DemoStats(private val recentCapacity: Int = 8) : EventListener {
             is ConnectionCreatedEvent -> connectionsCreated.incrementAndGet()
             else -> {}
         }
-        if (isNotable(event)) synchronized(recent) {
-            recent.addLast(event)
-            while (recent.size > recentCapacity) recent.removeFirst()
-        }
-    }
-
-    private fun isNotable(event: MooringEvent): Boolean = when (event) {
-        is ConnectionCheckedOutEvent, is ConnectionCheckedInEvent, is ConnectionCheckOutStartedEvent, is ConnectionReadyEvent,
-        is ServerHeartbeatStartedEvent, is ServerHeartbeatSucceededEvent -> false
-        else -> true
+        recent.record(event)
     }
 }

@@ -1,5 +1,6 @@
 package dev.mooring.samples.demo
 
+import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.ConnectionCheckOutFailedEvent
 import dev.mooring.cmap.ConnectionClosedEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
@@ -30,6 +31,7 @@ object EventText {
             is ConnectionReadyEvent -> "${event.address} #${event.connectionId} in ${formatMillis(event.duration.inWholeMicroseconds / 1000.0)}"
             is PoolClearedEvent -> "${event.address}" + if (event.interruptInUseConnections) " (interrupting in-use connections)" else ""
             is ConnectionPoolEvent -> "${event.address}"
+            is CommandEvent -> "${event.address} #${event.connectionId} ${event.databaseName}.${event.commandName}"
             else -> ""
         }
         return if (detail.isEmpty()) name else "$name $detail"

@@ -10,6 +10,7 @@ import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.topology.ConnectionPin
 import dev.mooring.sdam.internal.topology.OperationRetry
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
+import dev.mooring.sdam.internal.tracing.traceCommand
 import dev.mooring.sdam.internal.retry.OverloadRetry
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.delay
@@ -54,22 +55,25 @@ internal class CommandCursor(
         val pin = ConnectionPin()
         val readPreference = options.readPreference
         val name = command.firstKey
-        return withContext(pin) {
-            context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.forInitialCommand, retry) { selected, connection ->
-                val topologyType = context.topology.description.value.type
-                val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, topologyType, selected.description)
-                val batch = CursorBatch.first(name, send(connection, database, sent), connection.address)
-                id = batch.id
-                ns = batch.ns
-                route = if (batch.id != 0L && topologyType == TopologyType.LOAD_BALANCED) {
-                    pin.pin(connection, selected.pool)
-                    selected.pool.pin(connection, ConnectionPurpose.CURSOR)
-                    CursorRoute.Pinned(connection.address, pin)
-                } else {
-                    CursorRoute.OnServer(connection.address)
+        // OpenTelemetry: the opening command runs in an operation span named after it (find, aggregate, ...)
+        return context.tracer.traceCommand(database, command) {
+            withContext(pin) {
+                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.forInitialCommand, retry) { selected, connection ->
+                    val topologyType = context.topology.description.value.type
+                    val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, topologyType, selected.description)
+                    val batch = CursorBatch.first(name, send(connection, database, sent), connection.address)
+                    id = batch.id
+                    ns = batch.ns
+                    route = if (batch.id != 0L && topologyType == TopologyType.LOAD_BALANCED) {
+                        pin.pin(connection, selected.pool)
+                        selected.pool.pin(connection, ConnectionPurpose.CURSOR)
+                        CursorRoute.Pinned(connection.address, pin)
+                    } else {
+                        CursorRoute.OnServer(connection.address)
+                    }
+                    if (batch.id == 0L) session.release()
+                    batch.documents
                 }
-                if (batch.id == 0L) session.release()
-                batch.documents
             }
         }
     }
@@ -83,7 +87,10 @@ internal class CommandCursor(
         options.maxTimeMS?.let { getMore["maxTimeMS"] = BsonInt64(it) }
         options.comment?.let { getMore["comment"] = it }
         val reply = timeout.bounded("getMore") {
-            overloadRetried { context.connections.run(r) { c -> send(c, ns.substringBefore('.'), session.attach(getMore, c)) } }
+            // OpenTelemetry: each getMore is an operation span of its own (with its command span inside)
+            context.tracer.traceCommand(ns.substringBefore('.'), getMore) {
+                overloadRetried { context.connections.run(r) { c -> send(c, ns.substringBefore('.'), session.attach(getMore, c)) } }
+            }
         }
         val batch = CursorBatch.next(reply, id, ns, r.address)
         id = batch.id

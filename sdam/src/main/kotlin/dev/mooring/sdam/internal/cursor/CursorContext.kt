@@ -3,18 +3,21 @@ package dev.mooring.sdam.internal.cursor
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.internal.command.MonitoredOperation
 import dev.mooring.sdam.internal.topology.OperationRunner
+import dev.mooring.sdam.internal.tracing.OperationTracer
 import dev.mooring.sdam.internal.topology.Topology
 
 /**
  * What the cursors of one cluster share: its [topology], [runner], the [connections] for
  * follow-up commands and command monitoring ([newOperation] starts an operation's monitoring
- * scope, [monitored] wraps a connection in it). Immutable; thread-safe.
+ * scope, [monitored] wraps a connection in it) and its [tracer]. Immutable; thread-safe.
  */
 internal class CursorContext(
     val topology: Topology,
     val runner: OperationRunner,
     val newOperation: () -> MonitoredOperation?,
     val monitored: (Connection, MonitoredOperation?) -> Connection,
+    /** The cluster's OpenTelemetry tracer, or null when tracing is off. */
+    val tracer: OperationTracer? = null,
 ) {
     val connections: CursorConnections = CursorConnections(topology, runner)
 }

@@ -1,0 +1,172 @@
+package dev.mooring.tracing
+
+import dev.mooring.java.MongoClusters
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.TracingSettings
+import dev.mooring.testkit.server.WireServer
+import io.kotest.assertions.withClue
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.collections.shouldHaveSize
+import io.kotest.matchers.nulls.shouldNotBeNull
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldStartWith
+import io.opentelemetry.api.GlobalOpenTelemetry
+import io.opentelemetry.api.common.AttributeKey
+import io.opentelemetry.api.trace.SpanKind
+import io.opentelemetry.api.trace.StatusCode
+import io.opentelemetry.extension.kotlin.asContextElement
+import io.opentelemetry.sdk.OpenTelemetrySdk
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter
+import io.opentelemetry.sdk.trace.SdkTracerProvider
+import io.opentelemetry.sdk.trace.data.SpanData
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.withContext
+import org.bson.BsonArray
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonString
+
+/**
+ * open-telemetry.md for Mooring's operations, against the SDK's in-memory exporter: operation
+ * and command spans, their names, nesting under the caller's span (a coroutine that hops threads,
+ * a Java caller's current context), attributes, errors on the right span, retries as separate
+ * command spans, and where the operation waited (span events).
+ */
+class TracingSpec : FunSpec({
+    val exporter = InMemorySpanExporter.create()
+    val sdk = OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
+        .build()
+    val caller = sdk.getTracer("test")
+    lateinit var server: WireServer
+
+    beforeSpec {
+        GlobalOpenTelemetry.resetForTest()
+        GlobalOpenTelemetry.set(sdk)
+        server = WireServer.start()
+    }
+    afterSpec {
+        server.close()
+        GlobalOpenTelemetry.resetForTest()
+    }
+    beforeTest { exporter.reset(); server.clearFailPoint() }
+
+    fun settings(tracing: TracingSettings) = MongoClusterSettings.fromUri("mongodb://${server.address}/?directConnection=true&heartbeatFrequencyMS=500")
+        .copy(tracing = tracing)
+    fun spans(): List<SpanData> = exporter.finishedSpanItems
+    /** Runs [check] on the finished spans, showing them all when it fails. */
+    fun withSpans(check: (List<SpanData>) -> Unit) {
+        val all = spans()
+        withClue(all.joinToString("\n") { "${it.name} ${it.spanId} <- ${it.parentSpanId} ${it.attributes}" }) { check(all) }
+    }
+    fun SpanData.attr(key: String): Any? = attributes.asMap().entries.firstOrNull { it.key.key == key }?.value
+    fun SpanData.shouldHave(vararg expected: Pair<String, Any?>) {
+        expected.associate { (k, _) -> k to attr(k) } shouldBe expected.toMap()
+    }
+    fun failFindOnce(code: Int) = server.configureFailPoint(
+        BsonDocument("configureFailPoint", BsonString("failCommand")).append("mode", BsonDocument("times", BsonInt32(1)))
+            .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("find")))).append("errorCode", BsonInt32(code))),
+    )
+    val find = BsonDocument("find", BsonString("items")).append("filter", BsonDocument("_id", BsonInt32(1)))
+
+    test("Kotlin: a retryable read inside the caller's span, hopping threads, retried once: one operation span, two command spans") {
+        MongoCluster(settings(TracingSettings(enabled = true, queryTextMaxLength = 20))).use { cluster ->
+            val parent = caller.spanBuilder("caller").startSpan()
+            withContext(parent.asContextElement()) {
+                withContext(Dispatchers.IO) {
+                    failFindOnce(6) // HostUnreachable: a retryable read error
+                    cluster.runRetryableRead("db", find)
+                }
+            }
+            parent.end()
+        }
+        withSpans { all ->
+            val callerSpan = all.single { it.name == "caller" }
+            val op = all.single { it.name == "find db.items" }
+            op.parentSpanId shouldBe callerSpan.spanId
+            op.traceId shouldBe callerSpan.traceId
+            op.kind shouldBe SpanKind.CLIENT
+            op.shouldHave(
+                "db.system.name" to "mongodb", "db.namespace" to "db", "db.collection.name" to "items",
+                "db.operation.name" to "find", "db.operation.summary" to "find db.items",
+            )
+            op.status.statusCode shouldBe StatusCode.UNSET
+            val commands = all.filter { it.name == "find" }.sortedBy { it.startEpochNanos }
+            commands shouldHaveSize 2
+            commands.forEach { c ->
+                c.parentSpanId shouldBe op.spanId
+                c.kind shouldBe SpanKind.CLIENT
+                c.shouldHave(
+                    "db.system.name" to "mongodb", "db.namespace" to "db", "db.collection.name" to "items", "db.command.name" to "find",
+                    "db.query.summary" to "find db.items", "server.address" to "127.0.0.1", "server.port" to server.port.toLong(),
+                    "network.transport" to "tcp",
+                )
+                c.attr("db.mongodb.driver_connection_id").shouldNotBeNull()
+                c.attr("db.query.text") shouldBe """{"find": "items", "f""" // 20 characters
+            }
+            commands[0].status.statusCode shouldBe StatusCode.ERROR
+            commands[0].attr("db.response.status_code") shouldBe "6"
+            (commands[0].attr("exception.type") as String) shouldStartWith "dev.mooring."
+            commands[1].status.statusCode shouldBe StatusCode.UNSET
+            commands[1].attr("db.response.status_code") shouldBe null
+            // where the operation waited: selection and checkout as events of the operation span
+            val events = op.events.map { it.name }
+            events.filter { it == "server selected" } shouldHaveSize 2
+            events.filter { it == "connection checked out" } shouldHaveSize 2
+            op.events.first { it.name == "connection checked out" }.attributes.get(AttributeKey.booleanKey("mooring.connection.new")) shouldBe true
+        }
+    }
+
+    test("Java: runCommand's future under the calling thread's current span; an error on the operation and command spans") {
+        MongoClusters.create(MongoClusters.settingsBuilder(settings(TracingSettings())).tracing(true, 0)).use { cluster ->
+            val parent = caller.spanBuilder("java caller").startSpan()
+            parent.makeCurrent().use {
+                cluster.runCommand("admin", BsonDocument("ping", BsonInt32(1))).join()
+                runCatching { cluster.runCommand("db", BsonDocument("noSuchCommand", BsonInt32(1))).join() }.isFailure shouldBe true
+            }
+            parent.end()
+        }
+        withSpans { all ->
+            val callerSpan = all.single { it.name == "java caller" }
+            val ping = all.single { it.name == "runCommand admin" }
+            ping.parentSpanId shouldBe callerSpan.spanId
+            ping.attr("db.operation.name") shouldBe "runCommand"
+            ping.attr("db.collection.name") shouldBe null
+            val pingCommand = all.single { it.name == "ping" }
+            pingCommand.parentSpanId shouldBe ping.spanId
+            pingCommand.attr("db.query.summary") shouldBe "ping admin"
+            pingCommand.attr("db.query.text") shouldBe null
+            val failed = all.single { it.name == "runCommand db" }
+            failed.parentSpanId shouldBe callerSpan.spanId
+            failed.status.statusCode shouldBe StatusCode.ERROR
+            val failedCommand = all.single { it.name == "noSuchCommand" }
+            failedCommand.parentSpanId shouldBe failed.spanId
+            failedCommand.status.statusCode shouldBe StatusCode.ERROR
+            failedCommand.attr("db.response.status_code") shouldBe "59"
+        }
+    }
+
+    test("off: no spans at all, even with an SDK installed") {
+        MongoCluster(settings(TracingSettings(enabled = false))).use { cluster ->
+            val parent = caller.spanBuilder("caller").startSpan()
+            withContext(parent.asContextElement()) { cluster.runCommand("db", BsonDocument("ping", BsonInt32(1))) }
+            parent.end()
+        }
+        spans().map { it.name } shouldBe listOf("caller")
+    }
+
+    test("sensitive commands get no command span; withConnection is one operation span around its commands") {
+        MongoCluster(settings(TracingSettings(enabled = true))).use { cluster ->
+            cluster.withConnection { c ->
+                c.command("admin", BsonDocument("ping", BsonInt32(1)))
+                runCatching { c.command("admin", BsonDocument("saslStart", BsonInt32(1))) }
+            }
+        }
+        withSpans { all ->
+            val op = all.single { it.name == "withConnection" }
+            all.filter { it.parentSpanId == op.spanId }.map { it.name } shouldBe listOf("ping")
+        }
+    }
+})

@@ -1,0 +1,27 @@
+package dev.mooring.sdam.internal.tracing
+
+import io.opentelemetry.context.Context
+import io.opentelemetry.extension.kotlin.asContextElement
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
+
+/**
+ * Internal API, not stable: carries a non-coroutine caller's OpenTelemetry context (the Java
+ * facade's callers) into the coroutine that runs its operation, so their current span is the
+ * parent of the operation span. Thread-safe.
+ */
+public object CallerTracingContext {
+    /**
+     * The calling thread's current OpenTelemetry context as a coroutine context element; empty
+     * when the OpenTelemetry API is absent or no context is current (then nothing is allocated).
+     */
+    public fun current(): CoroutineContext = if (Tracing.apiPresent) Captured.current() else EmptyCoroutineContext
+
+    /** Touches OpenTelemetry types; loaded only when the API is present. */
+    private object Captured {
+        fun current(): CoroutineContext {
+            val context = Context.current()
+            return if (context == Context.root()) EmptyCoroutineContext else context.asContextElement()
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package dev.mooring.sdam.internal.tracing
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.MongoCommandException
+import dev.mooring.events.EventListener
+import dev.mooring.sdam.MongoCluster
+import io.opentelemetry.api.GlobalOpenTelemetry
+import io.opentelemetry.api.trace.Span
+import io.opentelemetry.api.trace.SpanBuilder
+import io.opentelemetry.api.trace.SpanKind
+import io.opentelemetry.api.trace.StatusCode
+import io.opentelemetry.api.trace.Tracer
+import io.opentelemetry.context.Context
+import io.opentelemetry.context.ContextKey
+import io.opentelemetry.extension.kotlin.asContextElement
+import io.opentelemetry.extension.kotlin.getOpenTelemetryContext
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.withContext
+import java.io.PrintWriter
+import java.io.StringWriter
+
+/**
+ * [OperationTracer] on the OpenTelemetry API (`GlobalOpenTelemetry`, instrumentation scope
+ * `dev.mooring` with Mooring's version). The operation span is current in the coroutine context
+ * while the operation runs, so command spans and pool events find it even when the operation
+ * hops threads. Thread-safe.
+ */
+internal class OpenTelemetryTracer(private val config: TracingConfig) : OperationTracer {
+    private val tracer: Tracer by lazy {
+        GlobalOpenTelemetry.get().tracerBuilder(SCOPE_NAME)
+            .setInstrumentationVersion(MongoCluster::class.java.`package`?.implementationVersion ?: "unknown").build()
+    }
+
+    override suspend fun <T> operation(name: String, database: String?, collection: String?, block: suspend () -> T): T {
+        val parent = callerContext()
+        val summary = summary(name, database, collection)
+        val span = tracer.spanBuilder(summary).setParent(parent).setSpanKind(SpanKind.CLIENT)
+            .common(database, collection)
+            .setAttribute("db.operation.name", name)
+            .setAttribute("db.operation.summary", summary)
+            .startSpan()
+        val operation = OperationTrace(span, System.nanoTime())
+        try {
+            return withContext(parent.with(span).with(OperationTrace.KEY, operation).asContextElement()) { block() }
+        } catch (e: Throwable) {
+            if (e !is CancellationException) recordError(span, e)
+            throw e
+        } finally {
+            span.end()
+        }
+    }
+
+    private val recorder = PoolEventRecorder()
+
+    override fun traced(connection: Connection): Connection {
+        recorder.checkedOut(connection)
+        return TracedConnection(connection, this)
+    }
+
+    override val poolListener: EventListener = recorder
+
+    /** Starts the span of one (non-sensitive) command under the current operation span. */
+    internal suspend fun commandSpan(connection: Connection, database: String, name: String, command: org.bson.BsonDocument): Span {
+        val collection = CommandAttributes.collection(database, command)
+        val address = connection.address
+        val builder = tracer.spanBuilder(name).setParent(callerContext()).setSpanKind(SpanKind.CLIENT)
+            .common(database, collection)
+            .setAttribute("db.command.name", name)
+            .setAttribute("db.query.summary", summary(name, database, collection))
+            .setAttribute("server.address", address.host)
+            .setAttribute("network.transport", if (address.isUnixSocket) "unix" else "tcp")
+            .setAttribute("db.mongodb.driver_connection_id", connection.id)
+        if (!address.isUnixSocket) builder.setAttribute("server.port", address.port.toLong())
+        connection.description?.serverConnectionId?.let { builder.setAttribute("db.mongodb.server_connection_id", it) }
+        CommandAttributes.cursorId(command)?.let { builder.setAttribute("db.mongodb.cursor_id", it) }
+        CommandAttributes.lsid(command)?.let { builder.setAttribute("db.mongodb.lsid", it) }
+        CommandAttributes.txnNumber(command)?.let { builder.setAttribute("db.mongodb.txn_number", it) }
+        if (config.queryTextMaxLength > 0) builder.setAttribute("db.query.text", CommandAttributes.queryText(command, config.queryTextMaxLength))
+        return builder.startSpan()
+    }
+
+    /** Records [e] on [span]: the exception attributes, the exception event, status ERROR, and the server's code when it sent one. */
+    internal fun recordError(span: Span, e: Throwable) {
+        span.setAttribute("exception.type", e.javaClass.name)
+        e.message?.let { span.setAttribute("exception.message", it) }
+        span.setAttribute("exception.stacktrace", StringWriter().also { e.printStackTrace(PrintWriter(it)) }.toString())
+        if (e is MongoCommandException) span.setAttribute("db.response.status_code", e.code.toString())
+        span.recordException(e)
+        span.setStatus(StatusCode.ERROR, e.message ?: e.javaClass.simpleName)
+    }
+
+    /** The caller's context: the coroutine context's OpenTelemetry context, else the thread's current one. */
+    private suspend fun callerContext(): Context {
+        val fromCoroutine = currentCoroutineContext().getOpenTelemetryContext()
+        return if (fromCoroutine != Context.root()) fromCoroutine else Context.current()
+    }
+
+    private fun SpanBuilder.common(database: String?, collection: String?): SpanBuilder = apply {
+        setAttribute("db.system.name", "mongodb")
+        database?.let { setAttribute("db.namespace", it) }
+        collection?.let { setAttribute("db.collection.name", it) }
+    }
+
+    private fun summary(name: String, database: String?, collection: String?): String = when {
+        database == null -> name
+        collection == null -> "$name $database"
+        else -> "$name $database.$collection"
+    }
+
+    /** What the pool-event recorder needs of the running operation. */
+    internal class OperationTrace(val span: Span, val startNanos: Long) {
+        /** When the running attempt's checkout started; null between attempts. */
+        @Volatile
+        var checkoutStartNanos: Long? = null
+
+        companion object {
+            val KEY: ContextKey<OperationTrace> = ContextKey.named("dev.mooring.operation")
+        }
+    }
+
+    internal companion object {
+        const val SCOPE_NAME: String = "dev.mooring"
+    }
+}

@@ -1,0 +1,22 @@
+package dev.mooring.sdam.internal.tracing
+
+import org.bson.BsonDocument
+import org.bson.conversions.Bson
+
+/**
+ * Runs [block] as the operation [name] on [database] (no collection): inside an operation span
+ * when this tracer exists, else directly (inline: nothing is allocated when tracing is off).
+ */
+internal suspend inline fun <T> OperationTracer?.trace(name: String, database: String?, crossinline block: suspend () -> T): T =
+    if (this == null) block() else operation(name, database, null) { block() }
+
+/**
+ * Runs [block] as the operation named after [command] (a retryable read or write) on
+ * [database] and the command's collection; directly when there is no tracer.
+ */
+internal suspend inline fun <T> OperationTracer?.traceCommand(database: String, command: Bson, crossinline block: suspend () -> T): T {
+    if (this == null) return block()
+    val doc = command as? BsonDocument ?: command.toBsonDocument()
+    val name = doc.keys.firstOrNull() ?: return block() // an empty command fails its own validation inside block
+    return operation(name, database, CommandAttributes.collection(database, doc)) { block() }
+}

@@ -1,0 +1,33 @@
+package dev.mooring.sdam.internal.tracing
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.internal.command.CommandRedaction
+import kotlinx.coroutines.CancellationException
+import org.bson.BsonDocument
+
+/**
+ * A [Connection] whose every [command] is a command span under the current operation span
+ * (each retry runs on its own connection checkout, hence its own span). Sensitive commands
+ * (command logging and monitoring's list) get no span. Same concurrency contract as the
+ * wrapped connection.
+ */
+internal class TracedConnection(private val delegate: Connection, private val tracer: OpenTelemetryTracer) : Connection by delegate {
+    override suspend fun command(database: String, command: BsonDocument): BsonDocument {
+        val name = command.keys.firstOrNull() ?: ""
+        if (CommandRedaction.isSensitive(name, command)) return delegate.command(database, command)
+        val span = tracer.commandSpan(delegate, database, name, command)
+        try {
+            val reply = delegate.command(database, command)
+            CommandAttributes.replyCursorId(reply)?.let { span.setAttribute("db.mongodb.cursor_id", it) }
+            if (reply.getNumber("ok", null)?.doubleValue() == 0.0) {
+                reply.getNumber("code", null)?.let { span.setAttribute("db.response.status_code", it.intValue().toString()) }
+            }
+            return reply
+        } catch (e: Throwable) {
+            if (e !is CancellationException) tracer.recordError(span, e)
+            throw e
+        } finally {
+            span.end()
+        }
+    }
+}
