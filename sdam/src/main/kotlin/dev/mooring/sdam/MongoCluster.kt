@@ -11,6 +11,7 @@ import dev.mooring.events.EventBus
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.internal.retry.RetryableRead
 import dev.mooring.sdam.internal.retry.RetryableWrite
 import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
@@ -112,7 +113,7 @@ public class MongoCluster internal constructor(
     private val selector: ServerSelector
     private val runner: OperationRunner
     private val closeMutex = Mutex()
-    private val commandMonitor = CommandMonitor(bus)
+    private val commandMonitor = CommandMonitor(bus, settings.logging)
     private val sessions = ServerSessionPool()
     private val closerJob = Job()
 
@@ -174,12 +175,24 @@ public class MongoCluster internal constructor(
      * retried once after a fresh selection that deprioritizes the failed server; nothing else
      * is retried (see [runRetryableRead] and [runRetryableWrite]). The command is published as
      * command monitoring events ([commandEvents]).
+     *
+     * [timeoutMS] is this call's client-side operation timeout (client-side-operations-timeout.md):
+     * null takes the cluster's [MongoClusterSettings.timeoutMS], 0 means no limit, a negative
+     * value is an [IllegalArgumentException]. A positive timeoutMS bounds server selection,
+     * checkout (with connection establishment), the command and any retry together; the command
+     * is sent with `maxTimeMS` set to the remaining time minus the selected server's minimum
+     * round trip time (and is not sent at all, failing with [MongoOperationTimeoutException], when
+     * no time would be left; a `maxTimeMS` already in [command] is overwritten). With timeoutMS
+     * set (0 included), a server's MaxTimeMSExpired error (code 50: an `ok: 0` reply, a write
+     * error or a write concern error) is thrown as a [MongoOperationTimeoutException] whose cause
+     * is the server's error, and so is the expiry of the deadline (its cause: what was running).
      */
     public suspend fun runCommand(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
-    ): BsonDocument = runRead(database, command, readPreference, OperationRetry.POOL_CLEARED)
+        timeoutMS: Long? = null,
+    ): BsonDocument = runRead(database, command, readPreference, OperationRetry.POOL_CLEARED, timeoutMS)
 
     /**
      * Runs the read [command] (find, aggregate without `$out`, count, distinct, listCollections,
@@ -193,23 +206,38 @@ public class MongoCluster internal constructor(
      * retry's error is thrown, or the first error when the retry cannot select a server (the
      * other is attached as suppressed). With retryReads false nothing is retried (unlike
      * [runCommand], not even a `PoolClearedException`).
-     * Both attempts are bounded together by timeoutMS; cancelling the caller cancels whichever
-     * attempt is running and nothing is retried. Errors and read preference handling are as
-     * for [runCommand]. Only send commands that are safe to run twice.
+     * Both attempts are bounded together by timeoutMS; with a positive timeoutMS (the cluster's
+     * or this call's [timeoutMS], as for [runCommand]) a retryable error is retried as often as
+     * the deadline allows, each attempt with its own `maxTimeMS`. Cancelling the caller cancels
+     * whichever attempt is running and nothing is retried. Errors and read preference handling
+     * are as for [runCommand]. Only send commands that are safe to run twice.
      */
     public suspend fun runRetryableRead(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
-    ): BsonDocument = runRead(database, command, readPreference, RetryableRead(settings.retryReads))
+        timeoutMS: Long? = null,
+    ): BsonDocument = runRead(database, command, readPreference, RetryableRead(settings.retryReads), timeoutMS)
 
     /** [runCommand] and [runRetryableRead]: select by [readPreference], send with its `$readPreference`, retry by [retry]. */
-    private suspend fun runRead(database: String, command: Bson, readPreference: ReadPreference, retry: OperationRetry): BsonDocument {
+    private suspend fun runRead(database: String, command: Bson, readPreference: ReadPreference, retry: OperationRetry, timeoutMS: Long?): BsonDocument {
         val doc = checkCommand(database, command)
         val op = monitoredOperation()
-        return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, settings.timeoutMS, retry) { selected, connection ->
-            monitored(connection, op).command(database, ReadPreferenceCommand.withReadPreference(doc, readPreference, live.description.value.type, selected.description))
+        val timeout = operationTimeout(timeoutMS)
+        return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, timeout.timeoutMS, retry) { selected, connection ->
+            val sent = ReadPreferenceCommand.withReadPreference(doc, readPreference, live.description.value.type, selected.description)
+            try {
+                timeout.checkReply(monitored(connection, op).command(database, timeout.withMaxTimeMS(sent, selected.description)))
+            } catch (e: Throwable) {
+                throw timeout.translate(e)
+            }
         }
+    }
+
+    /** The timeout of an operation called with [timeoutMS] (null: the cluster's [MongoClusterSettings.timeoutMS]); validates it. */
+    private fun operationTimeout(timeoutMS: Long?): OperationTimeout {
+        require(timeoutMS == null || timeoutMS >= 0) { "timeoutMS must be >= 0 (0 = no limit), was $timeoutMS" }
+        return OperationTimeout.start(timeoutMS ?: settings.timeoutMS)
     }
 
     /**
@@ -233,26 +261,29 @@ public class MongoCluster internal constructor(
      * (unlike [runCommand], not even a `PoolClearedException` is retried: an interrupted write
      * may have been applied).
      *
-     * Both attempts are bounded together by timeoutMS ([MongoOperationTimeoutException]);
-     * cancelling the caller cancels whichever attempt is running and nothing is retried. The
-     * command must not carry its own `lsid` or `txnNumber`.
+     * Both attempts are bounded together by timeoutMS ([MongoOperationTimeoutException]; the
+     * cluster's or this call's [timeoutMS], as for [runCommand]); with a positive timeoutMS a
+     * retryable error is retried as often as the deadline allows (same `lsid` and `txnNumber`,
+     * each attempt with its own `maxTimeMS`). Cancelling the caller cancels whichever attempt is
+     * running and nothing is retried. The command must not carry its own `lsid` or `txnNumber`.
      */
-    public suspend fun runRetryableWrite(database: String, command: Bson): BsonDocument {
+    public suspend fun runRetryableWrite(database: String, command: Bson, timeoutMS: Long? = null): BsonDocument {
         val doc = checkCommand(database, command)
         require(!doc.containsKey("lsid") && !doc.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
         val op = monitoredOperation()
+        val timeout = operationTimeout(timeoutMS)
         return RetryableWrite(doc, settings.retryWrites, sessions).use { write ->
             try {
-                runner.run(ServerSelectionOperation.Write, doc.firstKey, settings.timeoutMS, write) { selected, connection ->
-                    val sent = write.commandFor(selected.description, live.description.value)
+                runner.run(ServerSelectionOperation.Write, doc.firstKey, timeout.timeoutMS, write) { selected, connection ->
+                    val sent = timeout.withMaxTimeMS(write.commandFor(selected.description, live.description.value), selected.description)
                     val wire = connection.description?.maxWireVersion
                     val reply = try {
                         monitored(connection, op).command(database, sent)
                     } catch (e: Throwable) {
                         write.onError(e, wire)
-                        throw e
+                        throw timeout.translate(e)
                     }
-                    write.checkReply(reply, wire ?: selected.description.maxWireVersion)
+                    timeout.checkReply(write.checkReply(reply, wire ?: selected.description.maxWireVersion))
                 }
             } catch (e: RetryableWriteConcernReply) {
                 e.reply
@@ -265,13 +296,16 @@ public class MongoCluster internal constructor(
      * same error handling and timeoutMS as [runCommand] (without the retry: [block] may not be
      * idempotent). The connection goes back to the pool when [block] returns or throws; it must
      * not be used afterwards. Its commands are published as command monitoring events.
+     * [timeoutMS] (null: the cluster's) bounds selection, checkout and [block] together; the
+     * commands [block] sends get no `maxTimeMS` (they are the caller's).
      */
     public suspend fun <T> withConnection(
         readPreference: ReadPreference = ReadPreference.PRIMARY,
+        timeoutMS: Long? = null,
         block: suspend (Connection) -> T,
     ): T {
         val op = monitoredOperation()
-        return runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", settings.timeoutMS, OperationRetry.NONE) { _, c ->
+        return runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", operationTimeout(timeoutMS).timeoutMS, OperationRetry.NONE) { _, c ->
             block(monitored(c, op))
         }
     }

@@ -25,9 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * Internal API, not stable: runs operations against a [Topology] — selection, checkout, the
- * operation's block, SDAM error handling of whatever fails, at most one retry after a fresh
- * selection as the operation's [OperationRetry] allows (a pool-cleared error; retryable reads
- * and writes), and the `timeoutMS` bound over all of it.
+ * operation's block, SDAM error handling of whatever fails, one retry after a fresh selection
+ * as the operation's [OperationRetry] allows (a pool-cleared error; retryable reads and
+ * writes) or, with `timeoutMS` set (0 = no limit), as many retries as fit before its deadline
+ * (client-side-operations-timeout.md "Retryability"), and the `timeoutMS` bound over all of it.
  *
  * Thread-safe. [beginClosing] makes new operations fail at once with
  * [MongoClusterClosedException] and fails operations still selecting or waiting for a
@@ -102,20 +103,22 @@ public class OperationRunner(
     ): T {
         if (isClosing || topology.isClosed) throw MongoClusterClosedException("the cluster is closed; operation $operationName was refused")
         val limit = timeoutMS?.takeIf { it > 0 }
-        if (limit == null) return attempts(operation, operationName, null, retry, block)
+        if (limit == null) return attempts(operation, operationName, null, timeoutMS != null, retry, block)
         val deadline = System.nanoTime() + limit * 1_000_000
         try {
-            return withTimeout(limit) { attempts(operation, operationName, deadline, retry, block) }
+            return withTimeout(limit) { attempts(operation, operationName, deadline, true, retry, block) }
         } catch (e: TimeoutCancellationException) {
             currentCoroutineContext().ensureActive() // an outer cancellation is not ours to translate
             throw MongoOperationTimeoutException("operation $operationName exceeded timeoutMS=$limit ms", e)
         }
     }
 
+    /** The attempts of one operation; [untilTimeout] (timeoutMS set, 0 included) retries for as long as the errors are retryable. */
     private suspend fun <T> attempts(
         operation: ServerSelectionOperation,
         operationName: String,
         deadline: Long?,
+        untilTimeout: Boolean,
         retry: OperationRetry,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
@@ -126,15 +129,23 @@ public class OperationRunner(
             if (e is CancellationException || isClosing || !retry.shouldRetry(e)) throw e
             e
         }
-        val deprioritized = retry.deprioritize(first, topology.current)
-        try {
-            return once(operation, operationName, deadline, deprioritized, block)
-        } catch (e: Throwable) {
-            if (e is CancellationException) throw e
-            val surfaced = retry.surface(first, e)
-            val other = if (surfaced === e) first else e
-            if (other !== surfaced) surfaced.addSuppressed(other)
-            throw surfaced
+        var previous = first
+        while (true) {
+            val deprioritized = retry.deprioritize(previous, topology.current)
+            try {
+                return once(operation, operationName, deadline, deprioritized, block)
+            } catch (e: Throwable) {
+                if (e is CancellationException) throw e
+                // CSOT: with timeoutMS set, retry as long as the errors are retryable (the deadline ends it)
+                if (untilTimeout && !isClosing && retry.shouldRetry(e)) {
+                    previous = e
+                    continue
+                }
+                val surfaced = retry.surface(first, e)
+                val other = if (surfaced === e) first else e
+                if (other !== surfaced) surfaced.addSuppressed(other)
+                throw surfaced
+            }
         }
     }
 
