@@ -67,6 +67,7 @@ class WireServer private constructor(
     private val connectionNumbers = AtomicInteger()
     private val closed = AtomicBoolean(false)
     private val failPoint = AtomicReference<FailCommandFailPoint?>(null)
+    private val transactionalWriteFailPoint = AtomicReference<TransactionalWriteFailPoint?>(null)
 
     /** The TCP port the server listens on (0 for a Unix domain socket). */
     val port: Int = (serverSocket.localAddress as? InetSocketAddress)?.port ?: 0
@@ -103,12 +104,20 @@ class WireServer private constructor(
      * wire. [command] is the usual `{configureFailPoint: "failCommand", mode, data}` document.
      */
     fun configureFailPoint(command: BsonDocument) {
-        failPoint.set(FailCommandFailPoint.parse(command))
+        if (command["configureFailPoint"]?.takeIf { it.isString }?.asString()?.value == TransactionalWriteFailPoint.NAME) {
+            transactionalWriteFailPoint.set(TransactionalWriteFailPoint.parse(command))
+        } else {
+            failPoint.set(FailCommandFailPoint.parse(command))
+        }
     }
+
+    /** The `onPrimaryTransactionalWrite` fail point in force, if any (see [configureFailPoint]). */
+    val activeTransactionalWriteFailPoint: TransactionalWriteFailPoint? get() = transactionalWriteFailPoint.get()
 
     /** Clears the fail point. */
     fun clearFailPoint() {
         failPoint.set(null)
+        transactionalWriteFailPoint.set(null)
     }
 
     private fun start() {
@@ -254,7 +263,11 @@ class WireServer private constructor(
 
     private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
         WhereSleep.millis(cmd)?.let { delay(it) }
-        return handler(ctx, db, cmd) ?: Reply.Document(builtIn(ctx, db, cmd))
+        return try {
+            handler(ctx, db, cmd) ?: Reply.Document(builtIn(ctx, db, cmd))
+        } catch (_: FailPointClosedConnection) {
+            Reply.CloseConnection
+        }
     }
 
     private fun builtIn(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument = when (ctx.commandName) {
@@ -263,7 +276,7 @@ class WireServer private constructor(
         "buildInfo", "buildinfo" -> BsonDocument("version", BsonString("7.0.0"))
             .append("versionArray", org.bson.BsonArray(listOf(7, 0, 0, 0).map { BsonInt32(it) }))
             .append("ok", BsonInt32(1))
-        else -> collections.execute(db, cmd) ?: error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
+        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get()) ?: error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
     }
 
     /** Where replies go: the connection's stream, compressed with [compressor] when set. */

@@ -87,8 +87,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             when (kind) {
                 "client" -> {
                     val uriOptions = o["uriOptions"]?.jsonObject?.mapValues { (_, v) -> v.jsonPrimitive.content } ?: emptyMap()
-                    // write and read concerns are the CRUD helpers' business (Mooring sends commands as given)
-                    val options = uriOptions - setOf("w", "readConcernLevel")
+                    val options = uriOptions
+                    // Mooring sends commands as given: the CRUD helpers add the client's write and read concerns
                     val clientOptions = EntityOptions(
                         readConcern = uriOptions["readConcernLevel"]?.let { BsonDocument("level", BsonString(it)) },
                         writeConcern = uriOptions["w"]?.let { w -> BsonDocument("w", w.toIntOrNull()?.let { BsonInt32(it) } ?: BsonString(w)) },
@@ -133,7 +133,11 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         try {
             setup.runCommand(db, BsonDocument("drop", BsonString(coll)))
             val docs = d["documents"]!!.jsonArray.map { bson(it.jsonObject) }
-            if (docs.isNotEmpty()) setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
+            if (docs.isNotEmpty()) {
+                setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
+            } else {
+                setup.runCommand(db, BsonDocument("create", BsonString(coll)))
+            }
         } finally {
             setup.closeSuspending()
         }
@@ -145,7 +149,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val args = op["arguments"]?.jsonObject ?: JsonObject(emptyMap())
         val expectError = op["expectError"]?.jsonObject
         val result = runCatching { execute(scope, name, target, args) }
-        val error = result.exceptionOrNull()
+        val error = result.exceptionOrNull()?.let { CrudOperations.unwrap(it) }
         if (expectError == null) {
             if (error != null) throw AssertionError("operation $name on $target failed: $error", error)
             op["expectResult"]?.let { expected ->
@@ -169,6 +173,10 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 }
                 "errorCode" -> check(CrudOperations.errorCode(error) == v.jsonPrimitive.int) { "error $error: expected code $v" }
                 "errorCodeName" -> check(CrudOperations.errorCodeName(error) == v.jsonPrimitive.content) { "error $error: expected code name $v" }
+                "expectResult" -> {
+                    val partial = (result.exceptionOrNull() as? BulkWriteException)?.partialResult ?: throw UnsupportedOperationException("expectError.expectResult of $name")
+                    check(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, partial)) { "operation $name: expected partial result $v, got $partial" }
+                }
                 "isTimeoutError" -> (error is MongoOperationTimeoutException) shouldBe v.jsonPrimitive.boolean
                 else -> throw UnsupportedOperationException("expectError.$k")
             }
@@ -179,7 +187,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     private suspend fun execute(scope: CoroutineScope, name: String, target: String, args: JsonObject): BsonValue? {
         when (name) {
             "createEntities" -> createEntities(args["entities"]!!.jsonArray)
-            "failPoint" -> host.configureFailPoint(bson(args["failPoint"]!!.jsonObject))
+            // as the format requires, through the named client (its checkout is observed; configureFailPoint events are not)
+            "failPoint" -> clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.runCommand("admin", bson(args["failPoint"]!!.jsonObject))
             "wait" -> delay(args["ms"]!!.jsonPrimitive.long)
             "waitForEvent" -> {
                 val (ev, spec) = args["event"]!!.jsonObject.entries.single()

@@ -137,7 +137,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
     }
 
     private fun write(db: String, cmd: BsonDocument): Reply = guarded {
-        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd)!! }
+        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd, member.server?.activeTransactionalWriteFailPoint)!! }
     }
 
     private fun isAggregateWrite(cmd: BsonDocument): Boolean =
