@@ -96,6 +96,13 @@ class WireServer private constructor(
      */
     @Volatile var compressors: List<String> = emptyList()
 
+    /**
+     * Whether replies to retryable writes get the `RetryableWriteError` label as MongoDB 4.4+
+     * (wire version 9) adds it ([RetryableWriteLabels]); false simulates an older server, whose
+     * drivers add the label themselves. Fail points' own `errorLabels` are sent either way.
+     */
+    @Volatile var labelsRetryableWriteErrors: Boolean = true
+
     /** The fail point in force, if any. */
     val activeFailPoint: FailCommandFailPoint? get() = failPoint.get()
 
@@ -243,13 +250,13 @@ class WireServer private constructor(
             fp.blockTimeMS?.let { delay(it) }
             if (fp.closeConnection) return Reply.CloseConnection
             // failCommand's errorLabels replace the labels mongod would add
-            if (fp.errorCode != null) return Reply.Document(if (fp.errorLabels != null) fp.errorReply() else RetryableWriteLabels.apply(cmd, fp.errorReply()))
+            if (fp.errorCode != null) return Reply.Document(if (fp.errorLabels != null) fp.errorReply() else labelled(cmd, fp.errorReply()))
             val normal = answer(ctx, db, cmd)
             val wce = fp.writeConcernError
             return if (wce != null && normal is Reply.Document) {
                 val withWce = normal.document.clone().append("writeConcernError", wce)
                 fp.errorLabels?.let { withWce["errorLabels"] = it }
-                Reply.Document(if (fp.errorLabels != null) withWce else RetryableWriteLabels.apply(cmd, withWce))
+                Reply.Document(if (fp.errorLabels != null) withWce else labelled(cmd, withWce))
             } else {
                 labelled(cmd, normal)
             }
@@ -259,7 +266,10 @@ class WireServer private constructor(
 
     /** The reply with the `RetryableWriteError` label MongoDB 4.4+ adds to retryable write errors. */
     private fun labelled(cmd: BsonDocument, reply: Reply): Reply =
-        if (reply is Reply.Document && RetryableWriteLabels.isRetryableWrite(cmd)) Reply.Document(RetryableWriteLabels.apply(cmd, reply.document)) else reply
+        if (reply is Reply.Document) Reply.Document(labelled(cmd, reply.document)) else reply
+
+    private fun labelled(cmd: BsonDocument, reply: BsonDocument): BsonDocument =
+        if (labelsRetryableWriteErrors) RetryableWriteLabels.apply(cmd, reply) else reply
 
     private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
         WhereSleep.millis(cmd)?.let { delay(it) }

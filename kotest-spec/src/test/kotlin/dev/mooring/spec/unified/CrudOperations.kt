@@ -384,11 +384,13 @@ class CrudOperations {
         var id = cursor.getNumber("id").longValue()
         if (id == 0L) return docs
         val collection = cursor.getString("ns").value.substringAfter('.')
-        val batchSize = (command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"]
+        val batchSize = ((command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"])?.asNumber()?.intValue()
+        val limit = command["limit"]?.asNumber()?.intValue()?.takeIf { it > 0 }
         t.cluster.withConnection(readPreference) { connection ->
             while (id != 0L) {
                 val getMore = BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(collection))
-                batchSize?.let { getMore["batchSize"] = it }
+                // as drivers do, never ask for more than the limit leaves
+                listOfNotNull(batchSize, limit?.let { it - docs.size }).minOrNull()?.let { getMore["batchSize"] = BsonInt32(it) }
                 val next = connection.command(t.database, getMore).getDocument("cursor")
                 next.getArray("nextBatch").forEach { docs.add(it.asDocument()) }
                 id = next.getNumber("id").longValue()

@@ -83,16 +83,20 @@ sealed interface UnifiedHost : AutoCloseable {
         /** The topologies the runner can host with authentication (the replica set simulator has no SCRAM hook). */
         val hostableWithAuth = listOf("single", "sharded", "load-balanced")
 
-        suspend fun start(topology: String, auth: Boolean = false): UnifiedHost = when (topology) {
-            "single" -> Single(WireServer.start().also { if (auth) Credentials.install(it) }, auth)
-            "replicaset" -> {
-                require(!auth) { "the replica set simulator cannot authenticate" }
-                // a stepped-down primary hands the election off at once, as mongod 4.0.2+ does
-                ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3).also { it.electionHandoff = true })
+        /** Starts a [topology] deployment; [maxWireVersion] below 21 (an older MongoDB) is for the replica set only. */
+        suspend fun start(topology: String, auth: Boolean = false, maxWireVersion: Int = 21): UnifiedHost {
+            require(maxWireVersion == 21 || topology == "replicaset") { "only the replica set simulator hosts older server versions" }
+            return when (topology) {
+                "single" -> Single(WireServer.start().also { if (auth) Credentials.install(it) }, auth)
+                "replicaset" -> {
+                    require(!auth) { "the replica set simulator cannot authenticate" }
+                    // a stepped-down primary hands the election off at once, as mongod 4.0.2+ does
+                    ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3, maxWireVersion = maxWireVersion).also { it.electionHandoff = true })
+                }
+                "sharded" -> Sharded(ShardedClusterSimulator.start(2).also { c -> if (auth) c.mongoses.forEach { Credentials.install(it) } }, auth)
+                "load-balanced" -> LoadBalanced(LoadBalancerSimulator.start(2).also { if (auth) Credentials.install(it.server) }, auth)
+                else -> error("cannot host $topology")
             }
-            "sharded" -> Sharded(ShardedClusterSimulator.start(2).also { c -> if (auth) c.mongoses.forEach { Credentials.install(it) } }, auth)
-            "load-balanced" -> LoadBalanced(LoadBalancerSimulator.start(2).also { if (auth) Credentials.install(it.server) }, auth)
-            else -> error("cannot host $topology")
         }
     }
 }

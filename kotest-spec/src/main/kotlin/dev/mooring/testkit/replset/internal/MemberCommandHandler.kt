@@ -33,6 +33,12 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             in InMemoryCollections.WRITES -> write(db, cmd)
             "aggregate" -> if (isAggregateWrite(cmd)) write(db, cmd) else read(db, cmd)
             in InMemoryCollections.COMMANDS -> read(db, cmd)
+            // removed in MongoDB 6.2 (wire version 19): older members still answer it
+            "getnonce" -> if (member.maxWireVersion < 19) {
+                Reply.Document(org.bson.BsonDocument("nonce", org.bson.BsonString(java.util.UUID.randomUUID().toString().replace("-", ""))).append("ok", org.bson.BsonInt32(1)))
+            } else {
+                null
+            }
             "replSetStepDown" -> stepDown(db, cmd)
             "replSetFreeze" -> freeze(db, cmd)
             "replSetGetStatus" -> if (db != "admin") {
