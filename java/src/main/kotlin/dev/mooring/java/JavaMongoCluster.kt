@@ -138,6 +138,21 @@ public interface JavaMongoCluster : AutoCloseable {
      */
     public fun runCursorCommand(database: String, command: Bson, options: RunCursorCommandOptions): Flow.Publisher<BsonDocument>
 
+    /**
+     * [runCommand] with this call's client-side operation timeout [timeoutMS] instead of the
+     * cluster's (0 = no limit; negative: the future fails with [IllegalArgumentException]): it
+     * bounds selection, checkout, the command (sent with `maxTimeMS` = remaining time minus the
+     * server's minimum round trip time) and retries; expiry and the server's MaxTimeMSExpired
+     * complete the future with `MongoOperationTimeoutException` (see `MongoCluster.runCommand`).
+     */
+    public fun runCommand(database: String, command: Bson, readPreference: ReadPreference, timeoutMS: Long): CompletableFuture<BsonDocument>
+
+    /** [runRetryableRead] with this call's [timeoutMS] (see the [runCommand] overload with a timeout); retries as often as it allows. */
+    public fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference, timeoutMS: Long): CompletableFuture<BsonDocument>
+
+    /** [runRetryableWrite] with this call's [timeoutMS] (see the [runCommand] overload with a timeout); retries as often as it allows. */
+    public fun runRetryableWrite(database: String, command: Bson, timeoutMS: Long): CompletableFuture<BsonDocument>
+
     /** [withConnection] on the primary. */
     public fun <T> withConnection(function: Function<in JavaConnection, out CompletionStage<T>>): CompletableFuture<T>
 

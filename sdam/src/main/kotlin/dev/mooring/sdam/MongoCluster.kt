@@ -23,6 +23,7 @@ import dev.mooring.sdam.internal.cursor.CursorContext
 import dev.mooring.sdam.internal.cursor.CursorFlow
 import dev.mooring.sdam.internal.cursor.CursorPage
 import dev.mooring.sdam.internal.cursor.CursorTimeout
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.internal.retry.RetryableRead
 import dev.mooring.sdam.internal.retry.RetryableWrite
 import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
@@ -132,7 +133,7 @@ public class MongoCluster internal constructor(
     private val selector: ServerSelector
     private val runner: OperationRunner
     private val closeMutex = Mutex()
-    private val commandMonitor = CommandMonitor(bus)
+    private val commandMonitor = CommandMonitor(bus, settings.logging)
     private val sessions = ServerSessionPool()
     private val cursors: CursorContext
     private val closerJob = Job()
@@ -224,13 +225,25 @@ public class MongoCluster internal constructor(
      * session support fails with [MongoSessionNotSupportedException]); without one, an implicit
      * session's `lsid` when the connection supports sessions (run-command.md). The command
      * document itself is never modified.
+     *
+     * [timeoutMS] is this call's client-side operation timeout (client-side-operations-timeout.md):
+     * null takes the cluster's [MongoClusterSettings.timeoutMS], 0 means no limit, a negative
+     * value is an [IllegalArgumentException]. A positive timeoutMS bounds server selection,
+     * checkout (with connection establishment), the command and any retry together; the command
+     * is sent with `maxTimeMS` set to the remaining time minus the selected server's minimum
+     * round trip time (and is not sent at all, failing with [MongoOperationTimeoutException], when
+     * no time would be left; a `maxTimeMS` already in [command] is overwritten). With timeoutMS
+     * set (0 included), a server's MaxTimeMSExpired error (code 50: an `ok: 0` reply, a write
+     * error or a write concern error) is thrown as a [MongoOperationTimeoutException] whose cause
+     * is the server's error, and so is the expiry of the deadline (its cause: what was running).
      */
     public suspend fun runCommand(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
-    ): BsonDocument = tracer.trace("runCommand", database) { runRead(database, command, readPreference, runCommandRetry, session) }
+        timeoutMS: Long? = null,
+    ): BsonDocument = tracer.trace("runCommand", database) { runRead(database, command, readPreference, runCommandRetry, session, timeoutMS) }
 
     /** runCommand's policy: a pool-cleared error once; overload retries when retryReads and retryWrites are both on. */
     private val runCommandRetry = OperationRetry.withOverloadRetries(OperationRetry.POOL_CLEARED, settings.retryReads && settings.retryWrites)
@@ -250,35 +263,55 @@ public class MongoCluster internal constructor(
      * retry's error is thrown, or the first error when the retry cannot select a server (the
      * other is attached as suppressed). With retryReads false nothing is retried (unlike
      * [runCommand], not even a `PoolClearedException`).
-     * Both attempts are bounded together by timeoutMS; cancelling the caller cancels whichever
-     * attempt is running and nothing is retried. Errors and read preference handling are as
-     * for [runCommand]. Only send commands that are safe to run twice.
+     * Both attempts are bounded together by timeoutMS; with a positive timeoutMS (the cluster's
+     * or this call's [timeoutMS], as for [runCommand]) a retryable error is retried as often as
+     * the deadline allows, each attempt with its own `maxTimeMS`. Cancelling the caller cancels
+     * whichever attempt is running and nothing is retried. Errors and read preference handling
+     * are as for [runCommand]. Only send commands that are safe to run twice.
      */
     public suspend fun runRetryableRead(
         database: String,
         command: Bson,
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
-    ): BsonDocument = tracer.traceCommand(database, command) { runRead(database, command, readPreference, RetryableRead(settings.retryReads), session) }
+        timeoutMS: Long? = null,
+    ): BsonDocument = tracer.traceCommand(database, command) { runRead(database, command, readPreference, RetryableRead(settings.retryReads), session, timeoutMS) }
 
-    /** [runCommand] and [runRetryableRead]: select by [readPreference], send with its `$readPreference` and the session's `lsid`, retry by [retry]. */
-    private suspend fun runRead(database: String, command: Bson, readPreference: ReadPreference, retry: OperationRetry, session: ClientSession?): BsonDocument {
+    /**
+     * [runCommand] and [runRetryableRead]: select by [readPreference], send with its
+     * `$readPreference`, the session's `lsid` and the timeout's `maxTimeMS`, retry by [retry].
+     */
+    private suspend fun runRead(
+        database: String,
+        command: Bson,
+        readPreference: ReadPreference,
+        retry: OperationRetry,
+        session: ClientSession?,
+        timeoutMS: Long?,
+    ): BsonDocument {
         val doc = checkCommand(database, command)
         val op = monitoredOperation()
+        val timeout = operationTimeout(timeoutMS)
         val s = operationSession(session)
         try {
-            return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, settings.timeoutMS, retry) { selected, connection ->
+            return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, timeout.timeoutMS, retry) { selected, connection ->
                 val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, live.description.value.type, selected.description)
                 try {
-                    monitored(connection, op).command(database, sent)
+                    timeout.checkReply(monitored(connection, op).command(database, timeout.withMaxTimeMS(sent, selected.description)))
                 } catch (e: Throwable) {
                     s.onError(e)
-                    throw e
+                    throw timeout.translate(e)
                 }
             }
         } finally {
             s.release()
         }
+    }
+
+    /** The timeout of an operation called with [timeoutMS] (null: the cluster's [MongoClusterSettings.timeoutMS]); validates it. */
+    private fun operationTimeout(timeoutMS: Long?): OperationTimeout {
+        require(timeoutMS == null || timeoutMS >= 0) { "timeoutMS must be >= 0 (0 = no limit), was $timeoutMS" }
+        return OperationTimeout.start(timeoutMS ?: settings.timeoutMS)
     }
 
     /**
@@ -382,38 +415,42 @@ public class MongoCluster internal constructor(
      * (unlike [runCommand], not even a `PoolClearedException` is retried: an interrupted write
      * may have been applied).
      *
-     * Both attempts are bounded together by timeoutMS ([MongoOperationTimeoutException]);
-     * cancelling the caller cancels whichever attempt is running and nothing is retried. The
-     * command must not carry its own `lsid` or `txnNumber`. With [session] the write runs in that
-     * explicit session (its `lsid`, its next `txnNumber`); an explicit session cannot be used
-     * for an unacknowledged write ([IllegalArgumentException]).
+     * Both attempts are bounded together by timeoutMS ([MongoOperationTimeoutException]; the
+     * cluster's or this call's [timeoutMS], as for [runCommand]); with a positive timeoutMS a
+     * retryable error is retried as often as the deadline allows (same `lsid` and `txnNumber`,
+     * each attempt with its own `maxTimeMS`). Cancelling the caller cancels whichever attempt is
+     * running and nothing is retried. The command must not carry its own `lsid` or `txnNumber`.
+     * With [session] the write runs in that explicit session (its `lsid`, its next `txnNumber`);
+     * an explicit session cannot be used for an unacknowledged write ([IllegalArgumentException]).
      */
-    public suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession? = null): BsonDocument =
-        tracer.traceCommand(database, command) { retryableWrite(database, command, session) }
+    public suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession? = null, timeoutMS: Long? = null): BsonDocument =
+        tracer.traceCommand(database, command) { retryableWrite(database, command, session, timeoutMS) }
 
-    private suspend fun retryableWrite(database: String, command: Bson, session: ClientSession?): BsonDocument {
+    private suspend fun retryableWrite(database: String, command: Bson, session: ClientSession?, timeoutMS: Long?): BsonDocument {
         val doc = checkCommand(database, command)
         require(!doc.containsKey("lsid") && !doc.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
         val unacknowledged = RetryableWrite.isUnacknowledged(doc)
         require(session == null || !unacknowledged) { "an explicit session cannot be used with an unacknowledged write (w: 0)" }
         val op = monitoredOperation()
+        val timeout = operationTimeout(timeoutMS)
         val s = operationSession(session)
         return try {
             RetryableWrite(doc, settings.retryWrites, sessions, s.current).use { write ->
                 try {
-                    runner.run(ServerSelectionOperation.Write, doc.firstKey, settings.timeoutMS, write) { selected, connection ->
+                    runner.run(ServerSelectionOperation.Write, doc.firstKey, timeout.timeoutMS, write) { selected, connection ->
                         // a write that is not retryable still runs in the (implicit or explicit) session, unless unacknowledged
                         val sent = write.commandFor(selected.description, live.description.value)
                             .let { if (it.containsKey("lsid") || unacknowledged) it else s.attach(it, connection) }
+                            .let { timeout.withMaxTimeMS(it, selected.description) }
                         val wire = connection.description?.maxWireVersion
                         val reply = try {
                             monitored(connection, op).command(database, sent)
                         } catch (e: Throwable) {
                             s.onError(e)
                             write.onError(e, wire)
-                            throw e
+                            throw timeout.translate(e)
                         }
-                        write.checkReply(reply, wire ?: selected.description.maxWireVersion)
+                        timeout.checkReply(write.checkReply(reply, wire ?: selected.description.maxWireVersion))
                     }
                 } catch (e: RetryableWriteConcernReply) {
                     e.reply
@@ -432,16 +469,20 @@ public class MongoCluster internal constructor(
      * [session], every command sent through the connection carries the session's `lsid`
      * ([MongoSessionNotSupportedException] on a server without sessions); without one, the
      * commands are sent as given (no implicit session: the block owns its command documents).
+     * [timeoutMS] (null: the cluster's) bounds selection, checkout and [block] together; the
+     * commands [block] sends get no `maxTimeMS` (they are the caller's).
      */
     public suspend fun <T> withConnection(
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
+        timeoutMS: Long? = null,
         block: suspend (Connection) -> T,
     ): T {
         val op = monitoredOperation()
+        val timeout = operationTimeout(timeoutMS)
         val s = session?.let { operationSession(it) }
         return tracer.trace("withConnection", null) {
-            runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", settings.timeoutMS, OperationRetry.NONE) { _, c ->
+            runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE) { _, c ->
                 val monitoredConnection = monitored(c, op)
                 block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
             }

@@ -108,6 +108,15 @@ internal class DefaultJavaMongoCluster(
         return CursorPublisher(scope) { pages }
     }
 
+    override fun runCommand(database: String, command: Bson, readPreference: ReadPreference, timeoutMS: Long): CompletableFuture<BsonDocument> =
+        launch { cluster.runCommand(database, command, readPreference, timeoutMS = timeoutMS) }
+
+    override fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference, timeoutMS: Long): CompletableFuture<BsonDocument> =
+        launch { cluster.runRetryableRead(database, command, readPreference, timeoutMS = timeoutMS) }
+
+    override fun runRetryableWrite(database: String, command: Bson, timeoutMS: Long): CompletableFuture<BsonDocument> =
+        launch { cluster.runRetryableWrite(database, command, timeoutMS = timeoutMS) }
+
     override fun <T> withConnection(function: Function<in JavaConnection, out CompletionStage<T>>): CompletableFuture<T> =
         withConnection(ReadPreference.PRIMARY, function)
 

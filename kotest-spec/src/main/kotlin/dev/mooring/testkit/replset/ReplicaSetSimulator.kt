@@ -294,6 +294,7 @@ class ReplicaSetSimulator private constructor(
             it.minWireVersion = minWireVersion
             it.maxWireVersion = maxWireVersion
         }
+        member.server?.labelsRetryableWriteErrors = maxWireVersion >= LABELLING_WIRE_VERSION
     }
 
     /**
@@ -435,6 +436,7 @@ class ReplicaSetSimulator private constructor(
     }
 
     private fun install(member: SimulatedMember, server: WireServer) {
+        server.labelsRetryableWriteErrors = member.maxWireVersion >= LABELLING_WIRE_VERSION
         val handler = MemberCommandHandler(this, member)
         server.handler = handler::handle
         server.hello = { ctx, cmd ->
@@ -491,6 +493,9 @@ class ReplicaSetSimulator private constructor(
     }
 
     companion object {
+        /** MongoDB 4.4: from this wire version on, the server labels retryable write errors itself. */
+        private const val LABELLING_WIRE_VERSION = 9
+
         /**
          * Starts a replica set named [setName] with [dataMembers] data-bearing members and
          * [arbiters] arbiters (config version 1), all reporting wire versions 0..[maxWireVersion].

@@ -22,11 +22,20 @@ class FailCommandFailPoint private constructor(
     val appName: String?,
     val writeConcernError: BsonDocument?,
 ) {
-    private sealed interface Mode {
+    /** A fail point's `mode`; counting modes are not thread-safe on their own (callers synchronize). */
+    internal sealed interface Mode {
         data object AlwaysOn : Mode
         class Times(var left: Int) : Mode
         class Skip(var left: Int) : Mode
         class Probability(val p: Double) : Mode
+
+        /** Counts one evaluation; true when the fail point fires. */
+        fun fire(): Boolean = when (this) {
+            AlwaysOn -> true
+            is Times -> if (left > 0) { left--; true } else false
+            is Skip -> if (left > 0) { left--; false } else true
+            is Probability -> Math.random() < p
+        }
     }
 
     /** True if this fail point fires for [commandName] on a connection with [connectionAppName]; counts the firing. */
@@ -34,12 +43,7 @@ class FailCommandFailPoint private constructor(
     fun fires(commandName: String, connectionAppName: String?): Boolean {
         if (normalize(commandName) !in failCommands) return false
         if (appName != null && appName != connectionAppName) return false
-        return when (val m = mode) {
-            Mode.AlwaysOn -> true
-            is Mode.Times -> if (m.left > 0) { m.left--; true } else false
-            is Mode.Skip -> if (m.left > 0) { m.left--; false } else true
-            is Mode.Probability -> Math.random() < m.p
-        }
+        return mode.fire()
     }
 
     /** True once a `{times: n}` fail point is used up. */
@@ -48,16 +52,19 @@ class FailCommandFailPoint private constructor(
 
     /** The error document a firing fail point with [errorCode] sends. */
     fun errorReply(): BsonDocument {
-        val code = errorCode ?: error("no errorCode")
-        val d = BsonDocument("ok", BsonInt32(0))
-            .append("errmsg", BsonString("Failing command via 'failCommand' failpoint"))
-            .append("code", BsonInt32(code))
-        ErrorCodes.nameOf(code)?.let { d["codeName"] = BsonString(it) }
+        val d = errorDocument(errorCode ?: error("no errorCode"), "Failing command via 'failCommand' failpoint")
         errorLabels?.let { d["errorLabels"] = it }
         return d
     }
 
     companion object {
+        /** `{ok: 0, errmsg, code, codeName?}` for [code]. */
+        fun errorDocument(code: Int, errmsg: String): BsonDocument {
+            val d = BsonDocument("ok", BsonInt32(0)).append("errmsg", BsonString(errmsg)).append("code", BsonInt32(code))
+            ErrorCodes.nameOf(code)?.let { d["codeName"] = BsonString(it) }
+            return d
+        }
+
         /** `isMaster` and `ismaster` are one command, as on mongod. */
         internal fun normalize(name: String): String = if (name == "ismaster") "isMaster" else name
 
@@ -89,7 +96,8 @@ class FailCommandFailPoint private constructor(
             )
         }
 
-        private fun parseMode(v: BsonValue): Mode? = when {
+        /** A fail point's `mode`; null for `off`. */
+        internal fun parseMode(v: BsonValue): Mode? = when {
             v.isString && v.asString().value == "alwaysOn" -> Mode.AlwaysOn
             v.isString && v.asString().value == "off" -> null
             v.isDocument && v.asDocument().containsKey("times") -> Mode.Times(intIn(v.asDocument(), "times"))

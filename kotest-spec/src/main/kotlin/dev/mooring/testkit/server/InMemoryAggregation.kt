@@ -6,7 +6,7 @@ import org.bson.BsonValue
 
 /**
  * The aggregation stages tests use, over in-memory documents: `$match`, `$sort`, `$skip`,
- * `$limit`, `$project`, `$count`, `$group` (an `_id` constant or `"$field"`, accumulators
+ * `$limit`, `$project`, `$count`, `$listLocalSessions` (always empty), `$group` (an `_id` constant or `"$field"`, accumulators
  * `$sum` of a constant or a `"$field"`), and `$out` / `$merge` into a collection of the same
  * database (as the last stage), and `$listLocalSessions` (first stage; no sessions are cached, so
  * it yields nothing). Other stages are BadValue ([IllegalArgumentException]). Pure.
@@ -31,6 +31,8 @@ object InMemoryAggregation {
                 }
                 "\$count" -> listOf(BsonDocument(arg.asString().value, BsonInt32(docs.size)))
                 "\$group" -> group(docs, arg.asDocument())
+                // the test kit keeps no server-side session records
+                "\$listLocalSessions" -> emptyList<BsonDocument>().also { require(i == 0) { "\$listLocalSessions must be the first stage" } }
                 "\$out", "\$merge" -> {
                     require(i == pipeline.lastIndex) { "$name can only be the final stage in the pipeline" }
                     val into = if (arg.isString) arg.asString().value else (arg.asDocument()["into"] ?: arg.asDocument()["coll"])!!.let {

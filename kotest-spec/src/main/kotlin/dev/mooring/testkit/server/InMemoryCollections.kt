@@ -22,6 +22,7 @@ class InMemoryCollections {
     private val data = HashMap<String, MutableList<BsonDocument>>()
     private val indexes = HashMap<String, MutableList<BsonDocument>>()
     private val cursors = InMemoryCursors()
+    private val history = RetryableWriteHistory()
 
     /** A copy of the documents in [db].[collection]. */
     @Synchronized
@@ -29,10 +30,21 @@ class InMemoryCollections {
 
     /**
      * Answers the data command [cmd] (its first key names it) on [db], or returns null when
-     * [cmd] is not one of [COMMANDS].
+     * [cmd] is not one of [COMMANDS]. A retryable write (`lsid` + `txnNumber`) runs statement by
+     * statement, remembered for retries ([RetryableWriteHistory]), under the
+     * `onPrimaryTransactionalWrite` [failPoint] if any: when it closes the connection,
+     * [FailPointClosedConnection] is thrown.
      */
     @Synchronized
-    fun execute(db: String, cmd: BsonDocument): BsonDocument? = try {
+    fun execute(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null): BsonDocument? = try {
+        if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one)!! } else dispatch(db, cmd)
+    } catch (e: IllegalArgumentException) {
+        badValue(e.message ?: "bad value")
+    } catch (e: FailPointStatementError) {
+        FailCommandFailPoint.errorDocument(e.code, e.message!!)
+    }
+
+    private fun dispatch(db: String, cmd: BsonDocument): BsonDocument? =
         when (cmd.keys.firstOrNull()) {
             "insert" -> insert(db, cmd)
             "find" -> find(db, cmd)
@@ -54,9 +66,6 @@ class InMemoryCollections {
             "listDatabases" -> listDatabases(cmd)
             else -> null
         }
-    } catch (e: IllegalArgumentException) {
-        badValue(e.message ?: "bad value")
-    }
 
     @Synchronized
     internal fun insert(db: String, cmd: BsonDocument): BsonDocument {
@@ -86,10 +95,14 @@ class InMemoryCollections {
         val limit = intOf(cmd, "limit")?.let { if (it < 0) -it else it }?.takeIf { it > 0 } ?: Int.MAX_VALUE
         val single = cmd["singleBatch"]?.let { it.isBoolean && it.asBoolean().value } == true || (intOf(cmd, "limit") ?: 0) < 0
         val hits = DocumentQuery.sort(matching(db, coll, filter), cmd["sort"] as? BsonDocument)
-            .drop(skip).take(limit).map { DocumentQuery.project(it, cmd["projection"] as? BsonDocument) }
+            .drop(skip).take(limit).map { DocumentQuery.project(it, projection(cmd)) }
         val batch = if (single) hits.size.coerceAtLeast(1) else intOf(cmd, "batchSize")
         return cursors.first("$db.$coll", hits, batch)
     }
+
+    /** A find's projection; `returnKey` returns the keys of the index used, always `_id` here (no other index is used). */
+    private fun projection(cmd: BsonDocument): BsonDocument? =
+        if (cmd["returnKey"]?.let { DocumentQuery.truthy(it) } == true) BsonDocument("_id", BsonInt32(1)) else cmd["projection"] as? BsonDocument
 
     /** The documents of [db].[coll] matching [filter] (validated even when the collection is empty). */
     internal fun matching(db: String, coll: String, filter: BsonDocument): List<BsonDocument> {
@@ -143,10 +156,16 @@ class InMemoryCollections {
         val deletes = cmd["deletes"]?.takeIf { it.isArray }?.asArray() ?: return badValue("delete needs deletes")
         val list = data["$db.$coll"] ?: ArrayList()
         var n = 0
-        for (d in deletes) {
+        val writeErrors = BsonArray()
+        for ((index, d) in deletes.withIndex()) {
             val q = d.asDocument()["q"]?.asDocument() ?: BsonDocument()
             val limit = d.asDocument()["limit"]?.asNumber()?.intValue() ?: 0
-            DocumentQuery.matches(BsonDocument(), q)
+            try {
+                DocumentQuery.matches(BsonDocument(), q)
+            } catch (e: IllegalArgumentException) {
+                writeErrors.add(BsonDocument("index", BsonInt32(index)).append("code", BsonInt32(2)).append("errmsg", BsonString(e.message ?: "bad filter")))
+                if (cmd["ordered"]?.let { it.isBoolean && !it.asBoolean().value } != true) break else continue
+            }
             val it = list.iterator()
             var removed = 0
             while (it.hasNext() && (limit == 0 || removed < limit)) {
@@ -154,7 +173,7 @@ class InMemoryCollections {
             }
             n += removed
         }
-        return BsonDocument("n", BsonInt32(n)).append("ok", BsonInt32(1))
+        return withWriteErrors(BsonDocument("n", BsonInt32(n)), writeErrors)
     }
 
     /** `findAndModify` with query, sort, update or remove, new, upsert, fields: replies `{lastErrorObject, value, ok}`. */

@@ -70,6 +70,7 @@ class WireServer private constructor(
     private val connectionNumbers = AtomicInteger()
     private val closed = AtomicBoolean(false)
     private val failPoint = AtomicReference<FailCommandFailPoint?>(null)
+    private val transactionalWriteFailPoint = AtomicReference<TransactionalWriteFailPoint?>(null)
 
     /** The TCP port the server listens on (0 for a Unix domain socket). */
     val port: Int = (serverSocket.localAddress as? InetSocketAddress)?.port ?: 0
@@ -111,6 +112,13 @@ class WireServer private constructor(
      */
     @Volatile var streaming: StreamingHello? = null
 
+    /**
+     * Whether replies to retryable writes get the `RetryableWriteError` label as MongoDB 4.4+
+     * (wire version 9) adds it ([RetryableWriteLabels]); false simulates an older server, whose
+     * drivers add the label themselves. Fail points' own `errorLabels` are sent either way.
+     */
+    @Volatile var labelsRetryableWriteErrors: Boolean = true
+
     /** The fail point in force, if any. */
     val activeFailPoint: FailCommandFailPoint? get() = failPoint.get()
 
@@ -119,12 +127,20 @@ class WireServer private constructor(
      * wire. [command] is the usual `{configureFailPoint: "failCommand", mode, data}` document.
      */
     fun configureFailPoint(command: BsonDocument) {
-        failPoint.set(FailCommandFailPoint.parse(command))
+        if (command["configureFailPoint"]?.takeIf { it.isString }?.asString()?.value == TransactionalWriteFailPoint.NAME) {
+            transactionalWriteFailPoint.set(TransactionalWriteFailPoint.parse(command))
+        } else {
+            failPoint.set(FailCommandFailPoint.parse(command))
+        }
     }
+
+    /** The `onPrimaryTransactionalWrite` fail point in force, if any (see [configureFailPoint]). */
+    val activeTransactionalWriteFailPoint: TransactionalWriteFailPoint? get() = transactionalWriteFailPoint.get()
 
     /** Clears the fail point. */
     fun clearFailPoint() {
         failPoint.set(null)
+        transactionalWriteFailPoint.set(null)
     }
 
     private fun start() {
@@ -265,13 +281,13 @@ class WireServer private constructor(
             fp.blockTimeMS?.let { delay(it) }
             if (fp.closeConnection) return Reply.CloseConnection
             // failCommand's errorLabels replace the labels mongod would add
-            if (fp.errorCode != null) return Reply.Document(withBaseBackoff(if (fp.errorLabels != null) fp.errorReply() else RetryableWriteLabels.apply(cmd, fp.errorReply())))
+            if (fp.errorCode != null) return Reply.Document(withBaseBackoff(if (fp.errorLabels != null) fp.errorReply() else labelled(cmd, fp.errorReply())))
             val normal = answer(ctx, db, cmd)
             val wce = fp.writeConcernError
             return if (wce != null && normal is Reply.Document) {
                 val withWce = normal.document.clone().append("writeConcernError", wce)
                 fp.errorLabels?.let { withWce["errorLabels"] = it }
-                Reply.Document(if (fp.errorLabels != null) withWce else RetryableWriteLabels.apply(cmd, withWce))
+                Reply.Document(if (fp.errorLabels != null) withWce else labelled(cmd, withWce))
             } else {
                 labelled(cmd, normal)
             }
@@ -310,17 +326,24 @@ class WireServer private constructor(
 
     /** The reply with the `RetryableWriteError` label MongoDB 4.4+ adds to retryable write errors. */
     private fun labelled(cmd: BsonDocument, reply: Reply): Reply =
-        if (reply is Reply.Document && RetryableWriteLabels.isRetryableWrite(cmd)) Reply.Document(RetryableWriteLabels.apply(cmd, reply.document)) else reply
+        if (reply is Reply.Document) Reply.Document(labelled(cmd, reply.document)) else reply
+
+    private fun labelled(cmd: BsonDocument, reply: BsonDocument): BsonDocument =
+        if (labelsRetryableWriteErrors) RetryableWriteLabels.apply(cmd, reply) else reply
 
     private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
         WhereSleep.millis(cmd)?.let { delay(it) }
-        handler(ctx, db, cmd)?.let { return it }
-        val streamingHello = streaming
-        if (streamingHello != null && isHello(ctx.commandName)) {
-            return streamingHello.answer(ctx, cmd) { hello(ctx, cmd) } ?: Reply.Document(streamingHello.withTopologyVersion(hello(ctx, cmd)))
+        try {
+            handler(ctx, db, cmd)?.let { return it }
+            val streamingHello = streaming
+            if (streamingHello != null && isHello(ctx.commandName)) {
+                return streamingHello.answer(ctx, cmd) { hello(ctx, cmd) } ?: Reply.Document(streamingHello.withTopologyVersion(hello(ctx, cmd)))
+            }
+            val cursorReply = CursorCommands.open(ctx, db, cmd, collections) ?: CursorCommands.continued(ctx, db, cmd)
+            return Reply.Document(cursorReply ?: builtIn(ctx, db, cmd))
+        } catch (_: FailPointClosedConnection) {
+            return Reply.CloseConnection
         }
-        val cursorReply = CursorCommands.open(ctx, db, cmd, collections) ?: CursorCommands.continued(ctx, db, cmd)
-        return Reply.Document(cursorReply ?: builtIn(ctx, db, cmd))
     }
 
     private fun builtIn(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument = when (ctx.commandName) {
@@ -330,7 +353,7 @@ class WireServer private constructor(
             .append("versionArray", org.bson.BsonArray(listOf(7, 0, 0, 0).map { BsonInt32(it) }))
             .append("ok", BsonInt32(1))
         "setParameter" -> if (db == "admin") setParameter(cmd) else error(13, "Unauthorized", "setParameter may only be run against the admin database.")
-        else -> collections.execute(db, cmd) ?: error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
+        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get()) ?: error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
     }
 
     /** Where replies go: the connection's stream, compressed with [compressor] when set. */

@@ -4,6 +4,7 @@ import dev.mooring.cmap.MongoCommandException
 import dev.mooring.events.MooringException
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.RunCursorCommandOptions
 import dev.mooring.sdam.internal.cursor.CursorPage
@@ -29,12 +30,15 @@ data class EntityOptions(
     val readConcern: BsonDocument? = null,
     val writeConcern: BsonDocument? = null,
     val readPreference: ReadPreference? = null,
+    /** The entity's `timeoutMS` (null: inherited; the client's is in its connection string). */
+    val timeoutMS: Long? = null,
 ) {
     /** These options overridden by the ones [nearer] sets. */
     fun overriddenBy(nearer: EntityOptions) = EntityOptions(
         nearer.readConcern ?: readConcern,
         nearer.writeConcern ?: writeConcern,
         nearer.readPreference ?: readPreference,
+        nearer.timeoutMS ?: timeoutMS,
     )
 }
 
@@ -52,6 +56,9 @@ class CrudTarget(val cluster: MongoCluster, val database: String, val collection
 class CrudWriteException(val reply: BsonDocument, val code: Int, val codeName: String?, message: String, val errorLabels: List<String>) :
     RuntimeException(message)
 
+/** A bulk write that failed part-way, as drivers report it: the [partialResult] of the batches that completed, and the [cause]. */
+class BulkWriteException(val partialResult: BsonDocument, cause: Throwable) : RuntimeException("bulk write failed: $cause", cause)
+
 /**
  * The CRUD helpers of the unified test format (unified-test-format.md, "Collection
  * Operations", "Database Operations", "Client Operations"), each mapped to the command(s) a
@@ -65,8 +72,10 @@ class CrudWriteException(val reply: BsonDocument, val code: Int, val codeName: S
  */
 class CrudOperations {
     /** Runs the helper [name] with the unified-format [args] on [target]; returns its driver-shaped result (null for none). */
-    suspend fun execute(name: String, target: CrudTarget, args: JsonObject): BsonValue? {
+    suspend fun execute(name: String, entity: CrudTarget, args: JsonObject): BsonValue? {
         val a = Args(args)
+        // an operation's timeoutMS overrides its entity's (client-side-operations-timeout.md)
+        val target = a.optional("timeoutMS")?.let { CrudTarget(entity.cluster, entity.database, entity.collection, entity.options.copy(timeoutMS = it.asNumber().longValue())) } ?: entity
         return when (name) {
             "insertOne", "insertMany" -> insert(name, target, a)
             "updateOne", "updateMany", "replaceOne" -> update(name, target, a)
@@ -185,13 +194,21 @@ class CrudOperations {
         requests.forEachIndexed { i, r -> if (batches.lastOrNull()?.last()?.second?.first?.let(kind) == kind(r.first)) batches.last().add(i to r) else batches.add(mutableListOf(i to r)) }
         var inserted = 0; var matched = 0; var modified = 0; var deleted = 0; var upserted = 0
         val insertedIds = BsonDocument(); val upsertedIds = BsonDocument()
+        val result = {
+            BsonDocument("deletedCount", BsonInt32(deleted)).append("insertedCount", BsonInt32(inserted)).append("insertedIds", insertedIds.clone())
+                .append("matchedCount", BsonInt32(matched)).append("modifiedCount", BsonInt32(modified))
+                .append("upsertedCount", BsonInt32(upserted)).append("upsertedIds", upsertedIds.clone())
+        }
+        val attempted = BsonDocument()
+        // timeoutMS bounds the whole bulk write, not each batch (client-side-operations-timeout.md "Batching")
+        val started = System.nanoTime()
         for (batch in batches) {
             val k = kind(batch.first().second.first)
             val statements = batch.map { (index, r) ->
                 val (op, args) = r
                 when (op) {
                     "insertOne" -> args.doc("document").let { d -> if (d.containsKey("_id")) d else BsonDocument("_id", BsonObjectId()).also { it.putAll(d) } }
-                        .also { insertedIds["$index"] = it["_id"] }
+                        .also { attempted["$index"] = it["_id"] }
                     "deleteOne", "deleteMany" -> BsonDocument("q", args.doc("filter")).append("limit", BsonInt32(if (op == "deleteOne") 1 else 0))
                         .also { args.copy(it, "hint", "collation") }
                     "replaceOne" -> updateStatement("replaceOne", args.doc("filter"), args.value("replacement"), args)
@@ -203,10 +220,19 @@ class CrudOperations {
             ).append("ordered", BsonBoolean(ordered))
             a.copy(command, "comment", "let", "bypassDocumentValidation")
             val multi = batch.any { it.second.first == "updateMany" || it.second.first == "deleteMany" }
-            val reply = write(t, command, retryable = !multi, throwWriteErrors = false)
+            val reply = try {
+                write(remainingOf(t, started), command, retryable = !multi, throwWriteErrors = false)
+            } catch (e: Exception) {
+                throw BulkWriteException(result(), e)
+            }
             val n = reply.getNumber("n", BsonInt32(0)).intValue()
             when (k) {
-                "insert" -> inserted += n
+                "insert" -> {
+                    inserted += n
+                    val failed = reply["writeErrors"]?.asArray()?.map { batch[it.asDocument().getInt32("index").value].first }?.toSet() ?: emptySet()
+                    val stop = if (ordered) failed.minOrNull() ?: Int.MAX_VALUE else Int.MAX_VALUE
+                    batch.forEach { (i, _) -> if (i !in failed && i < stop) insertedIds["$i"] = attempted["$i"] }
+                }
                 "delete" -> deleted += n
                 else -> {
                     val ups = reply["upserted"]?.asArray() ?: BsonArray()
@@ -214,18 +240,32 @@ class CrudOperations {
                     upserted += ups.size; matched += n - ups.size; modified += reply.getNumber("nModified", BsonInt32(0)).intValue()
                 }
             }
-            throwWriteErrors(reply)
+            try {
+                throwWriteErrors(reply)
+            } catch (e: CrudWriteException) {
+                throw BulkWriteException(result(), e)
+            }
         }
         if (!acknowledged(t)) return BsonDocument("acknowledged", BsonBoolean.FALSE)
-        return BsonDocument("deletedCount", BsonInt32(deleted)).append("insertedCount", BsonInt32(inserted)).append("insertedIds", insertedIds)
-            .append("matchedCount", BsonInt32(matched)).append("modifiedCount", BsonInt32(modified))
-            .append("upsertedCount", BsonInt32(upserted)).append("upsertedIds", upsertedIds)
+        return result()
+    }
+
+    /** [t] with the time left of its positive timeoutMS since [startedNanos]; a [MongoOperationTimeoutException] when none is left. */
+    private fun remainingOf(t: CrudTarget, startedNanos: Long): CrudTarget {
+        val limit = t.options.timeoutMS?.takeIf { it > 0 } ?: return t
+        val left = limit - (System.nanoTime() - startedNanos) / 1_000_000
+        if (left <= 0) throw MongoOperationTimeoutException("bulkWrite exceeded timeoutMS=$limit between its batches")
+        return CrudTarget(t.cluster, t.database, t.collection, t.options.copy(timeoutMS = left))
     }
 
     /** Sends the write [command] with the collection's writeConcern, retryable or not; throws write and write concern errors as drivers do. */
     private suspend fun write(t: CrudTarget, command: BsonDocument, retryable: Boolean, throwWriteErrors: Boolean = true): BsonDocument {
         t.options.writeConcern?.let { if (!command.containsKey("writeConcern")) command["writeConcern"] = it }
-        val reply = if (retryable) t.cluster.runRetryableWrite(t.database, command, t.session) else t.cluster.runCommand(t.database, command, ReadPreference.PRIMARY, t.session)
+        val reply = if (retryable) {
+            t.cluster.runRetryableWrite(t.database, command, t.session, t.options.timeoutMS)
+        } else {
+            t.cluster.runCommand(t.database, command, ReadPreference.PRIMARY, t.session, t.options.timeoutMS)
+        }
         if (throwWriteErrors) throwWriteErrors(reply)
         return reply
     }
@@ -321,7 +361,7 @@ class CrudOperations {
     /** Sends the read [command] with the entity's readConcern and read preference, as a retryable read. */
     private suspend fun read(t: CrudTarget, command: BsonDocument): BsonDocument {
         t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
-        return t.cluster.runRetryableRead(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY, t.session)
+        return t.cluster.runRetryableRead(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY, t.session, t.options.timeoutMS)
     }
 
     /**
@@ -334,7 +374,7 @@ class CrudOperations {
         t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
         val batchSize = ((command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"])
             ?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 }
-        val options = RunCursorCommandOptions(readPreference = readPreference, batchSize = batchSize, session = t.session)
+        val options = RunCursorCommandOptions(readPreference = readPreference, batchSize = batchSize, session = t.session, timeoutMS = t.options.timeoutMS)
         return CursorPage.pages(t.cluster, t.database, command, options, retryableRead = retryable).toList().flatMap { it.documents }
     }
 
@@ -379,7 +419,7 @@ class CrudOperations {
     /** `runCommand` on a database entity: the command as given (never retried), with the read preference argument. */
     private suspend fun runCommand(t: CrudTarget, a: Args): BsonValue {
         val readPreference = a.json["readPreference"]?.jsonObject?.let { UnifiedReadPreference.parse(it) } ?: ReadPreference.PRIMARY
-        return t.cluster.runCommand(t.database, a.doc("command"), readPreference, t.session)
+        return t.cluster.runCommand(t.database, a.doc("command"), readPreference, t.session, t.options.timeoutMS)
     }
 
     /** The arguments of one operation, as BSON. */
@@ -409,6 +449,9 @@ class CrudOperations {
             "listIndexes", "listIndexNames", "listCollections", "listCollectionNames", "listCollectionObjects",
             "listDatabases", "listDatabaseNames", "listDatabaseObjects", "createCollection", "dropCollection", "drop", "rename", "runCommand",
         )
+
+        /** The error an operation's [error] stands for: the cause of a [BulkWriteException], else [error] itself. */
+        fun unwrap(error: Throwable): Throwable = if (error is BulkWriteException) error.cause!! else error
 
         /** The server error code of [error] (a command error or a write error), or null. */
         fun errorCode(error: Throwable): Int? = when (error) {
@@ -448,4 +491,5 @@ fun entityOptions(o: JsonObject?): EntityOptions = EntityOptions(
     o?.get("readConcern")?.let { BsonDocument.parse(it.toString()) },
     o?.get("writeConcern")?.let { BsonDocument.parse(it.toString()) },
     o?.get("readPreference")?.jsonObject?.let { UnifiedReadPreference.parse(it) },
+    o?.get("timeoutMS")?.jsonPrimitive?.content?.toLong(),
 )

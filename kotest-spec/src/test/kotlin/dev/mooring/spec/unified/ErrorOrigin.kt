@@ -11,7 +11,7 @@ object ErrorOrigin {
      * error reply or a server-refused authentication (one with a server error code).
      */
     fun isClientError(error: Throwable): Boolean = when (error) {
-        is MongoCommandException -> false
+        is MongoCommandException, is CrudWriteException -> false
         is MongoAuthenticationException -> error.serverCode == null
         else -> true
     }

@@ -22,6 +22,8 @@ object KnownGaps {
             NO_LEGACY_WAIT_QUEUE.format("waitQueueSize (the test's waitQueueMultiple case)"),
     )
 
+    private const val GRIDFS = "needs GridFS (%s %s): Mooring has no GridFS API"
+    private const val ENCRYPTION = "needs client-side encryption (%s %s): Mooring has no encryption support"
     private const val CHANGE_STREAMS = "needs change streams (%s %s): Mooring has no change stream API"
     private const val TRANSACTIONS = "needs transactions (%s %s): Mooring has sessions but no transactions (and so no " +
         "transaction-pinned connections in load-balanced mode)"
@@ -41,6 +43,7 @@ object KnownGaps {
             "assertSessionUnpinned" to TRANSACTIONS,
         ),
         "sessionOptions" to mapOf("snapshot" to SESSION_OPTIONS, "causalConsistency" to SESSION_OPTIONS, "defaultTransactionOptions" to SESSION_OPTIONS),
+        "entity" to mapOf("bucket" to GRIDFS, "clientEncryption" to ENCRYPTION),
     )
 
     /** The reason a test needing the [kind] (`operation` or `entity`) [name] cannot run on Mooring, when it is a missing library feature. */
@@ -53,7 +56,7 @@ object KnownGaps {
         "operations), and Mooring sends command documents through runCommand / runRetryableRead / runRetryableWrite / " +
         "withConnection with no %s helper"
 
-        /** The reason [test] of [file] cannot pass on Mooring, or null. */
+    /** The reason [test] of [file] cannot pass on Mooring, or null. */
     fun reason(file: JsonObject, test: JsonObject): String? {
         gaps[file["description"]?.jsonPrimitive?.content to test["description"]?.jsonPrimitive?.content]?.let { return it }
         // A missing library feature comes first: it is the deeper reason, whatever else the test asserts.

@@ -41,14 +41,29 @@ fun FunSpecRootScope.unifiedSuite(suite: String) {
             val reason = test["skipReason"]?.jsonPrimitive?.content?.let { "the test file marks it skipped: $it" }
                 ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else skipReason(file, test)
             SpecCase(name, reason) {
-                UnifiedHost.start(choice!!.topology, choice.auth, choice.mechanism).use { host -> UnifiedTestRun(host, file).run(test) }
+                UnifiedHost.start(choice!!.topology, choice.auth, choice.mechanism, choice.version.maxWireVersion).use { host -> UnifiedTestRun(host, file).run(test) }
             }
         }
     }
 }
 
-/** A deployment the test kit can start: a topology name of runOnRequirements, with or without authentication. */
-class HostChoice(val topology: String, val auth: Boolean, val mechanism: String? = null)
+/** A deployment the test kit can start: a topology name of runOnRequirements, with or without authentication (and its mechanism), of a server version. */
+class HostChoice(val topology: String, val auth: Boolean, val version: SimulatedVersion, val mechanism: String? = null)
+
+/** A MongoDB version the test kit simulates, and the topologies it can host it on. */
+class SimulatedVersion(val version: String, val maxWireVersion: Int, val topologies: List<String>)
+
+/**
+ * The versions the test kit simulates, newest (preferred) first: 7.0 everywhere; 6.0, 4.4 and 4.2 in
+ * the replica set simulator (whose members then report that wire version and, before 4.4, do
+ * not label retryable write errors).
+ */
+private val SIMULATED_VERSIONS = listOf(
+    SimulatedVersion("7.0", 21, UnifiedHost.hostable),
+    SimulatedVersion("6.0", 17, listOf("replicaset")),
+    SimulatedVersion("4.4", 9, listOf("replicaset")),
+    SimulatedVersion("4.2", 8, listOf("replicaset")),
+)
 
 /**
  * The first deployment (no authentication preferred) that satisfies both the file's and the
@@ -56,21 +71,28 @@ class HostChoice(val topology: String, val auth: Boolean, val mechanism: String?
  */
 private fun hostChoice(fileReqs: List<JsonObject>?, testReqs: List<JsonObject>?): HostChoice? {
     for (auth in listOf(false, true)) {
-        for (topology in UnifiedHost.hostable) {
-            if (auth && topology !in UnifiedHost.hostableWithAuth) continue
-            if (satisfies(fileReqs, topology, auth, null) && satisfies(testReqs, topology, auth, null)) return HostChoice(topology, auth)
+        for (version in SIMULATED_VERSIONS) {
+            for (topology in version.topologies) {
+                if (auth && topology !in UnifiedHost.hostableWithAuth) continue
+                if (satisfies(fileReqs, topology, auth, null, version.version) && satisfies(testReqs, topology, auth, null, version.version)) {
+                    return HostChoice(topology, auth, version)
+                }
+            }
         }
     }
     for (mechanism in UnifiedHost.hostableMechanisms) {
-        if (satisfies(fileReqs, "single", true, mechanism) && satisfies(testReqs, "single", true, mechanism)) return HostChoice("single", true, mechanism)
+        val newest = SIMULATED_VERSIONS.first()
+        if (satisfies(fileReqs, "single", true, mechanism, newest.version) && satisfies(testReqs, "single", true, mechanism, newest.version)) {
+            return HostChoice("single", true, newest, mechanism)
+        }
     }
     return null
 }
 
-private fun satisfies(reqs: List<JsonObject>?, topology: String, auth: Boolean, mechanism: String?): Boolean =
-    reqs == null || reqs.any { r -> accepts(r, topology, auth, mechanism) }
+private fun satisfies(reqs: List<JsonObject>?, topology: String, auth: Boolean, mechanism: String?, version: String): Boolean =
+    reqs == null || reqs.any { r -> accepts(r, topology, auth, mechanism, version) }
 
-private fun accepts(r: JsonObject, topology: String, auth: Boolean, mechanism: String?): Boolean {
+private fun accepts(r: JsonObject, topology: String, auth: Boolean, mechanism: String?, version: String): Boolean {
     if (r.keys.any { it !in KNOWN_REQUIREMENTS }) return false
     val wantsAuth = (r["auth"] as? JsonPrimitive)?.booleanOrNull
     if (wantsAuth != null && wantsAuth != auth) return false
@@ -78,14 +100,14 @@ private fun accepts(r: JsonObject, topology: String, auth: Boolean, mechanism: S
     if (r["authMechanism"]?.jsonPrimitive?.content != mechanism) return false
     if (r["serverless"]?.jsonPrimitive?.content == "require") return false
     val min = r["minServerVersion"]?.jsonPrimitive?.content
-    if (min != null && compareVersions(min, SIMULATED_VERSION) > 0) return false
+    if (min != null && compareVersions(min, version) > 0) return false
     val max = r["maxServerVersion"]?.jsonPrimitive?.content
-    if (max != null && compareVersions(max, SIMULATED_VERSION) < 0) return false
+    if (max != null && compareVersions(max, version) < 0) return false
     val topologies = r["topologies"]?.jsonArray?.map { it.jsonPrimitive.content } ?: return true
     return topology in topologies
 }
 
-/** The server version the test kit's servers claim (maxWireVersion 21). */
+/** The newest server version the test kit's servers claim (maxWireVersion 21). */
 private const val SIMULATED_VERSION = "7.0"
 private val KNOWN_REQUIREMENTS = setOf("minServerVersion", "maxServerVersion", "topologies", "serverless", "auth", "authMechanism")
 
@@ -111,7 +133,9 @@ private fun requirementsReason(reqs: List<JsonObject>): String {
     val newer = reqs.mapNotNull { it["minServerVersion"]?.jsonPrimitive?.content }.filter { compareVersions(it, SIMULATED_VERSION) > 0 }
     if (newer.isNotEmpty() && newer.size == reqs.size) return "needs MongoDB ${newer.min()}+; the test kit simulates MongoDB $SIMULATED_VERSION (maxWireVersion 21)"
     val older = reqs.mapNotNull { it["maxServerVersion"]?.jsonPrimitive?.content }.filter { compareVersions(it, SIMULATED_VERSION) < 0 }
-    if (older.isNotEmpty() && older.size == reqs.size) return "needs MongoDB ${older.max()} or older; the test kit simulates MongoDB $SIMULATED_VERSION"
+    if (older.isNotEmpty() && older.size == reqs.size) {
+        return "needs MongoDB ${older.max()} or older; the test kit simulates MongoDB ${SIMULATED_VERSIONS.joinToString { "${it.version} (${it.topologies.joinToString("/")})" }}"
+    }
     reqs.flatMap { it.keys }.firstOrNull { it !in KNOWN_REQUIREMENTS }?.let { return "needs the runOnRequirements '$it', which the test kit cannot provide" }
     if (reqs.all { it["serverless"]?.jsonPrimitive?.content == "require" }) return "needs a serverless deployment, which the test kit does not simulate"
     val wanted = reqs.flatMap { r -> r["topologies"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList() }.distinct()

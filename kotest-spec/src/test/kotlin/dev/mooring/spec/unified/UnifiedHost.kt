@@ -129,28 +129,36 @@ sealed interface UnifiedHost : AutoCloseable {
         /** Authentication mechanisms (besides SCRAM) the runner can host, on a standalone server only. */
         val hostableMechanisms = listOf(Oidc.MECHANISM)
 
-        suspend fun start(topology: String, auth: Boolean = false, mechanism: String? = null): UnifiedHost = if (mechanism == Oidc.MECHANISM) {
-            require(topology == "single") { "the test kit hosts MONGODB-OIDC on a standalone server" }
-            val idp = OidcIdentityProvider()
-            Oidc(WireServer.start().also { it.streaming = StreamingHello(); OidcServer(idp).install(it) }, idp)
-        } else when (topology) {
-            "single" -> Single(WireServer.start().also { it.streaming = StreamingHello(); if (auth) Credentials.install(it) }, auth)
-            "replicaset" -> {
-                require(!auth) { "the replica set simulator cannot authenticate" }
-                // a stepped-down primary hands the election off at once, as mongod 4.0.2+ does
-                ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3).also { it.electionHandoff = true })
+        /**
+         * Starts a [topology] deployment, authenticating with SCRAM when [auth], or with [mechanism];
+         * [maxWireVersion] below 21 (an older MongoDB) is for the replica set only.
+         */
+        suspend fun start(topology: String, auth: Boolean = false, mechanism: String? = null, maxWireVersion: Int = 21): UnifiedHost {
+            require(maxWireVersion == 21 || topology == "replicaset") { "only the replica set simulator hosts older server versions" }
+            if (mechanism == Oidc.MECHANISM) {
+                require(topology == "single") { "the test kit hosts MONGODB-OIDC on a standalone server" }
+                val idp = OidcIdentityProvider()
+                return Oidc(WireServer.start().also { it.streaming = StreamingHello(); OidcServer(idp).install(it) }, idp)
             }
-            "sharded" -> Sharded(
-                ShardedClusterSimulator.start(2).also { c ->
-                    c.mongoses.forEach { m ->
-                        m.streaming = StreamingHello()
-                        if (auth) Credentials.install(m)
-                    }
-                },
-                auth,
-            )
-            "load-balanced" -> LoadBalanced(LoadBalancerSimulator.start(2).also { if (auth) { Credentials.install(it.server); Credentials.install(it.singleServer) } }, auth)
-            else -> error("cannot host $topology")
+            return when (topology) {
+                "single" -> Single(WireServer.start().also { it.streaming = StreamingHello(); if (auth) Credentials.install(it) }, auth)
+                "replicaset" -> {
+                    require(!auth) { "the replica set simulator cannot authenticate" }
+                    // a stepped-down primary hands the election off at once, as mongod 4.0.2+ does
+                    ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3, maxWireVersion = maxWireVersion).also { it.electionHandoff = true })
+                }
+                "sharded" -> Sharded(
+                    ShardedClusterSimulator.start(2).also { c ->
+                        c.mongoses.forEach { m ->
+                            m.streaming = StreamingHello()
+                            if (auth) Credentials.install(m)
+                        }
+                    },
+                    auth,
+                )
+                "load-balanced" -> LoadBalanced(LoadBalancerSimulator.start(2).also { if (auth) { Credentials.install(it.server); Credentials.install(it.singleServer) } }, auth)
+                else -> error("cannot host $topology")
+            }
         }
     }
 }

@@ -149,9 +149,11 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         try {
             setup.runCommand(db, BsonDocument("drop", BsonString(coll)))
             val docs = d["documents"]!!.jsonArray.map { bson(it.jsonObject) }
-            // an empty documents array still creates the collection (unified format, initialData)
-            if (docs.isNotEmpty()) setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
-            else setup.runCommand(db, BsonDocument("create", BsonString(coll)))
+            if (docs.isNotEmpty()) {
+                setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
+            } else {
+                setup.runCommand(db, BsonDocument("create", BsonString(coll)))
+            }
         } finally {
             setup.closeSuspending()
         }
@@ -163,7 +165,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val args = op["arguments"]?.jsonObject ?: JsonObject(emptyMap())
         val expectError = op["expectError"]?.jsonObject
         val result = runCatching { execute(scope, name, target, args, op["saveResultAsEntity"]?.jsonPrimitive?.content) }
-        val error = result.exceptionOrNull()
+        val error = result.exceptionOrNull()?.let { CrudOperations.unwrap(it) }
         if (expectError == null) {
             if (error != null) throw AssertionError("operation $name on $target failed: $error", error)
             op["expectResult"]?.let { expected ->
@@ -188,6 +190,10 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 }
                 "errorCode" -> check(CrudOperations.errorCode(error) == v.jsonPrimitive.int) { "error $error: expected code $v" }
                 "errorCodeName" -> check(CrudOperations.errorCodeName(error) == v.jsonPrimitive.content) { "error $error: expected code name $v" }
+                "expectResult" -> {
+                    val partial = (result.exceptionOrNull() as? BulkWriteException)?.partialResult ?: throw UnsupportedOperationException("expectError.expectResult of $name")
+                    check(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, partial)) { "operation $name: expected partial result $v, got $partial" }
+                }
                 "isTimeoutError" -> (error is MongoOperationTimeoutException) shouldBe v.jsonPrimitive.boolean
                 else -> throw UnsupportedOperationException("expectError.$k")
             }
@@ -207,11 +213,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     private suspend fun execute(scope: CoroutineScope, name: String, target: String, args: JsonObject, saveAs: String?): BsonValue? {
         when (name) {
             "createEntities" -> createEntities(args["entities"]!!.jsonArray)
-            "failPoint" -> {
-                val failPoint = bson(args["failPoint"]!!.jsonObject)
-                // behind a load balancer the fail point goes over the test's client (its backend), as drivers' runners do
-                if (host is UnifiedHost.LoadBalanced) clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.runCommand("admin", failPoint) else host.configureFailPoint(failPoint)
-            }
+            // as the format requires, through the named client (its checkout is observed; configureFailPoint events are not)
+            "failPoint" -> clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.runCommand("admin", bson(args["failPoint"]!!.jsonObject))
             "wait" -> delay(args["ms"]!!.jsonPrimitive.long)
             "waitForEvent" -> {
                 val (ev, spec) = args["event"]!!.jsonObject.entries.single()

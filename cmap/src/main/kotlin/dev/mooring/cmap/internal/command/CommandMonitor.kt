@@ -5,6 +5,7 @@ import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.CommandSucceededEvent
 import dev.mooring.cmap.Connection
 import dev.mooring.events.EventBus
+import dev.mooring.events.LoggingSettings
 import dev.mooring.events.StructuredLog
 import org.bson.BsonDocument
 import org.bson.json.JsonMode
@@ -14,14 +15,15 @@ import kotlin.time.Duration.Companion.nanoseconds
 /**
  * Internal API, not stable: publishes the command monitoring events of one cluster on its
  * [EventBus] and writes the specification's DEBUG log messages (component `command`:
- * "Command started", "Command succeeded", "Command failed").
+ * "Command started", "Command succeeded", "Command failed") to SLF4J and to the client's
+ * [LoggingSettings.sink], documents cut to its max document length.
  *
  * Zero cost when unobserved: [monitored] returns the connection itself unless the bus has a
  * subscriber or the `command` logger has DEBUG enabled. Thread-safe (stateless apart from the
  * bus and the logger).
  */
-public class CommandMonitor(private val bus: EventBus) {
-    private val log = StructuredLog("command")
+public class CommandMonitor(private val bus: EventBus, logging: LoggingSettings = LoggingSettings.DEFAULT) {
+    private val log = StructuredLog("command", logging)
 
     /** True when events or log messages would be produced right now. */
     public val isActive: Boolean get() = bus.hasSubscribers || log.isDebugEnabled
@@ -100,14 +102,9 @@ public class CommandMonitor(private val bus: EventBus) {
         put("serviceId", d?.serviceId?.toHexString())
     }
 
-    private fun json(doc: BsonDocument): String {
-        val text = doc.toJson(JSON)
-        return if (text.length <= MAX_DOCUMENT_LENGTH) text else text.substring(0, MAX_DOCUMENT_LENGTH) + "..."
-    }
+    private fun json(doc: BsonDocument): String = log.document(doc.toJson(JSON))
 
     private companion object {
-        /** The logging specification's default maximum document length. */
-        const val MAX_DOCUMENT_LENGTH = 1000
         val JSON: JsonWriterSettings = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build()
     }
 }

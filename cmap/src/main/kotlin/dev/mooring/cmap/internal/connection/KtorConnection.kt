@@ -218,12 +218,18 @@ internal class KtorConnection(
 
     // --- internals ---
 
-    /** Sends one OP_MSG and reads its single reply (no moreToCome allowed). Must run inside [guarded]. */
+    /**
+     * Sends one OP_MSG and reads its single reply (no moreToCome allowed); an unacknowledged write
+     * goes with moreToCome and is answered `{ok: 1}` without reading ([UnacknowledgedWrite]).
+     * Must run inside [guarded].
+     */
     private suspend fun roundTrip(body: BsonDocument, observer: CommandRequestObserver? = null): BsonDocument {
         val requestId = RequestIds.next()
-        val prepared = prepare(OpMsg(requestId, 0, 0, body))
+        val unacknowledged = UnacknowledgedWrite.isUnacknowledged(body)
+        val prepared = prepare(OpMsg(requestId, 0, if (unacknowledged) OpMsg.MORE_TO_COME else 0, body))
         observer?.sending(requestId, body)
         writePrepared(prepared)
+        if (unacknowledged) return UnacknowledgedWrite.reply()
         val reply = readOpMsg(requestId)
         if (reply.moreToCome) throw WireFormatException("reply to a request without exhaustAllowed has moreToCome set")
         return checkOk(reply.bodyWithSequences())

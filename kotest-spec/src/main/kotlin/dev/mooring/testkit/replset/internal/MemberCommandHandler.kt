@@ -33,6 +33,12 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             // a cursor lives on the member that opened it: its server's built-in cursor commands answer
             "getMore", "killCursors" -> null
             in InMemoryCollections.COMMANDS -> read(ctx, db, cmd)
+            // removed in MongoDB 6.2 (wire version 19): older members still answer it
+            "getnonce" -> if (member.maxWireVersion < 19) {
+                Reply.Document(org.bson.BsonDocument("nonce", org.bson.BsonString(java.util.UUID.randomUUID().toString().replace("-", ""))).append("ok", org.bson.BsonInt32(1)))
+            } else {
+                null
+            }
             "replSetStepDown" -> stepDown(db, cmd)
             "replSetFreeze" -> freeze(db, cmd)
             "replSetGetStatus" -> if (db != "admin") {
@@ -58,7 +64,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
     }
 
     private fun write(db: String, cmd: BsonDocument): Reply = guarded {
-        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd)!! }
+        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd, member.server?.activeTransactionalWriteFailPoint)!! }
     }
 
     private fun isAggregateWrite(cmd: BsonDocument): Boolean =

@@ -74,6 +74,18 @@ internal object RetryableErrors {
         return code in writeCodes
     }
 
+    /**
+     * [reply] with the `RetryableWriteError` label added, as retryable-writes.md has drivers do
+     * for servers before MongoDB 4.4 (which do not label), when it carries a retryable
+     * writeConcernError without the label; [reply] itself otherwise.
+     */
+    fun labelWriteConcernReply(reply: BsonDocument, maxWireVersion: Int): BsonDocument {
+        val labels = reply["errorLabels"] as? BsonArray ?: BsonArray()
+        if (labels.any { it.isString && it.asString().value == RETRYABLE_WRITE_ERROR }) return reply
+        if (!isRetryableWriteConcernError(reply, maxWireVersion)) return reply
+        return reply.clone().append("errorLabels", BsonArray(labels + org.bson.BsonString(RETRYABLE_WRITE_ERROR)))
+    }
+
     /** True when [e] means the retry could not even select a server (the first error is then surfaced). */
     fun isSelectionFailure(e: Throwable): Boolean =
         e is MongoServerSelectionTimeoutException || e is ServerSelectionException || e is MongoClusterClosedException

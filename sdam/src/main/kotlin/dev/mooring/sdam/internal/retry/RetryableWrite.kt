@@ -77,10 +77,16 @@ internal class RetryableWrite(
         }
     }
 
-    /** The outcome of an attempt's reply on a server of [maxWireVersion]: a retryable write concern error is thrown as [RetryableWriteConcernReply]. */
+    /**
+     * The outcome of an attempt's reply on a server of [maxWireVersion]: a retryable write
+     * concern error is thrown as [RetryableWriteConcernReply], its reply labelled
+     * `RetryableWriteError` (before MongoDB 4.4 the driver adds the label).
+     */
     fun checkReply(reply: BsonDocument, maxWireVersion: Int): BsonDocument {
-        if (session != null && RetryableErrors.isRetryableWriteConcernError(reply, maxWireVersion)) throw RetryableWriteConcernReply(reply)
-        return reply
+        if (session == null) return reply
+        val labelled = RetryableErrors.labelWriteConcernReply(reply, maxWireVersion)
+        if (RetryableErrors.isRetryableWriteConcernError(labelled, maxWireVersion)) throw RetryableWriteConcernReply(labelled)
+        return labelled
     }
 
     /** Records an attempt's [error] on a server of [maxWireVersion]: labels it, and marks the session dirty after a network error. */

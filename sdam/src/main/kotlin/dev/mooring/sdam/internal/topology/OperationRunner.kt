@@ -30,9 +30,10 @@ import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * Internal API, not stable: runs operations against a [Topology] — selection, checkout, the
- * operation's block, SDAM error handling of whatever fails, at most one retry after a fresh
- * selection as the operation's [OperationRetry] allows (a pool-cleared error; retryable reads
- * and writes), and the `timeoutMS` bound over all of it.
+ * operation's block, SDAM error handling of whatever fails, one retry after a fresh selection
+ * as the operation's [OperationRetry] allows (a pool-cleared error; retryable reads and
+ * writes) or, with `timeoutMS` set (0 = no limit), as many retries as fit before its deadline
+ * (client-side-operations-timeout.md "Retryability"), and the `timeoutMS` bound over all of it.
  *
  * Thread-safe. [beginClosing] makes new operations fail at once with
  * [MongoClusterClosedException] and fails operations still selecting or waiting for a
@@ -114,10 +115,10 @@ public class OperationRunner(
     ): T {
         if (isClosing || topology.isClosed) throw MongoClusterClosedException("the cluster is closed; operation $operationName was refused")
         val limit = timeoutMS?.takeIf { it > 0 }
-        if (limit == null) return attempts(operation, operationName, null, retry, block)
+        if (limit == null) return attempts(operation, operationName, null, timeoutMS != null, retry, block)
         val deadline = System.nanoTime() + limit * 1_000_000
         try {
-            return withTimeout(limit) { attempts(operation, operationName, deadline, retry, block) }
+            return withTimeout(limit) { attempts(operation, operationName, deadline, true, retry, block) }
         } catch (e: TimeoutCancellationException) {
             currentCoroutineContext().ensureActive() // an outer cancellation is not ours to translate
             throw MongoOperationTimeoutException("operation $operationName exceeded timeoutMS=$limit ms", e)
@@ -126,17 +127,20 @@ public class OperationRunner(
 
     /**
      * The attempts of one operation: the first, then retries while [retry] accepts the error
-     * (at most one), or while the error is a retryable overload error and [retry] allows
-     * overload retries (client-backpressure.md, see [OverloadRetry]); once any attempt failed
-     * with an overload error the retries are capped at maxAdaptiveRetries, and a retry after an
-     * overload error waits its backoff first (failing at once when the backoff would pass the
-     * timeoutMS deadline). The error surfaced is [OperationRetry.surface] of the first and the
-     * last error.
+     * (at most one; with [untilTimeout], i.e. timeoutMS set, 0 included, as many as fit before
+     * the deadline, client-side-operations-timeout.md "Retryability"), or while the error is a
+     * retryable overload error and [retry] allows overload retries (client-backpressure.md, see
+     * [OverloadRetry]); once any attempt failed with an overload error the retries are capped at
+     * maxAdaptiveRetries (also under timeoutMS, as client-backpressure.md says), and a retry
+     * after an overload error waits its backoff first (failing at once when the backoff would
+     * pass the timeoutMS deadline). The error surfaced is [OperationRetry.surface] of the first
+     * and the last error.
      */
     private suspend fun <T> attempts(
         operation: ServerSelectionOperation,
         operationName: String,
         deadline: Long?,
+        untilTimeout: Boolean,
         retry: OperationRetry,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
@@ -144,7 +148,7 @@ public class OperationRunner(
         var first: Throwable? = null
         var deprioritized = emptySet<ServerAddress>()
         var retries = 0
-        var allowed = 1
+        var allowed = if (untilTimeout) Int.MAX_VALUE else 1
         while (true) {
             val error = try {
                 return once(operation, operationName, deadline, deprioritized, block)

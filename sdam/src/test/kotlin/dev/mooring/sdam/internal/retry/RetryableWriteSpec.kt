@@ -123,7 +123,10 @@ class RetryableWriteSpec : FunSpec({
         shouldThrow<RetryableWriteConcernReply> { write.checkReply(labelled, 21) }.reply shouldBeSameInstanceAs labelled
         val unlabelledNew = BsonDocument.parse("{ok: 1, n: 1, writeConcernError: {code: 91, errmsg: 'x'}}")
         write.checkReply(unlabelledNew, 21) shouldBeSameInstanceAs unlabelledNew
-        shouldThrow<RetryableWriteConcernReply> { write.checkReply(unlabelledNew, 8) }
+        // before 4.4 the driver labels a retryable write concern error itself
+        val preFourFour = shouldThrow<RetryableWriteConcernReply> { write.checkReply(unlabelledNew, 8) }.reply
+        preFourFour.getArray("errorLabels").map { it.asString().value } shouldBe listOf("RetryableWriteError")
+        unlabelledNew.containsKey("errorLabels") shouldBe false
         val notRetryable = BsonDocument.parse("{ok: 1, n: 1, writeConcernError: {code: 100, errmsg: 'x'}}")
         write.checkReply(notRetryable, 8) shouldBeSameInstanceAs notRetryable
     }

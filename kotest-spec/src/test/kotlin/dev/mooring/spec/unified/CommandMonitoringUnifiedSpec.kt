@@ -1,0 +1,12 @@
+package dev.mooring.spec.unified
+
+import io.kotest.core.spec.style.FunSpec
+import kotlin.time.Duration.Companion.seconds
+
+/**
+ * The `command-logging-and-monitoring/monitoring` suite (unified format): command monitoring events; see [unifiedSuite]. Tests needing a feature Mooring lacks are skipped with the reason.
+ */
+class CommandMonitoringUnifiedSpec : FunSpec({
+    timeout = 600.seconds.inWholeMilliseconds
+    unifiedSuite("command-logging-and-monitoring/monitoring")
+})
