@@ -19,7 +19,7 @@ import org.bson.BsonString
  * see [WhereSleep]). Thread-safe (one lock per instance).
  */
 class InMemoryCollections {
-    private val data = HashMap<String, MutableList<BsonDocument>>()
+    private val data = HashMap<String, IdIndexedDocuments>()
     private val indexes = HashMap<String, MutableList<BsonDocument>>()
     private val cursors = InMemoryCursors()
     private val history = RetryableWriteHistory()
@@ -77,7 +77,7 @@ class InMemoryCollections {
         var n = 0
         for ((i, d) in docs.withIndex()) {
             val doc = d.asDocument().let { if (it.containsKey("_id")) it.clone() else BsonDocument("_id", BsonObjectId()).apply { putAll(it) } }
-            if (list.any { it["_id"] == doc["_id"] }) {
+            if (list.containsId(doc["_id"]!!)) {
                 writeErrors.add(duplicateKey(i, "$db.$coll", doc))
                 if (ordered) break else continue
             }
@@ -107,7 +107,10 @@ class InMemoryCollections {
     /** The documents of [db].[coll] matching [filter] (validated even when the collection is empty). */
     internal fun matching(db: String, coll: String, filter: BsonDocument): List<BsonDocument> {
         DocumentQuery.matches(BsonDocument(), filter)
-        return (data["$db.$coll"] ?: emptyList<BsonDocument>()).filter { DocumentQuery.matches(it, filter) }
+        val docs = data["$db.$coll"] ?: return emptyList()
+        // {_id: value}: the _id index answers (values it cannot answer exactly fall back to a scan)
+        if (filter.size == 1) filter["_id"]?.let { id -> docs.withId(id)?.let { return it } }
+        return docs.filter { DocumentQuery.matches(it, filter) }
     }
 
     /**
@@ -154,7 +157,7 @@ class InMemoryCollections {
     internal fun delete(db: String, cmd: BsonDocument): BsonDocument {
         val coll = name(cmd, "delete")
         val deletes = cmd["deletes"]?.takeIf { it.isArray }?.asArray() ?: return badValue("delete needs deletes")
-        val list = data["$db.$coll"] ?: ArrayList()
+        val list: MutableList<BsonDocument> = data["$db.$coll"] ?: ArrayList()
         var n = 0
         val writeErrors = BsonArray()
         for ((index, d) in deletes.withIndex()) {
@@ -232,7 +235,7 @@ class InMemoryCollections {
         val pipeline = cmd["pipeline"]?.takeIf { it.isArray }?.asArray()?.map { require(it.isDocument) { "each pipeline stage must be a document" }; it.asDocument() }
             ?: return badValue("aggregate needs a pipeline")
         val source = if (target.isString) matching(db, target.asString().value, BsonDocument()) else emptyList()
-        val out = InMemoryAggregation.run(source, pipeline) { coll, docs -> data["$db.$coll"] = docs.map { it.clone() }.toMutableList() }
+        val out = InMemoryAggregation.run(source, pipeline) { coll, docs -> data["$db.$coll"] = IdIndexedDocuments(docs.map { it.clone() }) }
         val batchSize = (cmd["cursor"] as? BsonDocument)?.let { intOf(it, "batchSize") }
         val ns = if (target.isString) "$db.${target.asString().value}" else "$db.\$cmd.aggregate"
         return cursors.first(ns, out, batchSize)
@@ -313,7 +316,7 @@ class InMemoryCollections {
         return reply.append("ok", BsonInt32(1))
     }
 
-    private fun collection(db: String, coll: String) = data.getOrPut("$db.$coll") { ArrayList() }
+    private fun collection(db: String, coll: String) = data.getOrPut("$db.$coll") { IdIndexedDocuments() }
 
     private fun name(cmd: BsonDocument, key: String): String {
         val v = cmd[key]

@@ -77,4 +77,21 @@ class InMemoryCollectionsSpec : FunSpec({
         c.execute("d", doc("{listIndexes: 'none', cursor: {}}"))!!.getInt32("code").value shouldBe 26
         c.execute("d", doc("{bogus: 1}")) shouldBe null
     }
+
+    test("the _id index answers {_id: v} finds and duplicate checks, and follows updates, deletes, replacements and \$out") {
+        val c = InMemoryCollections()
+        c.execute("d", doc("{insert: 'c', documents: [{_id: 1, x: 1}, {_id: 'a', x: 2}, {_id: {k: 1}, x: 3}]}"))
+        ids(c.execute("d", doc("{find: 'c', filter: {_id: 1}}"))!!) shouldBe listOf(1)
+        ids(c.execute("d", doc("{find: 'c', filter: {_id: {\$numberLong: '1'}}}"))!!) shouldBe listOf(1) // numbers by value
+        c.execute("d", doc("{find: 'c', filter: {_id: 2}}"))!!.getDocument("cursor").getArray("firstBatch").size shouldBe 0
+        c.execute("d", doc("{find: 'c', filter: {_id: {k: 1}}}"))!!.getDocument("cursor").getArray("firstBatch").size shouldBe 1 // scanned
+        c.execute("d", doc("{insert: 'c', documents: [{_id: 1.0}]}"))!!.getArray("writeErrors").single().asDocument().getInt32("code").value shouldBe 11000
+        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 1}, u: {_id: 1, x: 9}}]}"))
+        c.execute("d", doc("{find: 'c', filter: {_id: 1}}"))!!.getDocument("cursor").getArray("firstBatch").single().asDocument().getInt32("x").value shouldBe 9
+        c.execute("d", doc("{delete: 'c', deletes: [{q: {_id: 1}, limit: 1}]}"))
+        c.execute("d", doc("{find: 'c', filter: {_id: 1}}"))!!.getDocument("cursor").getArray("firstBatch").size shouldBe 0
+        c.execute("d", doc("{insert: 'c', documents: [{_id: 1, x: 10}]}"))!!.getInt32("n").value shouldBe 1
+        c.execute("d", doc("{aggregate: 'c', pipeline: [{\$match: {x: 10}}, {\$out: 'o'}], cursor: {}}"))
+        ids(c.execute("d", doc("{find: 'o', filter: {_id: 1}}"))!!) shouldBe listOf(1)
+    }
 })
