@@ -49,8 +49,22 @@ object KnownGaps {
     /** The reason a test needing the [kind] (`operation` or `entity`) [name] cannot run on Mooring, when it is a missing library feature. */
     fun missingFeature(kind: String, name: String): String? = features[kind]?.get(name)?.format(kind, name)
 
-    /** Operations of the open-telemetry suite whose operation span Mooring produces (find: runRetryableRead; insertOne, updateOne: runRetryableWrite). */
-    private val TRACED = setOf("find", "insertOne", "updateOne", "failPoint")
+    /**
+     * CRUD helpers the runner sends through runCommand (they are neither retryable reads nor
+     * retryable writes): their operation span is runCommand's ("runCommand db"), where a driver
+     * with the helper names it after the helper.
+     */
+    private val SENT_WITH_RUN_COMMAND = setOf(
+        "createCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "runCommand",
+    )
+
+    /**
+     * Operations of the open-telemetry suite whose operation span Mooring produces as a driver
+     * names it: the CRUD helpers sent as retryable reads and writes or cursor commands (their
+     * span is named after the command, which is the helper's operation name).
+     */
+    private val TRACED = CrudOperations.OPERATIONS - SENT_WITH_RUN_COMMAND + "failPoint"
+
 
     private const val NO_CRUD_HELPER = "needs the CRUD helper(s) %s: an operation span is named after its helper (open-telemetry.md's covered " +
         "operations), and Mooring sends command documents through runCommand / runRetryableRead / runRetryableWrite / " +
