@@ -90,21 +90,25 @@ public class EstablishmentFailure(
  *   it (if any) fails; SDAM uses it to handle pre-handshake errors (clear the pool, mark the
  *   server Unknown) in the order the SDAM spec tests require. It may call [clear]. Exceptions it
  *   throws are logged and ignored.
+ *
+ * The states and transitions are those of `docs/architecture.md`, "The pool's states and transitions".
  */
 public class ConnectionPool(
     /** The server this pool connects to. */
     public val address: ServerAddress,
     /** The pool options. */
     public val settings: ConnectionPoolSettings,
-    private val connectionFactory: ConnectionFactory,
-    private val eventBus: EventBus = EventBus(),
+    connectionFactory: ConnectionFactory,
+    eventBus: EventBus = EventBus(),
     /** Load-balanced mode: per-serviceId generations, clear(serviceId) without pausing. */
     public val loadBalanced: Boolean = false,
     context: CoroutineContext = Dispatchers.Default,
     /** Where this pool's `connection` log messages go besides SLF4J (logging.md). */
     logging: LoggingSettings = LoggingSettings.DEFAULT,
-    private val onEstablishmentError: suspend (EstablishmentFailure) -> Unit = {},
+    onEstablishmentError: suspend (EstablishmentFailure) -> Unit = {},
 ) {
+    // Each public member takes the lock, runs one transition of the machine (which never suspends)
+    // and releases it; awaiting and I/O happen after, here or in the establisher.
     private val lock = PoolLock()
 
     /** Test-only: see [PoolLock.modelChecking]. Never set in production. */
