@@ -1,12 +1,15 @@
 package dev.mooring.cmap
 
-import dev.mooring.cmap.internal.pool.BackpressureLabels
-import dev.mooring.cmap.internal.pool.ConnState
+import dev.mooring.cmap.internal.pool.ClearOutcome
+import dev.mooring.cmap.internal.pool.Established
+import dev.mooring.cmap.internal.pool.Establisher
+import dev.mooring.cmap.internal.pool.Failed
 import dev.mooring.cmap.internal.pool.PendingEstablishment
 import dev.mooring.cmap.internal.pool.PoolEventEmitter
+import dev.mooring.cmap.internal.pool.PoolLock
 import dev.mooring.cmap.internal.pool.PoolMaintenance
+import dev.mooring.cmap.internal.pool.PoolStateMachine
 import dev.mooring.cmap.internal.pool.PooledConnection
-import dev.mooring.cmap.internal.pool.WaitQueue
 import dev.mooring.cmap.internal.pool.Waiter
 import dev.mooring.events.EventBus
 import dev.mooring.events.LoggingSettings
@@ -87,56 +90,47 @@ public class EstablishmentFailure(
  *   it (if any) fails; SDAM uses it to handle pre-handshake errors (clear the pool, mark the
  *   server Unknown) in the order the SDAM spec tests require. It may call [clear]. Exceptions it
  *   throws are logged and ignored.
+ *
+ * The states and transitions are those of `docs/architecture.md`, "The pool's states and transitions".
  */
 public class ConnectionPool(
     /** The server this pool connects to. */
     public val address: ServerAddress,
     /** The pool options. */
     public val settings: ConnectionPoolSettings,
-    private val connectionFactory: ConnectionFactory,
-    private val eventBus: EventBus = EventBus(),
+    connectionFactory: ConnectionFactory,
+    eventBus: EventBus = EventBus(),
     /** Load-balanced mode: per-serviceId generations, clear(serviceId) without pausing. */
     public val loadBalanced: Boolean = false,
     context: CoroutineContext = Dispatchers.Default,
     /** Where this pool's `connection` log messages go besides SLF4J (logging.md). */
     logging: LoggingSettings = LoggingSettings.DEFAULT,
-    private val onEstablishmentError: suspend (EstablishmentFailure) -> Unit = {},
+    onEstablishmentError: suspend (EstablishmentFailure) -> Unit = {},
 ) {
-    private val mutex = Mutex()
+    // Each public member takes the lock, runs one transition of the machine (which never suspends)
+    // and releases it; awaiting and I/O happen after, here or in the establisher.
+    private val lock = PoolLock()
 
-    /**
-     * Test-only: a contended lock attempt queues at once (no spinning) and resumes on its own
-     * dispatcher (no inline hand-off in [lockedSlow]). The Lincheck model check sets it, because
-     * its thread model cannot follow a critical section run on the releasing thread; the logic
-     * under the lock is the same either way. Never set in production.
-     */
-    @Volatile internal var modelChecking: Boolean = false
+    /** Test-only: see [PoolLock.modelChecking]. Never set in production. */
+    internal var modelChecking: Boolean
+        get() = lock.modelChecking
+        set(value) {
+            lock.modelChecking = value
+        }
 
-    /** Diagnostics for tests: how many lock acquisitions went through [lockedSlow] (contended past spinning). */
-    internal val queuedLockAcquisitions = java.util.concurrent.atomic.AtomicLong()
+    /** Diagnostics for tests: see [PoolLock.queuedLockAcquisitions]. */
+    internal val queuedLockAcquisitions get() = lock.queuedLockAcquisitions
+
     private val events = PoolEventEmitter(address, eventBus, logging)
     private val poolJob = SupervisorJob(context[Job])
-    internal val scope = CoroutineScope(context.minusKey(Job) + poolJob)
-    private val maxIdleNanos = settings.maxIdleTimeMS * 1_000_000
-    private val maxPool = if (settings.maxPoolSize == 0) Int.MAX_VALUE else settings.maxPoolSize
-
-    // ---- state guarded by mutex ----
-    private var poolState = ConnectionPoolState.PAUSED
-    private var generation = 0
-    private var nextId = 1L
-    private var clearCause: Throwable? = null
-    private val available = ArrayDeque<PooledConnection>() // LIFO at the end, oldest first
-    private val waiters = WaitQueue()
-    private val live = HashSet<PooledConnection>() // every non-closed connection, pending included
-    private val pendings = LinkedHashSet<PendingEstablishment>() // oldest first
-    private var totalCount = 0
-    private var pendingCount = 0
-    private var inUseCount = 0
-    private var cursorPinnedCount = 0
-    private var transactionPinnedCount = 0
-    private val serviceGenerations = HashMap<ObjectId, IntArray>() // serviceId -> [generation, connectionCount]
-
-    private val maintenance = PoolMaintenance(this, settings.maintenanceIntervalMS)
+    private val scope = CoroutineScope(context.minusKey(Job) + poolJob)
+    private val maintenance = PoolMaintenance(address, scope, settings.maintenanceIntervalMS) { lock.withLock { machine.maintain() } }
+    private val machine: PoolStateMachine = PoolStateMachine(
+        address, settings, loadBalanced, connectionFactory, events,
+        launchEstablishment = { p -> scope.launch(start = CoroutineStart.ATOMIC) { establisher.establish(p) } },
+        wakeMaintenance = maintenance::wake,
+    )
+    private val establisher = Establisher(address, loadBalanced, lock, machine, poolJob, onEstablishmentError)
 
     init {
         events.poolCreated(settings)
@@ -144,7 +138,7 @@ public class ConnectionPool(
     }
 
     /** The current state (a racy read without the lock, for diagnostics). */
-    public val state: ConnectionPoolState get() = poolState
+    public val state: ConnectionPoolState get() = machine.state
 
     /**
      * Checks out a connection: an idle one (most recently used first), or a new one established
@@ -159,52 +153,23 @@ public class ConnectionPool(
      */
     public suspend fun checkOut(): Connection {
         val start = System.nanoTime()
-        if (!tryLockSpinning()) return checkOutSlow(start)
+        // Only tail calls suspend here, so the uncontended path with an idle connection allocates nothing.
+        if (!lock.tryLockSpinning()) return checkOutSlow(start)
         val r = try {
-            checkOutLocked(start)
+            machine.checkOut(start)
         } finally {
-            mutex.unlock()
+            lock.unlock()
         }
         if (r is PooledConnection) return r
+        if (r is Failed) throw r.error
         return awaitWaiter(r as Waiter)
     }
 
     private suspend fun checkOutSlow(start: Long): Connection {
-        val r = locked { checkOutLocked(start) }
+        val r = lock.lockedSlow { machine.checkOut(start) }
         if (r is PooledConnection) return r
+        if (r is Failed) throw r.error
         return awaitWaiter(r as Waiter)
-    }
-
-    /** The checkout decision: an idle connection (in use now), or a [Waiter] to await. Throws when the pool is not ready. */
-    private fun checkOutLocked(start: Long): Any {
-        events.checkOutStarted()
-        when (poolState) {
-            ConnectionPoolState.CLOSED -> throw failLocked(ConnectionCheckOutFailedReason.POOL_CLOSED, start, PoolClosedException(address))
-            ConnectionPoolState.PAUSED -> throw failLocked(ConnectionCheckOutFailedReason.CONNECTION_ERROR, start, pausedError())
-            ConnectionPoolState.READY -> Unit
-        }
-        if (waiters.isEmpty()) {
-            val c = takeAvailableLocked(start)
-            if (c != null) {
-                markInUseLocked(c, start)
-                return c
-            }
-        }
-        val waiter = Waiter(start)
-        if (waiters.isEmpty()) {
-            val adoptable = unownedPendingLocked()
-            if (adoptable != null) {
-                adoptable.owner = waiter
-                waiter.hand(adoptable)
-            } else if (canEstablishLocked()) {
-                waiter.hand(startEstablishmentLocked(waiter))
-            } else {
-                waiters.addLast(waiter)
-            }
-        } else {
-            waiters.addLast(waiter)
-        }
-        return waiter
     }
 
     /**
@@ -217,10 +182,7 @@ public class ConnectionPool(
      */
     public suspend fun checkIn(connection: Connection) {
         val c = ownConnection(connection)
-        locked {
-            check(c.state == ConnState.IN_USE) { "connection ${c.id} to $address is not checked out (double check-in?)" }
-            checkInLocked(c)
-        }
+        lock.withLock { machine.checkIn(c) }
     }
 
     /**
@@ -233,29 +195,7 @@ public class ConnectionPool(
      */
     public suspend fun pin(connection: Connection, purpose: ConnectionPurpose) {
         val c = ownConnection(connection)
-        locked {
-            check(c.state == ConnState.IN_USE) { "connection ${c.id} to $address is not checked out" }
-            countPurposeLocked(c.purpose, -1)
-            c.purpose = purpose
-            countPurposeLocked(purpose, +1)
-        }
-    }
-
-    private fun countPurposeLocked(purpose: ConnectionPurpose, delta: Int) {
-        when (purpose) {
-            ConnectionPurpose.CURSOR -> cursorPinnedCount += delta
-            ConnectionPurpose.TRANSACTION -> transactionPinnedCount += delta
-            ConnectionPurpose.OPERATION -> Unit
-        }
-    }
-
-    /** The wait-queue timeout error: in load-balanced mode with the spec's detailed message. */
-    private fun waitQueueTimeoutLocked(): WaitQueueTimeoutException {
-        if (!loadBalanced) return WaitQueueTimeoutException(address, settings.waitQueueTimeoutMS)
-        val message = WaitQueueTimeoutException.loadBalancedMessage(
-            settings.maxPoolSize, cursorPinnedCount, transactionPinnedCount, inUseCount - cursorPinnedCount - transactionPinnedCount,
-        )
-        return WaitQueueTimeoutException(address, settings.waitQueueTimeoutMS, message)
+        lock.withLock { machine.pin(c, purpose) }
     }
 
     /**
@@ -287,14 +227,7 @@ public class ConnectionPool(
      * starts. Emits PoolReady only on a real transition; a ready or closed pool is left as is.
      */
     public suspend fun ready() {
-        val changed = locked {
-            if (poolState != ConnectionPoolState.PAUSED) return@locked false
-            poolState = ConnectionPoolState.READY
-            events.poolReady()
-            dispatchLocked()
-            true
-        }
-        if (changed) maintenance.wake()
+        if (lock.withLock { machine.ready() }) maintenance.wake()
     }
 
     /**
@@ -309,29 +242,10 @@ public class ConnectionPool(
      */
     public suspend fun clear(interruptInUseConnections: Boolean = false, cause: Throwable? = null) {
         check(!loadBalanced) { "a load-balanced pool is cleared per serviceId" }
-        val toInterrupt = ArrayList<PooledConnection>()
-        val pendingToInterrupt = ArrayList<PendingEstablishment>()
-        val cleared = locked {
-            if (poolState == ConnectionPoolState.CLOSED) return@locked false
-            val wasReady = poolState == ConnectionPoolState.READY
-            val oldGeneration = generation
-            generation++
-            poolState = ConnectionPoolState.PAUSED
-            clearCause = cause
-            if (wasReady) events.poolCleared(null, interruptInUseConnections)
-            waiters.drain { w -> completeWaiterWithErrorLocked(w, ConnectionCheckOutFailedReason.CONNECTION_ERROR, pausedError()) }
-            if (interruptInUseConnections) {
-                for (c in live) if (c.state == ConnState.IN_USE && c.gen <= oldGeneration) toInterrupt += c
-                for (p in pendings) if (p.connection.gen <= oldGeneration) {
-                    p.interrupted = true
-                    pendingToInterrupt += p
-                }
-            }
-            true
-        }
-        if (!cleared) return
-        for (c in toInterrupt) c.interrupt()
-        for (p in pendingToInterrupt) p.job?.cancel()
+        val cleared = lock.withLock { machine.clear(interruptInUseConnections, cause) }
+        if (cleared !is ClearOutcome.Cleared) return
+        for (c in cleared.connections) c.interrupt()
+        for (p in cleared.establishments) p.job?.cancel()
         maintenance.wake()
     }
 
@@ -343,12 +257,7 @@ public class ConnectionPool(
      */
     public suspend fun clear(serviceId: ObjectId) {
         check(loadBalanced) { "clear(serviceId) is only for load-balanced pools" }
-        locked {
-            if (poolState == ConnectionPoolState.CLOSED) return@locked
-            val entry = serviceGenerations[serviceId]
-            if (entry != null) entry[0]++
-            events.poolCleared(serviceId, false)
-        }
+        lock.withLock { machine.clear(serviceId) }
         maintenance.wake()
     }
 
@@ -359,15 +268,7 @@ public class ConnectionPool(
      * Idempotent; completes even when the caller is cancelled.
      */
     public suspend fun close() {
-        val toCancel = ArrayList<PendingEstablishment>()
-        locked {
-            if (poolState == ConnectionPoolState.CLOSED) return@locked
-            poolState = ConnectionPoolState.CLOSED
-            while (available.isNotEmpty()) closeLocked(available.removeLast(), ConnectionClosedReason.POOL_CLOSED, null)
-            waiters.drain { w -> completeWaiterWithErrorLocked(w, ConnectionCheckOutFailedReason.POOL_CLOSED, PoolClosedException(address)) }
-            events.poolClosed()
-            toCancel.addAll(pendings)
-        }
+        val toCancel = lock.withLock { machine.close() }
         for (p in toCancel) p.job?.cancel()
         withContext(NonCancellable) {
             poolJob.cancel()
@@ -376,456 +277,57 @@ public class ConnectionPool(
     }
 
     /** Gauges read from the pool's own state under its lock (a consistent snapshot). */
-    public suspend fun statistics(): ConnectionPoolStatistics = locked { statisticsLocked() }
+    public suspend fun statistics(): ConnectionPoolStatistics = lock.withLock { machine.statistics() }
 
     /**
      * Gauges read without the lock: never blocks, may mix values from concurrent changes.
      * For metrics scrapers.
      */
-    public fun statisticsSnapshot(): ConnectionPoolStatistics = statisticsLocked()
+    public fun statisticsSnapshot(): ConnectionPoolStatistics = machine.statistics()
 
     /** The current generation of [serviceId] in load-balanced mode (0 when unknown). */
-    public suspend fun serviceGeneration(serviceId: ObjectId): Int = locked { serviceGenerations[serviceId]?.get(0) ?: 0 }
+    public suspend fun serviceGeneration(serviceId: ObjectId): Int = lock.withLock { machine.serviceGeneration(serviceId) }
 
-    private fun statisticsLocked() = ConnectionPoolStatistics(
-        state = poolState,
-        totalConnections = totalCount,
-        availableConnections = available.size,
-        pendingConnections = pendingCount,
-        inUseConnections = inUseCount,
-        waitQueueSize = waiters.size,
-        generation = generation,
-        pinnedToCursors = cursorPinnedCount,
-    )
-
-    override fun toString(): String = "ConnectionPool($address, $poolState)"
-
-    // ------------------------------------------------------------------------------------------
-    // Internals. Functions named *Locked run with the mutex held and never suspend.
-    // ------------------------------------------------------------------------------------------
-
-    /**
-     * Runs [block] holding the mutex: [tryLockSpinning] first, else [lockedSlow]. Completes even
-     * when the caller is cancelled (critical sections are short, and the pool's bookkeeping must
-     * never be left half done).
-     */
-    private suspend inline fun <T> locked(crossinline block: () -> T): T {
-        if (!tryLockSpinning()) return lockedSlow { block() }
-        try {
-            return block()
-        } finally {
-            mutex.unlock()
-        }
-    }
-
-    /**
-     * Waits for the mutex in its FIFO queue and runs [block] **on the thread that hands the mutex
-     * over**: the waiter resumes on [Dispatchers.Unconfined], so the releasing thread runs the
-     * queued critical sections one after another (each is a few hundred nanoseconds and never
-     * suspends). Without this, the Mutex would hand itself to a coroutine that is merely scheduled
-     * to run and hold it through the dispatch latency, and every later arrival would queue behind
-     * it (a lock convoy: measured at ~40k checkout+checkin pairs/s with 8 callers on 2 cores).
-     * Only the caller's return to its own dispatcher is dispatched, after the mutex is released.
-     * The block's result is returned even if the caller was cancelled meanwhile (a checked-out
-     * connection or a finished check-in must not be lost); its next suspension point throws.
-     */
-    private suspend fun <T> lockedSlow(block: () -> T): T {
-        val handOff = if (modelChecking) NonCancellable else NonCancellable + Dispatchers.Unconfined
-        var result: Any? = NO_RESULT
-        queuedLockAcquisitions.incrementAndGet()
-        try {
-            withContext(handOff) {
-                mutex.lock()
-                try {
-                    result = block()
-                } finally {
-                    mutex.unlock()
-                }
-            }
-        } catch (e: CancellationException) {
-            if (result === NO_RESULT) throw e
-        }
-        @Suppress("UNCHECKED_CAST")
-        return result as T
-    }
-
-    /**
-     * Tries to take the mutex without suspending. Critical sections are a few hundred nanoseconds
-     * and never suspend, so the holder is always a running thread: a short spin, then a few
-     * [Thread.yield]s (in case the OS preempted the holder), almost always win. Suspending in
-     * [Mutex.lock] instead costs a dispatch, and worse, the Mutex hands itself to the resumed
-     * coroutine, which holds it while it merely waits to be scheduled, so every later arrival
-     * queues behind it (a lock convoy). Fairness is kept: [Mutex.tryLock] fails while any
-     * coroutine is queued in [Mutex.lock], so this never overtakes one; after the bounded attempts
-     * the caller queues too.
-     */
-    private fun tryLockSpinning(): Boolean {
-        if (mutex.tryLock()) return true
-        if (modelChecking) return false
-        for (i in 1..LOCK_SPINS) {
-            Thread.onSpinWait()
-            if (!mutex.isLocked && mutex.tryLock()) return true
-        }
-        for (i in 1..LOCK_YIELDS) {
-            Thread.yield()
-            if (mutex.tryLock()) return true
-        }
-        return false
-    }
+    override fun toString(): String = "ConnectionPool($address, ${machine.state})"
 
     private fun ownConnection(connection: Connection): PooledConnection {
-        require(connection is PooledConnection && connection.owner === this) {
+        require(connection is PooledConnection && connection.owner === machine) {
             "connection ${connection.id} was not checked out from the pool for $address"
         }
         return connection
     }
 
-    private fun pausedError() = PoolClearedException(address, PoolClearedException.clearedMessage(address, clearCause), clearCause)
-
-    private fun failLocked(reason: ConnectionCheckOutFailedReason, start: Long, error: Throwable): Throwable {
-        events.checkOutFailed(reason, start, error)
-        return error
-    }
-
-    /** Phase 1: wait in the queue (bounded by waitQueueTimeoutMS); phase 2: wait for the establishment we own. */
+    /** Phase 1: wait in the queue (bounded by waitQueueTimeoutMS); phase 2: wait for the establishment it owns. */
     private suspend fun awaitWaiter(w: Waiter): Connection {
-        var r: Any
-        try {
+        val handed = try {
             val timeout = settings.waitQueueTimeoutMS
-            r = if (timeout > 0 && !w.isHandedVolatile) {
+            if (timeout > 0 && !w.isHandedVolatile) {
                 val remainingMs = timeout - (System.nanoTime() - w.startNanos) / 1_000_000
-                (if (remainingMs > 0) withTimeoutOrNull(remainingMs) { w.awaitOutcome() } else null) ?: waitTimedOut(w)
+                (if (remainingMs > 0) withTimeoutOrNull(remainingMs) { w.awaitOutcome() } else null)
+                    ?: lock.withLock { machine.waitTimedOut(w) }
             } else {
                 w.awaitOutcome()
             }
         } catch (e: CancellationException) {
-            locked { abandonWaiterLocked(w) }
+            lock.withLock { machine.abandon(w) }
             throw e
         }
-        if (r is PendingEstablishment) r = awaitEstablishment(r)
-        if (r is Throwable) throw r
-        return r as PooledConnection
-    }
-
-    private suspend fun waitTimedOut(w: Waiter): Any = locked {
-        if (waiters.remove(w)) {
-            failLocked(ConnectionCheckOutFailedReason.TIMEOUT, w.startNanos, waitQueueTimeoutLocked())
-        } else {
-            w.outcome!! // handed over concurrently: take it
+        val r: Established = when (handed) {
+            is PendingEstablishment -> awaitEstablishment(handed)
+            is PooledConnection -> handed
+            is Failed -> handed
+        }
+        return when (r) {
+            is PooledConnection -> r
+            is Failed -> throw r.error
         }
     }
 
-    private suspend fun awaitEstablishment(p: PendingEstablishment): Any =
+    private suspend fun awaitEstablishment(p: PendingEstablishment): Established =
         try {
             p.outcome.await()
         } catch (e: CancellationException) {
-            locked {
-                if (p.outcome.isCompleted) {
-                    val r = p.outcome.getCompleted()
-                    if (r is PooledConnection) handBackLocked(r)
-                } else {
-                    p.owner = null
-                    dispatchLocked() // the oldest waiter adopts it
-                }
-            }
+            lock.withLock { machine.disown(p) }
             throw e
         }
-
-    /** A cancelled checkout leaves the queue or gives back what it was handed. */
-    private fun abandonWaiterLocked(w: Waiter) {
-        if (waiters.remove(w)) return
-        when (val r = w.outcome ?: return) {
-            is PooledConnection -> handBackLocked(r)
-            is PendingEstablishment -> {
-                if (r.outcome.isCompleted) {
-                    val o = r.outcome.getCompleted()
-                    if (o is PooledConnection) handBackLocked(o)
-                } else {
-                    r.owner = null
-                    dispatchLocked() // the oldest waiter adopts it
-                }
-            }
-        }
-    }
-
-    private fun handBackLocked(c: PooledConnection) {
-        if (c.state == ConnState.IN_USE) checkInLocked(c)
-    }
-
-    private fun checkInLocked(c: PooledConnection) {
-        events.checkedIn(c.id)
-        inUseCount--
-        countPurposeLocked(c.purpose, -1)
-        c.purpose = ConnectionPurpose.OPERATION
-        val reason = perishedReasonLocked(c, 0L, checkIdle = false)
-        when {
-            poolState == ConnectionPoolState.CLOSED -> closeLocked(c, ConnectionClosedReason.POOL_CLOSED, null)
-            reason != null -> closeLocked(c, reason, null)
-            else -> {
-                c.state = ConnState.AVAILABLE
-                if (maxIdleNanos > 0) c.availableSinceNanos = System.nanoTime()
-                available.addLast(c)
-            }
-        }
-        dispatchLocked()
-    }
-
-    /** Serves waiters, oldest first, while a connection is available or one may be established. */
-    private fun dispatchLocked() {
-        if (poolState != ConnectionPoolState.READY) return
-        while (!waiters.isEmpty()) {
-            val c = takeAvailableLocked(System.nanoTime())
-            if (c != null) {
-                val w = waiters.pollFirst()!!
-                markInUseLocked(c, w.startNanos)
-                w.hand(c)
-                continue
-            }
-            val adoptable = unownedPendingLocked()
-            if (adoptable != null) {
-                val w = waiters.pollFirst()!!
-                adoptable.owner = w
-                w.hand(adoptable)
-                continue
-            }
-            if (!canEstablishLocked()) return
-            val w = waiters.pollFirst()!!
-            w.hand(startEstablishmentLocked(w)) // a PendingEstablishment, or the error to throw
-        }
-    }
-
-    /**
-     * A current-generation connection being established for nobody (minPoolSize population, or
-     * its checkout was cancelled). The oldest waiter adopts it instead of starting another
-     * establishment: it will be available sooner and saves a connection.
-     */
-    private fun unownedPendingLocked(): PendingEstablishment? {
-        if (pendings.isEmpty()) return null
-        for (p in pendings) {
-            if (p.owner == null && !p.interrupted && (loadBalanced || p.connection.gen == generation)) return p
-        }
-        return null
-    }
-
-    private fun canEstablishLocked(): Boolean = totalCount < maxPool && pendingCount < settings.maxConnecting
-
-    private fun takeAvailableLocked(now: Long): PooledConnection? {
-        while (available.isNotEmpty()) {
-            val c = available.removeLast()
-            val reason = perishedReasonLocked(c, now, checkIdle = true)
-            if (reason == null) return c
-            closeLocked(c, reason, null)
-        }
-        return null
-    }
-
-    private fun perishedReasonLocked(c: PooledConnection, now: Long, checkIdle: Boolean): ConnectionClosedReason? = when {
-        c.errored -> ConnectionClosedReason.ERROR // a connection that failed is closed for its error, even when the pool was cleared since
-        c.gen != currentGenerationLocked(c) || c.interrupted -> ConnectionClosedReason.STALE
-        c.raw.isClosed -> ConnectionClosedReason.ERROR
-        checkIdle && maxIdleNanos > 0 && now - c.availableSinceNanos > maxIdleNanos -> ConnectionClosedReason.IDLE
-        else -> null
-    }
-
-    private fun currentGenerationLocked(c: PooledConnection): Int {
-        if (!loadBalanced) return generation
-        val sid = c.serviceId ?: return c.gen
-        return serviceGenerations[sid]?.get(0) ?: 0
-    }
-
-    private fun markInUseLocked(c: PooledConnection, startNanos: Long) {
-        c.state = ConnState.IN_USE
-        inUseCount++
-        events.checkedOut(c.id, startNanos)
-    }
-
-    private fun closeLocked(c: PooledConnection, reason: ConnectionClosedReason, error: Throwable?) {
-        when (c.state) {
-            ConnState.CLOSED -> return
-            ConnState.PENDING -> pendingCount--
-            ConnState.IN_USE -> Unit // the caller already decremented inUseCount
-        }
-        c.state = ConnState.CLOSED
-        totalCount--
-        live.remove(c)
-        val sid = c.serviceId
-        if (sid != null) {
-            val e = serviceGenerations[sid]
-            if (e != null && --e[1] == 0) serviceGenerations.remove(sid)
-        }
-        events.connectionClosed(c.id, reason, error)
-        c.raw.close()
-    }
-
-    private fun completeWaiterWithErrorLocked(w: Waiter, reason: ConnectionCheckOutFailedReason, error: Throwable) {
-        events.checkOutFailed(reason, w.startNanos, error)
-        w.hand(error)
-    }
-
-    /** Creates a pending connection (no I/O) and launches its establishment on the pool's scope. */
-    private fun startEstablishmentLocked(owner: Waiter?): Any {
-        val id = nextId
-        val now = System.nanoTime()
-        val raw = try {
-            connectionFactory.create(address, id, generation)
-        } catch (t: Throwable) {
-            // The factory must not fail (it does no I/O); if it does, the checkout gets the error.
-            val e = t as? MongoServerException ?: MongoServerException("could not create connection $id to $address: $t", address, generation, false, t)
-            if (owner != null) events.checkOutFailed(ConnectionCheckOutFailedReason.CONNECTION_ERROR, owner.startNanos, e)
-            return e
-        }
-        nextId++
-        val c = PooledConnection(this, raw, id, generation, now)
-        totalCount++
-        pendingCount++
-        live.add(c)
-        events.connectionCreated(id)
-        val p = PendingEstablishment(c, owner)
-        pendings.add(p)
-        p.job = scope.launch(start = CoroutineStart.ATOMIC) { establish(p) }
-        return p
-    }
-
-    private suspend fun establish(p: PendingEstablishment) {
-        var error: Throwable? = null
-        try {
-            p.connection.raw.establish()
-        } catch (t: Throwable) {
-            error = t
-        }
-        if (error != null && !p.interrupted && poolJob.isActive) {
-            if (error is CancellationException) {
-                error = MongoNetworkException("establishing connection ${p.connection.id} to $address was cancelled", address, p.connection.gen, false, error)
-            }
-            BackpressureLabels.applyTo(error, helloCompleted = p.connection.raw.description != null)
-            // SDAM hears of the error (and clears the pool) before the connection is closed and
-            // before a waiting checkout fails, owned or not: the order of the SDAM unified tests
-            // (PoolCleared, then ConnectionClosed, then ConnectionCheckOutFailed). The checkout's
-            // own report of the same error is then stale (older generation) and changes nothing.
-            callHook(p, error)
-        }
-        locked { finishEstablishmentLocked(p, error) }
-    }
-
-    private suspend fun callHook(p: PendingEstablishment, error: Throwable) {
-        // In load-balanced mode a connection whose hello succeeded (authentication failed after it)
-        // belongs to the service the hello named, at that service's current generation.
-        val sid = p.connection.serviceId ?: if (loadBalanced) p.connection.raw.description?.serviceId else null
-        val gen = if (loadBalanced && sid != null) locked { serviceGenerations[sid]?.get(0) ?: 0 } else p.connection.gen
-        val f = EstablishmentFailure(address, p.connection.id, gen, sid, error)
-        try {
-            withContext(NonCancellable) { onEstablishmentError(f) }
-        } catch (t: Throwable) {
-            org.slf4j.LoggerFactory.getLogger(ConnectionPool::class.java).warn("the establishment error hook of the pool for {} failed", address, t)
-        }
-    }
-
-    private fun finishEstablishmentLocked(p: PendingEstablishment, error: Throwable?) {
-        pendings.remove(p)
-        val c = p.connection
-        val owner = p.owner
-        if (error == null && poolState != ConnectionPoolState.CLOSED && !p.interrupted) {
-            val serviceFailure = if (loadBalanced) assignServiceGenerationLocked(c) else null
-            if (serviceFailure == null) {
-                pendingCount--
-                events.connectionReady(c.id, c.createdNanos)
-                if (owner != null) {
-                    markInUseLocked(c, owner.startNanos)
-                    p.outcome.complete(c)
-                } else {
-                    c.state = ConnState.AVAILABLE
-                    if (c.gen != currentGenerationLocked(c)) {
-                        closeLocked(c, ConnectionClosedReason.STALE, null)
-                    } else {
-                        if (maxIdleNanos > 0) c.availableSinceNanos = System.nanoTime()
-                        available.addLast(c)
-                    }
-                }
-                dispatchLocked()
-                // A Run ends instead of waiting for maxConnecting; resume population once a slot is free.
-                if (poolState == ConnectionPoolState.READY && totalCount < settings.minPoolSize) maintenance.wake()
-                return
-            }
-            finishFailedLocked(p, serviceFailure, ConnectionClosedReason.ERROR, ConnectionCheckOutFailedReason.CONNECTION_ERROR)
-            return
-        }
-        when {
-            poolState == ConnectionPoolState.CLOSED ->
-                finishFailedLocked(p, PoolClosedException(address), ConnectionClosedReason.POOL_CLOSED, ConnectionCheckOutFailedReason.POOL_CLOSED)
-            p.interrupted ->
-                finishFailedLocked(
-                    p,
-                    PoolClearedException(address, PoolClearedException.interruptedMessage(address), error),
-                    ConnectionClosedReason.STALE,
-                    ConnectionCheckOutFailedReason.CONNECTION_ERROR,
-                )
-            else -> finishFailedLocked(p, error!!, ConnectionClosedReason.ERROR, ConnectionCheckOutFailedReason.CONNECTION_ERROR)
-        }
-    }
-
-    private fun finishFailedLocked(
-        p: PendingEstablishment,
-        error: Throwable,
-        closedReason: ConnectionClosedReason,
-        failedReason: ConnectionCheckOutFailedReason,
-    ) {
-        closeLocked(p.connection, closedReason, if (closedReason == ConnectionClosedReason.ERROR) error else null)
-        val owner = p.owner
-        if (owner != null) {
-            events.checkOutFailed(failedReason, owner.startNanos, error)
-            p.outcome.complete(error)
-        }
-        dispatchLocked()
-    }
-
-    /** Load-balanced mode: the connection takes its service's generation and is counted for it. */
-    private fun assignServiceGenerationLocked(c: PooledConnection): Throwable? {
-        val sid = c.raw.description?.serviceId
-            ?: return MongoProtocolException(
-                "the load balancer at $address did not report a serviceId in the handshake reply",
-                address, c.gen, false,
-            )
-        val e = serviceGenerations.getOrPut(sid) { IntArray(2) }
-        e[1]++
-        c.serviceId = sid
-        c.gen = e[0]
-        return null
-    }
-
-    /**
-     * One maintenance run (the CMAP background thread run): closes perished available
-     * connections and, while ready, starts establishments up to minPoolSize within maxConnecting.
-     * Does what is readily available and returns; never waits for establishments.
-     */
-    internal suspend fun runMaintenance() {
-        locked {
-            if (poolState == ConnectionPoolState.CLOSED) return@locked
-            val now = System.nanoTime()
-            val it = available.iterator()
-            val perished = ArrayList<Pair<PooledConnection, ConnectionClosedReason>>()
-            while (it.hasNext()) {
-                val c = it.next()
-                val reason = perishedReasonLocked(c, now, checkIdle = true)
-                if (reason != null) {
-                    it.remove()
-                    perished += c to reason
-                }
-            }
-            for ((c, reason) in perished) closeLocked(c, reason, null)
-            if (poolState == ConnectionPoolState.READY) {
-                while (totalCount < settings.minPoolSize && canEstablishLocked()) {
-                    if (startEstablishmentLocked(null) is Throwable) break
-                }
-            }
-        }
-    }
 }
-
-/** Busy-wait iterations before a contended lock attempt yields its thread (about a microsecond or two). */
-private const val LOCK_SPINS = 64
-
-/** Thread yields before a contended lock attempt queues (suspends) in the Mutex. */
-private const val LOCK_YIELDS = 2
-
-/** Marks "the critical section has not produced a result" in [ConnectionPool]'s slow lock path. */
-private val NO_RESULT = Any()

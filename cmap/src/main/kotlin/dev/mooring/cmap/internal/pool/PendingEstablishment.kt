@@ -7,14 +7,14 @@ import kotlinx.coroutines.Job
  * A connection being established by a pool-owned coroutine ([job]). [owner] is the checkout it
  * is established for (null for minPoolSize population, or after the owner was cancelled: the
  * connection then goes to the oldest waiter or the available list). The pool completes
- * [outcome] under its lock, for the owner only, with the connection (in use, CheckedOut
- * emitted) or the error to throw. Fields are guarded by the pool's lock.
+ * [outcome] under its lock, for the owner only (see [Established]). Fields are guarded by the
+ * pool's lock.
  */
 internal class PendingEstablishment(
     @JvmField val connection: PooledConnection,
     @JvmField var owner: Waiter?,
-) {
-    @JvmField val outcome = CompletableDeferred<Any>()
+) : Handed {
+    @JvmField val outcome = CompletableDeferred<Established>()
     @JvmField var job: Job? = null
 
     /** Set by clear(interruptInUseConnections = true) before cancelling [job]. */

@@ -14,12 +14,22 @@ import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.isActive
 import kotlin.coroutines.cancellation.CancellationException
 
-/** Life-cycle states of a pooled connection (the CMAP spec's Connection.state). */
-internal object ConnState {
-    const val PENDING = 0
-    const val AVAILABLE = 1
-    const val IN_USE = 2
-    const val CLOSED = 3
+/**
+ * Life-cycle states of a pooled connection (the CMAP spec's Connection.state). Only
+ * [PoolCounters.moveTo] changes a connection's state, so the gauges follow it.
+ */
+internal enum class ConnState {
+    /** Created, being established (counts as pending and in total). */
+    PENDING,
+
+    /** Established, in the available list (counts in total). */
+    AVAILABLE,
+
+    /** Checked out (counts as in use and in total). */
+    IN_USE,
+
+    /** Closed: counts nowhere; terminal. */
+    CLOSED,
 }
 
 /**
@@ -30,17 +40,18 @@ internal object ConnState {
  * [interrupted] may be set from any thread.
  */
 internal class PooledConnection(
-    @JvmField val owner: Any,
+    @JvmField val owner: PoolStateMachine,
     @JvmField val raw: EstablishableConnection,
     override val id: Long,
     @JvmField var gen: Int,
     @JvmField val createdNanos: Long,
-) : Connection {
-    @JvmField var state: Int = ConnState.PENDING
+) : Connection, CheckOutOutcome, Handed, Established {
+    /** Changed only by [PoolCounters.moveTo]. */
+    @JvmField var state: ConnState = ConnState.PENDING
     @JvmField var availableSinceNanos: Long = 0L
     @JvmField var serviceId: ObjectId? = null
 
-    /** What the holder keeps it for (load-balanced connection tracking); guarded by the pool's lock. */
+    /** What the holder keeps it for (load-balanced connection tracking); guarded by the pool's lock, changed only by [PoolCounters]. */
     @JvmField var purpose: ConnectionPurpose = ConnectionPurpose.OPERATION
 
     /** Set when an operation failed with a network or protocol error, or the holder closed it. */

@@ -6,36 +6,35 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
 import kotlin.coroutines.resume
 
 /**
- * One checkout waiting in the pool's wait queue. The pool hands it exactly one outcome, under its
- * lock, with [hand]: a [PooledConnection] (already marked in use, CheckedOut emitted), a
- * [PendingEstablishment] this waiter owns, or a [Throwable] to throw (CheckOutFailed emitted).
+ * One checkout waiting in the pool's wait queue. The pool hands it exactly one [Handed] outcome,
+ * under its lock, with [hand].
  * [outcome], [queued] and the links are guarded by the pool's lock.
  *
  * The hand-over is a single-shot slot rather than a Deferred: the waiter parks its continuation in
  * [slot] with one CAS, and [hand] swaps in [HANDED] and resumes whatever continuation it found, so
  * exactly one side resumes it whether the hand-over comes before or after the waiter suspends.
  */
-internal class Waiter(@JvmField val startNanos: Long) {
+internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
     /** The handed outcome, or null while waiting. */
-    @JvmField var outcome: Any? = null
+    @JvmField var outcome: Handed? = null
     @JvmField var queued = false
     @JvmField var prev: Waiter? = null
     @JvmField var next: Waiter? = null
 
-    /** null (waiting, not parked), the parked continuation, or [HANDED]. */
+    /** null (waiting, not parked), the parked continuation, or [HANDED] (a synchronisation slot, not an outcome). */
     @Volatile private var slot: Any? = null
 
     /** True once an outcome was handed; safe without the pool's lock. */
     val isHandedVolatile: Boolean get() = slot === HANDED
 
     /** Under the pool's lock: records [o] and resumes the parked waiter, if any. At most once. */
-    fun hand(o: Any) {
+    fun hand(o: Handed) {
         check(outcome == null) { "waiter handed twice" }
         outcome = o
         val s = SLOT.getAndSet(this, HANDED)
         if (s is CancellableContinuation<*>) {
             @Suppress("UNCHECKED_CAST")
-            (s as CancellableContinuation<Any>).resume(o)
+            (s as CancellableContinuation<Handed>).resume(o)
         }
     }
 
@@ -44,7 +43,7 @@ internal class Waiter(@JvmField val startNanos: Long) {
      * a cancelled caller gets CancellationException, and must then give back whatever [outcome]
      * holds (the hand-over may have raced with the cancellation).
      */
-    suspend fun awaitOutcome(): Any {
+    suspend fun awaitOutcome(): Handed {
         if (slot === HANDED) return outcomeAfterHand()
         return suspendCancellableCoroutine { cont ->
             if (!SLOT.compareAndSet(this, null, cont)) cont.resume(outcomeAfterHand())
@@ -52,7 +51,7 @@ internal class Waiter(@JvmField val startNanos: Long) {
     }
 
     // The CAS/getAndSet on slot orders the write of outcome before this read.
-    private fun outcomeAfterHand(): Any = outcome!!
+    private fun outcomeAfterHand(): Handed = outcome!!
 
     private companion object {
         val HANDED = Any()
