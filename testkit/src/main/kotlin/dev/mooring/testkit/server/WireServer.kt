@@ -1,16 +1,9 @@
 package dev.mooring.testkit.server
 
-import dev.mooring.cmap.internal.connection.tls.TlsChannel
-import dev.mooring.cmap.internal.wire.MessageHeader
-import dev.mooring.cmap.internal.wire.OpCompressed
-import dev.mooring.cmap.internal.wire.compression.Compressor
-import dev.mooring.cmap.internal.wire.OpCode
-import dev.mooring.cmap.internal.wire.OpMsg
-import dev.mooring.cmap.internal.wire.OpMsgCodec
-import dev.mooring.cmap.internal.wire.OpQuery
-import dev.mooring.cmap.internal.wire.OpReply
-import dev.mooring.cmap.internal.wire.RequestIds
 import dev.mooring.events.ServerAddress
+import dev.mooring.testkit.wire.ClientMessage
+import dev.mooring.testkit.wire.ServerWireCodec
+import dev.mooring.testkit.wire.WireCompressor
 import io.ktor.network.selector.SelectorManager
 import io.ktor.network.sockets.InetSocketAddress
 import io.ktor.network.sockets.ServerSocket
@@ -177,10 +170,10 @@ class WireServer private constructor(
         val input = socket.openReadChannel()
         val output = socket.openWriteChannel(autoFlush = false)
         val engine = tls?.newEngine()
-        val tlsChannel = engine?.let { TlsChannel(it, input, output) }
-        if (tlsChannel != null) {
+        val tlsSession = engine?.let { ServerTlsSession(it, input, output) }
+        if (tlsSession != null) {
             try {
-                tlsChannel.handshake()
+                tlsSession.handshake()
             } catch (e: Exception) {
                 counters.tlsHandshakeFailed()
                 throw e
@@ -193,45 +186,30 @@ class WireServer private constructor(
                 emptyList()
             }
         } ?: emptyList()
-        val stream = ServerStream(input, output, tlsChannel)
+        val stream = ServerStream(input, output, tlsSession)
         val remotePort = (socket.remoteAddress as? InetSocketAddress)?.port ?: 0
         var appName: String? = null
-        var compressor: Compressor? = null
+        var compressor: WireCompressor? = null
         while (true) {
-            var headerBytes = ByteArray(MessageHeader.HEADER_LENGTH)
-            stream.readFully(headerBytes)
-            var header = MessageHeader.parse(headerBytes, 48_000_000)
-            var body = ByteArray(header.bodyLength)
-            stream.readFully(body)
-            val compressedWith = if (header.opCode == OpCode.OP_COMPRESSED) {
-                val inner = OpCompressed.unwrap(header, body, 48_000_000)
-                val used = body[8].toInt() and 0xff
-                header = inner.header
-                headerBytes = inner.headerBytes
-                body = inner.body
-                used
-            } else {
-                null
+            val header = ByteArray(ServerWireCodec.HEADER_LENGTH)
+            stream.readFully(header)
+            val message = header.copyOf(ServerWireCodec.messageLength(header))
+            stream.readFully(message, ServerWireCodec.HEADER_LENGTH)
+            val request = ServerWireCodec.decode(message)
+            val compressedWith = request.compressorId
+            val req = when (request) {
+                is ClientMessage.Query -> Request(true, request.requestId, false, false)
+                is ClientMessage.Msg -> Request(false, request.requestId, request.exhaustAllowed, request.moreToCome)
+                is ClientMessage.Unsupported -> return
             }
-            val (req, db, cmd) = when (header.opCode) {
-                OpCode.OP_QUERY -> {
-                    val q = OpQuery.decode(header, body)
-                    Triple(Request(true, header.requestId, false, false), q.database, q.query)
-                }
-                OpCode.OP_MSG -> {
-                    val m = OpMsgCodec.decode(header, headerBytes, body)
-                    val c = m.bodyWithSequences()
-                    val db = c["\$db"]?.takeIf { it.isString }?.asString()?.value ?: ""
-                    Triple(Request(false, header.requestId, m.exhaustAllowed, m.moreToCome), db, c)
-                }
-                else -> return
-            }
+            val db = request.database
+            val cmd = request.command
             val name = cmd.keys.firstOrNull() ?: ""
             counters.command(name)
             if (compressedWith != null) counters.compressedCommand(name)
             val agreed = if (isHello(name)) ServerCompression.negotiate(cmd, compressors) else null
             if (agreed != null && compressor == null) {
-                compressor = agreed.firstOrNull()?.let { ServerCompression.compressor(it, -1) }
+                compressor = agreed.firstOrNull()?.let { ServerCompression.compressor(it) }
             }
             val replyCompressor = if (compressedWith != null) compressor else null
             if (appName == null && isHello(name)) {
@@ -357,7 +335,7 @@ class WireServer private constructor(
     }
 
     /** Where replies go: the connection's stream, compressed with [compressor] when set. */
-    private class Outgoing(val stream: ServerStream, val compressor: Compressor?)
+    private class Outgoing(val stream: ServerStream, val compressor: WireCompressor?)
 
     /** Writes [reply]; false when the connection must be closed. */
     private suspend fun send(out: Outgoing, req: Request, reply: Reply): Boolean {
@@ -376,7 +354,7 @@ class WireServer private constructor(
                 var responseTo = req.requestId
                 reply.replies.transformWhile { item ->
                     val more = item.moreToCome && req.exhaustAllowed && !req.viaOpQuery
-                    val id = RequestIds.next()
+                    val id = ServerWireCodec.nextRequestId()
                     write(out, encode(req, responseTo, item.document, more, id))
                     responseTo = id
                     emit(Unit)
@@ -387,16 +365,16 @@ class WireServer private constructor(
         return true
     }
 
-    private fun encode(req: Request, responseTo: Int, doc: BsonDocument, moreToCome: Boolean, id: Int = RequestIds.next()): ByteArray =
+    private fun encode(req: Request, responseTo: Int, doc: BsonDocument, moreToCome: Boolean, id: Int = ServerWireCodec.nextRequestId()): ByteArray =
         if (req.viaOpQuery) {
-            OpReply.encode(OpReply(id, responseTo, OpReply.AWAIT_CAPABLE, 0, 0, listOf(doc)))
+            ServerWireCodec.encodeReply(id, responseTo, ServerWireCodec.AWAIT_CAPABLE, listOf(doc))
         } else {
-            OpMsgCodec.encode(OpMsg(id, responseTo, if (moreToCome) OpMsg.MORE_TO_COME else 0, doc))
+            ServerWireCodec.encodeMsg(id, responseTo, if (moreToCome) ServerWireCodec.MORE_TO_COME else 0, doc)
         }
 
     private suspend fun write(out: Outgoing, bytes: ByteArray) {
         val c = out.compressor
-        out.stream.write(if (c != null) OpCompressed.wrap(bytes, c) else bytes)
+        out.stream.write(if (c != null) ServerWireCodec.compress(bytes, c) else bytes)
     }
 
     /** Stops accepting, closes every connection and cancels the server's coroutines. Idempotent; does not block. */

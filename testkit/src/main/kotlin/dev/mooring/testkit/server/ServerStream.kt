@@ -1,15 +1,15 @@
 package dev.mooring.testkit.server
 
-import dev.mooring.cmap.internal.connection.tls.TlsChannel
 import io.ktor.utils.io.ByteReadChannel
 import io.ktor.utils.io.ByteWriteChannel
 import io.ktor.utils.io.readFully
 import io.ktor.utils.io.writeFully
 
 /** The bytes of one server-side connection, plain or TLS. Not thread-safe (one reader, one writer, never at once). */
-internal class ServerStream(private val input: ByteReadChannel, private val output: ByteWriteChannel, private val tls: TlsChannel?) {
-    suspend fun readFully(dst: ByteArray) {
-        if (tls != null) tls.readFully(dst, 0, dst.size) else input.readFully(dst, 0, dst.size)
+internal class ServerStream(private val input: ByteReadChannel, private val output: ByteWriteChannel, private val tls: ServerTlsSession?) {
+    /** Fills [dst] from [offset] to its end. */
+    suspend fun readFully(dst: ByteArray, offset: Int = 0) {
+        if (tls != null) tls.readFully(dst, offset) else input.readFully(dst, offset, dst.size)
     }
 
     suspend fun write(bytes: ByteArray) {

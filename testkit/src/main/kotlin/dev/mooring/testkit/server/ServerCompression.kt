@@ -1,7 +1,6 @@
 package dev.mooring.testkit.server
 
-import dev.mooring.cmap.internal.wire.compression.Compressor
-import dev.mooring.cmap.internal.wire.compression.Compressors
+import dev.mooring.testkit.wire.WireCompressor
 import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonString
@@ -14,12 +13,12 @@ internal object ServerCompression {
      */
     fun negotiate(request: BsonDocument, supported: List<String>): List<String> {
         val asked = (request["compression"] as? BsonArray)?.filter { it.isString }?.map { it.asString().value } ?: return emptyList()
-        return asked.filter { it in supported && it in Compressors.NAMES }
+        return asked.filter { it in supported && it in WireCompressor.NAMES }
     }
 
     /** [reply] with `compression` set to [agreed] (a copy). */
     fun answer(reply: BsonDocument, agreed: List<String>): BsonDocument =
         reply.clone().append("compression", BsonArray(agreed.map { BsonString(it) }))
 
-    fun compressor(name: String, zlibLevel: Int): Compressor = requireNotNull(Compressors.byName(name, zlibLevel))
+    fun compressor(name: String): WireCompressor = requireNotNull(WireCompressor.byName(name)) { "no compressor '$name'" }
 }
