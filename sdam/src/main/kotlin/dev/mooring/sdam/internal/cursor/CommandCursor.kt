@@ -3,9 +3,12 @@ package dev.mooring.sdam.internal.cursor
 import dev.mooring.cmap.ConnectionPurpose
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.sdam.CursorType
 import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.ServerDescription
 import dev.mooring.sdam.ServerSelectionOperation
 import dev.mooring.sdam.TopologyType
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.topology.ConnectionPin
 import dev.mooring.sdam.internal.topology.OperationRetry
@@ -58,10 +61,11 @@ internal class CommandCursor(
         // OpenTelemetry: the opening command runs in an operation span named after it (find, aggregate, ...)
         return context.tracer.traceCommand(database, command) {
             withContext(pin) {
-                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.forInitialCommand, retry) { selected, connection ->
+                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry) { selected, connection ->
                     val topologyType = context.topology.description.value.type
                     val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, topologyType, selected.description)
-                    val batch = CursorBatch.first(name, send(connection, database, sent), connection.address)
+                    val reply = send(connection, database, timeout.initial) { timeout.initialCommand(sent, selected.description) }
+                    val batch = CursorBatch.first(name, reply, connection.address)
                     id = batch.id
                     ns = batch.ns
                     route = if (batch.id != 0L && topologyType == TopologyType.LOAD_BALANCED) {
@@ -84,12 +88,13 @@ internal class CommandCursor(
         check(id != 0L) { "the cursor is exhausted" }
         val getMore = BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(ns.substringAfter('.')))
         options.batchSize?.let { getMore["batchSize"] = BsonInt32(it) }
-        options.maxTimeMS?.let { getMore["maxTimeMS"] = BsonInt64(it) }
         options.comment?.let { getMore["comment"] = it }
-        val reply = timeout.bounded("getMore") {
+        val reply = timeout.getMore { t ->
+            // client-side-operations-timeout.md: no maxTimeMS on a getMore but a tailable-await cursor's await time
+            options.maxTimeMS?.let { getMore["maxTimeMS"] = BsonInt64(if (options.cursorType == CursorType.TAILABLE_AWAIT) t.awaitTimeMS(it, server(r)) else it) }
             // OpenTelemetry: each getMore is an operation span of its own (with its command span inside)
             context.tracer.traceCommand(ns.substringBefore('.'), getMore) {
-                overloadRetried { context.connections.run(r) { c -> send(c, ns.substringBefore('.'), session.attach(getMore, c)) } }
+                overloadRetried { context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { session.attach(getMore, c) } } }
             }
         }
         val batch = CursorBatch.next(reply, id, ns, r.address)
@@ -108,8 +113,9 @@ internal class CommandCursor(
         if (r != null && id != 0L && !pinnedNetworkError) {
             val kill = BsonDocument("killCursors", BsonString(ns.substringAfter('.'))).append("cursors", BsonArray(listOf(BsonInt64(id))))
             try {
+                val t = timeout.forClose() // client-side-operations-timeout.md: timeoutMS is refreshed for killCursors
                 withTimeoutOrNull(timeout.closeBoundMS) {
-                    context.connections.run(r) { c -> send(c, ns.substringBefore('.'), session.attach(kill, c)) }
+                    context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { t.withMaxTimeMS(session.attach(kill, c), server(r)) } }
                 }
             } catch (e: Exception) {
                 // run-command.md: the outcome of killCursors is ignored
@@ -144,12 +150,19 @@ internal class CommandCursor(
         session.release()
     }
 
-    private suspend fun send(connection: Connection, db: String, sent: BsonDocument): BsonDocument =
+    /** The description of the cursor's server now (for its minimum round trip time), or null when it left the topology. */
+    private fun server(r: CursorRoute): ServerDescription? = context.topology.current.servers[r.address]
+
+    /**
+     * Sends the command [build] makes (a timeout error, nothing sent, when no time is left) and
+     * returns the reply, checked and its errors translated by [timeout] as runCommand's are.
+     */
+    private suspend fun send(connection: Connection, db: String, timeout: OperationTimeout, build: () -> BsonDocument): BsonDocument =
         try {
-            context.monitored(connection, operation).command(db, sent)
+            timeout.checkReply(context.monitored(connection, operation).command(db, build()))
         } catch (e: Throwable) {
             session.onError(e)
             if (e is MongoNetworkException && route is CursorRoute.Pinned) pinnedNetworkError = true
-            throw e
+            throw timeout.translate(e)
         }
 }
