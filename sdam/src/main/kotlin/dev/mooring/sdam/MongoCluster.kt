@@ -367,9 +367,9 @@ public class MongoCluster internal constructor(
      * [runCursorCommand] as a flow of batches (see [CursorPage]); with [retryableRead] the
      * initial command is a retryable read (the CRUD helpers' find, aggregate, ...), else it
      * is retried as [runCommand] is (a pool-cleared error; server overload when retryReads and
-     * retryWrites are both on).
+     * retryWrites are both on). A positive [limit] caps the documents returned (see [CursorPage.pages]).
      */
-    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false): Flow<CursorPage> {
+    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false, limit: Int? = null): Flow<CursorPage> {
         val doc = checkCommand(database, command)
         options.session?.checkUsable(live.id)
         val timeoutMS = options.timeoutMS ?: settings.timeoutMS
@@ -377,7 +377,7 @@ public class MongoCluster internal constructor(
         return CursorFlow.pages {
             val retry = if (retryableRead) RetryableRead(settings.retryReads) else runCommandRetry
             val timeout = CursorTimeout(timeoutMS, mode, options.cursorType, settings.serverSelectionTimeoutMS)
-            CommandCursor(cursors, database, doc, options, retry, operationSession(options.session), timeout)
+            CommandCursor(cursors, database, doc, options, retry, operationSession(options.session), timeout, limit)
         }
     }
 

@@ -296,7 +296,8 @@ class CrudOperations {
             a.copy(command, "limit", "batchSize")
         }
         CursorOperations.flagCursorType(command, CursorOperations.cursorType(a))
-        val docs = cursor(t, command, retryable = true, a)
+        val limit = if (name == "findOne") null else a.optional("limit")?.takeIf { it.isNumber }?.asNumber()?.intValue()
+        val docs = cursor(t, command, retryable = true, a, limit)
         return if (name == "findOne") docs.firstOrNull() ?: BsonNull.VALUE else BsonArray(docs)
     }
 
@@ -369,9 +370,10 @@ class CrudOperations {
      * Runs the cursor-returning [command] through [MongoCluster.runCursorCommand]'s batches
      * (getMores on the cursor's server or pinned connection, with the command's batch size) and
      * returns every document; the initial command is a retryable read when [retryable]. The
-     * `timeoutMode`, `cursorType` and `maxAwaitTimeMS` arguments of [a] go to the options as given.
+     * `timeoutMode`, `cursorType` and `maxAwaitTimeMS` arguments of [a] go to the options as given;
+     * a find's [limit] bounds its getMores' batch sizes (crud.md).
      */
-    private suspend fun cursor(t: CrudTarget, command: BsonDocument, retryable: Boolean, a: Args): List<BsonDocument> {
+    private suspend fun cursor(t: CrudTarget, command: BsonDocument, retryable: Boolean, a: Args, limit: Int? = null): List<BsonDocument> {
         val readPreference = if (retryable) t.options.readPreference ?: ReadPreference.PRIMARY else ReadPreference.PRIMARY
         t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
         val batchSize = ((command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"])
@@ -380,7 +382,7 @@ class CrudOperations {
             readPreference = readPreference, batchSize = batchSize, session = t.session, timeoutMS = t.options.timeoutMS,
             timeoutMode = CursorOperations.timeoutMode(a), cursorType = CursorOperations.cursorType(a), maxTimeMS = a.optional("maxAwaitTimeMS")?.asNumber()?.longValue(),
         )
-        return CursorPage.pages(t.cluster, t.database, command, options, retryableRead = retryable).toList().flatMap { it.documents }
+        return CursorPage.pages(t.cluster, t.database, command, options, retryableRead = retryable, limit = limit).toList().flatMap { it.documents }
     }
 
     // ---- management ---------------------------------------------------------------------------

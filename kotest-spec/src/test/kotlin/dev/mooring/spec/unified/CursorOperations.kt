@@ -48,7 +48,7 @@ class CursorOperations(private val scope: CoroutineScope) {
                     timeoutMS = a.optional("timeoutMS")?.asNumber()?.longValue() ?: target.options.timeoutMS,
                     timeoutMode = timeoutMode(a), cursorType = cursorType, maxTimeMS = a.optional("maxAwaitTimeMS")?.asNumber()?.longValue(),
                 )
-                open(saveAs, UnifiedCursor(scope, CursorPage.pages(target.cluster, target.database, find, options, retryableRead = true)))
+                open(saveAs, UnifiedCursor(scope, CursorPage.pages(target.cluster, target.database, find, options, retryableRead = true, limit = positive(a.optional("limit")))))
             }
             "iterateUntilDocumentOrError" -> cursors.getValue(cursorId).next() ?: throw IllegalStateException("cursor $cursorId is exhausted")
             "iterateOnce" -> cursors.getValue(cursorId).tryNext()

@@ -43,15 +43,24 @@ internal class CommandCursor(
     private val retry: OperationRetry,
     private val session: OperationSession,
     private val timeout: CursorTimeout,
+    /** The find helper's positive `limit`, or null: the documents to return at most. */
+    private val limit: Int? = null,
 ) {
     private val operation = context.newOperation()
     private var route: CursorRoute? = null
     private var id = 0L
     private var ns = ""
     private var pinnedNetworkError = false
+    private var returned = 0
 
-    /** True when the server holds no more results (after [open], a drained getMore or [close]). */
-    val exhausted: Boolean get() = id == 0L
+    /** The documents still to return under [limit] (null: no limit). */
+    private val leftUnderLimit: Int? get() = limit?.let { it - returned }
+
+    /**
+     * True when no getMore follows: the server holds no more results (after [open], a drained
+     * getMore or [close]), or [limit] documents were returned ([close] then kills a cursor still open).
+     */
+    val exhausted: Boolean get() = id == 0L || (leftUnderLimit ?: 1) <= 0
 
     /** Runs the opening command; returns the first batch. */
     suspend fun open(): List<BsonDocument> {
@@ -68,6 +77,7 @@ internal class CommandCursor(
                     val batch = CursorBatch.first(name, reply, connection.address)
                     id = batch.id
                     ns = batch.ns
+                    returned = batch.documents.size
                     route = if (batch.id != 0L && topologyType == TopologyType.LOAD_BALANCED) {
                         pin.pin(connection, selected.pool)
                         selected.pool.pin(connection, ConnectionPurpose.CURSOR)
@@ -85,9 +95,9 @@ internal class CommandCursor(
     /** Fetches the next batch (possibly empty for a tailable cursor); releases the pin and the session when the cursor is drained. */
     suspend fun getMore(): List<BsonDocument> {
         val r = checkNotNull(route) { "the cursor is not open" }
-        check(id != 0L) { "the cursor is exhausted" }
+        check(!exhausted) { "the cursor is exhausted" }
         val getMore = BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(ns.substringAfter('.')))
-        options.batchSize?.let { getMore["batchSize"] = BsonInt32(it) }
+        listOfNotNull(options.batchSize, leftUnderLimit).minOrNull()?.let { getMore["batchSize"] = BsonInt32(it) }
         options.comment?.let { getMore["comment"] = it }
         val reply = timeout.getMore { t ->
             // client-side-operations-timeout.md: no maxTimeMS on a getMore but a tailable-await cursor's await time
@@ -99,6 +109,7 @@ internal class CommandCursor(
         }
         val batch = CursorBatch.next(reply, id, ns, r.address)
         id = batch.id
+        returned += batch.documents.size
         if (id == 0L) finish(r)
         return batch.documents
     }
