@@ -58,6 +58,7 @@ import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
+import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
 import kotlin.time.Duration
@@ -330,7 +331,14 @@ public class MongoCluster internal constructor(
      * collector stops. When the collector is cancelled, throws or stops early (`take`, `first`), a
      * cursor still open on the server is killed with `killCursors` on its server (and pinned
      * connection), bounded by timeoutMS or else serverSelectionTimeoutMS, its outcome ignored.
-     * timeoutMS follows client-side-operations-timeout.md ([TimeoutMode]). The command, each
+     * timeoutMS (the options', else the cluster's) follows client-side-operations-timeout.md
+     * ([TimeoutMode]): the initial command is bounded, retried and its errors translated as
+     * [runCommand]'s (or [runRetryableRead]'s); it carries `maxTimeMS` (remaining time minus the
+     * server's minimum round trip time, overwriting one in [command]) in CURSOR_LIFETIME mode and
+     * for a tailable-await cursor, none in ITERATION mode otherwise. Each getMore is bounded by
+     * the remaining lifetime (CURSOR_LIFETIME) or a fresh timeoutMS (ITERATION), without
+     * `maxTimeMS` but for a tailable-await cursor's `min(maxTimeMS, remaining - minRoundTripTime)`;
+     * killCursors gets a fresh timeoutMS (with its `maxTimeMS`). The command, each
      * getMore and the killCursors are published as command monitoring events and log messages.
      *
      * Errors: those of [runCommand] for the initial command; [MongoMissingCursorException] when
@@ -340,12 +348,14 @@ public class MongoCluster internal constructor(
      * (e.g. CursorNotFound) as `MongoCommandException`. After the cursor opened only server
      * overload is retried: a getMore failing with a retryable overload error is retried on the
      * cursor's server (connection) when retryReads is on, as client-backpressure.md says.
-     * [IllegalArgumentException] at once when the options conflict with the cluster's timeoutMS
-     * (a getMore maxTimeMS with timeoutMS, except a tailable-await maxTimeMS below it).
+     * [IllegalArgumentException] at once when the options conflict with the effective timeoutMS
+     * (a getMore maxTimeMS with timeoutMS, except a tailable-await maxTimeMS below it), when
+     * timeoutMode is set without timeoutMS, or timeoutMode ITERATION for an aggregate with `$out`
+     * or `$merge`.
      *
      * Concurrency: the flow may be collected any number of times, concurrently; each collection
-     * is its own cursor, iterated by its collector only. A command that carries `maxTimeMS`
-     * itself keeps it for the initial command, whatever timeoutMS says.
+     * is its own cursor, iterated by its collector only. Without timeoutMS, or in ITERATION
+     * mode, a `maxTimeMS` in [command] is sent as given.
      */
     public fun runCursorCommand(
         database: String,
@@ -357,24 +367,49 @@ public class MongoCluster internal constructor(
      * [runCursorCommand] as a flow of batches (see [CursorPage]); with [retryableRead] the
      * initial command is a retryable read (the CRUD helpers' find, aggregate, ...), else it
      * is retried as [runCommand] is (a pool-cleared error; server overload when retryReads and
-     * retryWrites are both on).
+     * retryWrites are both on). A positive [limit] caps the documents returned (see [CursorPage.pages]).
      */
-    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false): Flow<CursorPage> {
+    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false, limit: Int? = null): Flow<CursorPage> {
         val doc = checkCommand(database, command)
         options.session?.checkUsable(live.id)
-        val timeoutMS = (options.timeoutMS ?: settings.timeoutMS)?.takeIf { it > 0 }
+        val timeoutMS = options.timeoutMS ?: settings.timeoutMS
+        val mode = cursorTimeoutMode(doc, options, timeoutMS)
+        return CursorFlow.pages {
+            val retry = if (retryableRead) RetryableRead(settings.retryReads) else runCommandRetry
+            val timeout = CursorTimeout(timeoutMS, mode, options.cursorType, settings.serverSelectionTimeoutMS)
+            CommandCursor(cursors, database, doc, options, retry, operationSession(options.session), timeout, limit)
+        }
+    }
+
+    /**
+     * The timeoutMode of a cursor with the effective [timeoutMS], after the checks of
+     * client-side-operations-timeout.md "Cursors" ([IllegalArgumentException]): timeoutMode
+     * set without timeoutMS; ITERATION for an aggregate with `$out` or `$merge`; a getMore
+     * maxTimeMS with a positive timeoutMS, except a tailable-await cursor's below it.
+     */
+    private fun cursorTimeoutMode(command: BsonDocument, options: RunCursorCommandOptions, timeoutMS: Long?): TimeoutMode {
+        require(options.timeoutMode == null || timeoutMS != null) {
+            "timeoutMode ${options.timeoutMode} needs timeoutMS (set it on the call or the cluster)"
+        }
+        val limit = timeoutMS?.takeIf { it > 0 }
         val await = options.cursorType == CursorType.TAILABLE_AWAIT
         val maxTimeMS = options.maxTimeMS
-        require(timeoutMS == null || maxTimeMS == null || (await && maxTimeMS < timeoutMS)) {
-            "getMore maxTimeMS=$maxTimeMS with timeoutMS=$timeoutMS is not supported" +
+        require(limit == null || maxTimeMS == null || (await && maxTimeMS < limit)) {
+            "getMore maxTimeMS=$maxTimeMS with timeoutMS=$limit is not supported" +
                 if (await) " (a tailable-await cursor's maxTimeMS must be below timeoutMS)" else ""
         }
         val mode = options.timeoutMode ?: if (options.cursorType == CursorType.NON_TAILABLE) TimeoutMode.CURSOR_LIFETIME else TimeoutMode.ITERATION
-        return CursorFlow.pages {
-            val retry = if (retryableRead) RetryableRead(settings.retryReads) else runCommandRetry
-            CommandCursor(cursors, database, doc, options, retry, operationSession(options.session), CursorTimeout(timeoutMS, mode, settings.serverSelectionTimeoutMS))
+        require(options.timeoutMode != TimeoutMode.ITERATION || !writesOutput(command)) {
+            "timeoutMode ITERATION is not allowed for an aggregate with \$out or \$merge (client-side-operations-timeout.md)"
         }
+        return mode
     }
+
+    /** True for an `aggregate` whose pipeline has a `$out` or `$merge` stage. */
+    private fun writesOutput(command: BsonDocument): Boolean =
+        command.firstKey == "aggregate" && (command["pipeline"] as? BsonArray).orEmpty().any { stage ->
+            (stage as? BsonDocument)?.keys?.any { it == "\$out" || it == "\$merge" } == true
+        }
 
     /**
      * Starts an explicit session (driver-sessions.md `startSession`) for this cluster's

@@ -41,7 +41,7 @@ public data class RunCursorCommandOptions(
     val session: ClientSession? = null,
     /** This cursor's `timeoutMS` (0: none); null inherits [MongoClusterSettings.timeoutMS]. */
     val timeoutMS: Long? = null,
-    /** How `timeoutMS` applies; null: [TimeoutMode.ITERATION] for tailable cursors, else [TimeoutMode.CURSOR_LIFETIME]. */
+    /** How `timeoutMS` applies (setting it without an effective `timeoutMS` fails when the cursor is started); null: [TimeoutMode.ITERATION] for tailable cursors, else [TimeoutMode.CURSOR_LIFETIME]. */
     val timeoutMode: TimeoutMode? = null,
     /** The cursor type the command asked for. */
     val cursorType: CursorType = CursorType.NON_TAILABLE,

@@ -295,7 +295,9 @@ class CrudOperations {
         } else {
             a.copy(command, "limit", "batchSize")
         }
-        val docs = cursor(t, command, retryable = true)
+        CursorOperations.flagCursorType(command, CursorOperations.cursorType(a))
+        val limit = if (name == "findOne") null else a.optional("limit")?.takeIf { it.isNumber }?.asNumber()?.intValue()
+        val docs = cursor(t, command, retryable = true, a, limit)
         return if (name == "findOne") docs.firstOrNull() ?: BsonNull.VALUE else BsonArray(docs)
     }
 
@@ -306,7 +308,7 @@ class CrudOperations {
             .append("cursor", a.optional("batchSize")?.let { BsonDocument("batchSize", it) } ?: BsonDocument())
         a.copy(command, "allowDiskUse", "collation", "comment", "hint", "let", "maxTimeMS", "bypassDocumentValidation")
         if (writes) t.options.writeConcern?.let { command["writeConcern"] = it }
-        return BsonArray(cursor(t, command, retryable = !writes))
+        return BsonArray(cursor(t, command, retryable = !writes, a))
     }
 
     private suspend fun countDocuments(t: CrudTarget, a: Args): BsonValue {
@@ -316,7 +318,7 @@ class CrudOperations {
         pipeline.add(BsonDocument("\$group", BsonDocument("_id", BsonInt32(1)).append("n", BsonDocument("\$sum", BsonInt32(1)))))
         val command = BsonDocument("aggregate", BsonString(t.collection!!)).append("pipeline", pipeline).append("cursor", BsonDocument())
         a.copy(command, "collation", "comment", "hint", "maxTimeMS")
-        return cursor(t, command, retryable = true).firstOrNull()?.get("n") ?: BsonInt32(0)
+        return cursor(t, command, retryable = true, a).firstOrNull()?.get("n") ?: BsonInt32(0)
     }
 
     private suspend fun count(name: String, t: CrudTarget, a: Args): BsonValue {
@@ -338,7 +340,7 @@ class CrudOperations {
     private suspend fun listIndexes(name: String, t: CrudTarget, a: Args): BsonValue {
         val command = BsonDocument("listIndexes", BsonString(t.collection!!)).append("cursor", a.optional("batchSize")?.let { BsonDocument("batchSize", it) } ?: BsonDocument())
         a.copy(command, "comment")
-        val docs = cursor(t, command, retryable = true)
+        val docs = cursor(t, command, retryable = true, a)
         return BsonArray(if (name == "listIndexNames") docs.map { it["name"]!! } else docs)
     }
 
@@ -346,7 +348,7 @@ class CrudOperations {
         val command = BsonDocument("listCollections", BsonInt32(1)).append("cursor", a.optional("batchSize")?.let { BsonDocument("batchSize", it) } ?: BsonDocument())
         a.copy(command, "filter", "comment", "authorizedCollections")
         if (name == "listCollectionNames") command["nameOnly"] = BsonBoolean.TRUE
-        val docs = cursor(t, command, retryable = true)
+        val docs = cursor(t, command, retryable = true, a)
         return BsonArray(if (name == "listCollectionNames") docs.map { it["name"]!! } else docs)
     }
 
@@ -367,15 +369,20 @@ class CrudOperations {
     /**
      * Runs the cursor-returning [command] through [MongoCluster.runCursorCommand]'s batches
      * (getMores on the cursor's server or pinned connection, with the command's batch size) and
-     * returns every document; the initial command is a retryable read when [retryable].
+     * returns every document; the initial command is a retryable read when [retryable]. The
+     * `timeoutMode`, `cursorType` and `maxAwaitTimeMS` arguments of [a] go to the options as given;
+     * a find's [limit] bounds its getMores' batch sizes (crud.md).
      */
-    private suspend fun cursor(t: CrudTarget, command: BsonDocument, retryable: Boolean): List<BsonDocument> {
+    private suspend fun cursor(t: CrudTarget, command: BsonDocument, retryable: Boolean, a: Args, limit: Int? = null): List<BsonDocument> {
         val readPreference = if (retryable) t.options.readPreference ?: ReadPreference.PRIMARY else ReadPreference.PRIMARY
         t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
         val batchSize = ((command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"])
             ?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 }
-        val options = RunCursorCommandOptions(readPreference = readPreference, batchSize = batchSize, session = t.session, timeoutMS = t.options.timeoutMS)
-        return CursorPage.pages(t.cluster, t.database, command, options, retryableRead = retryable).toList().flatMap { it.documents }
+        val options = RunCursorCommandOptions(
+            readPreference = readPreference, batchSize = batchSize, session = t.session, timeoutMS = t.options.timeoutMS,
+            timeoutMode = CursorOperations.timeoutMode(a), cursorType = CursorOperations.cursorType(a), maxTimeMS = a.optional("maxAwaitTimeMS")?.asNumber()?.longValue(),
+        )
+        return CursorPage.pages(t.cluster, t.database, command, options, retryableRead = retryable, limit = limit).toList().flatMap { it.documents }
     }
 
     // ---- management ---------------------------------------------------------------------------

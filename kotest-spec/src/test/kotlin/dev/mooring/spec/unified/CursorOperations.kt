@@ -11,6 +11,7 @@ import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.flow.toList
 import kotlinx.serialization.json.JsonObject
 import org.bson.BsonArray
+import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonString
 import org.bson.BsonValue
@@ -40,8 +41,14 @@ class CursorOperations(private val scope: CoroutineScope) {
             "createFindCursor" -> {
                 val find = BsonDocument("find", BsonString(target!!.collection!!)).append("filter", a.optional("filter") ?: BsonDocument())
                 a.copy(find, "sort", "projection", "skip", "limit", "batchSize", "comment", "hint", "maxTimeMS", "collation")
-                val options = RunCursorCommandOptions(readPreference = target.options.readPreference ?: ReadPreference.PRIMARY, batchSize = positive(a.optional("batchSize")), session = session)
-                open(saveAs, UnifiedCursor(scope, CursorPage.pages(target.cluster, target.database, find, options, retryableRead = true)))
+                val cursorType = cursorType(a)
+                flagCursorType(find, cursorType)
+                val options = RunCursorCommandOptions(
+                    readPreference = target.options.readPreference ?: ReadPreference.PRIMARY, batchSize = positive(a.optional("batchSize")), session = session,
+                    timeoutMS = a.optional("timeoutMS")?.asNumber()?.longValue() ?: target.options.timeoutMS,
+                    timeoutMode = timeoutMode(a), cursorType = cursorType, maxTimeMS = a.optional("maxAwaitTimeMS")?.asNumber()?.longValue(),
+                )
+                open(saveAs, UnifiedCursor(scope, CursorPage.pages(target.cluster, target.database, find, options, retryableRead = true, limit = positive(a.optional("limit")))))
             }
             "iterateUntilDocumentOrError" -> cursors.getValue(cursorId).next() ?: throw IllegalStateException("cursor $cursorId is exhausted")
             "iterateOnce" -> cursors.getValue(cursorId).tryNext()
@@ -74,13 +81,9 @@ class CursorOperations(private val scope: CoroutineScope) {
         RunCursorCommandOptions(
             readPreference = t.options.readPreference ?: ReadPreference.PRIMARY,
             session = session,
-            timeoutMS = a.optional("timeoutMS")?.asNumber()?.longValue(),
-            timeoutMode = a.optional("timeoutMode")?.asString()?.value?.let { if (it == "iteration") TimeoutMode.ITERATION else TimeoutMode.CURSOR_LIFETIME },
-            cursorType = when (a.optional("cursorType")?.asString()?.value) {
-                "tailable" -> CursorType.TAILABLE
-                "tailableAwait" -> CursorType.TAILABLE_AWAIT
-                else -> CursorType.NON_TAILABLE
-            },
+            timeoutMS = a.optional("timeoutMS")?.asNumber()?.longValue() ?: t.options.timeoutMS,
+            timeoutMode = timeoutMode(a),
+            cursorType = cursorType(a),
             batchSize = positive(a.optional("batchSize")),
             maxTimeMS = a.optional("maxTimeMS")?.asNumber()?.longValue(),
             comment = a.optional("comment"),
@@ -92,5 +95,28 @@ class CursorOperations(private val scope: CoroutineScope) {
     companion object {
         /** The operations [execute] runs. */
         val OPERATIONS: Set<String> = setOf("runCursorCommand", "createCommandCursor", "createFindCursor", "iterateUntilDocumentOrError", "iterateOnce")
+
+        /** The `timeoutMode` argument (`cursorLifetime`, `iteration`), null when absent; the library checks it against timeoutMS. */
+        fun timeoutMode(a: CrudOperations.Args): TimeoutMode? = a.optional("timeoutMode")?.asString()?.value?.let {
+            when (it) {
+                "iteration" -> TimeoutMode.ITERATION
+                "cursorLifetime" -> TimeoutMode.CURSOR_LIFETIME
+                else -> throw IllegalArgumentException("unknown timeoutMode $it")
+            }
+        }
+
+        /** The `cursorType` argument (`nonTailable`, `tailable`, `tailableAwait`). */
+        fun cursorType(a: CrudOperations.Args): CursorType = when (val v = a.optional("cursorType")?.asString()?.value) {
+            null, "nonTailable" -> CursorType.NON_TAILABLE
+            "tailable" -> CursorType.TAILABLE
+            "tailableAwait" -> CursorType.TAILABLE_AWAIT
+            else -> throw IllegalArgumentException("unknown cursorType $v")
+        }
+
+        /** Sets the find command's `tailable` / `awaitData` flags for [cursorType] (crud.md). */
+        fun flagCursorType(find: BsonDocument, cursorType: CursorType) {
+            if (cursorType != CursorType.NON_TAILABLE) find["tailable"] = BsonBoolean.TRUE
+            if (cursorType == CursorType.TAILABLE_AWAIT) find["awaitData"] = BsonBoolean.TRUE
+        }
     }
 }

@@ -31,19 +31,34 @@ internal class OperationTimeout private constructor(val timeoutMS: Long?, privat
 
     /**
      * [command] with `maxTimeMS` set to the remaining time minus [server]'s minimum round trip
-     * time; [command] itself without a deadline. Throws [MongoOperationTimeoutException] (the
-     * command is not sent) when the remaining time does not exceed that round trip time.
+     * time (0 when the server is unknown); [command] itself without a deadline. Throws
+     * [MongoOperationTimeoutException] (the command is not sent) when the remaining time does
+     * not exceed that round trip time.
      */
-    fun withMaxTimeMS(command: BsonDocument, server: ServerDescription): BsonDocument {
-        val remaining = remainingMS() ?: return command
-        val rtt = ceil(server.minRoundTripTimeMillis ?: 0.0).toLong()
+    fun withMaxTimeMS(command: BsonDocument, server: ServerDescription?): BsonDocument {
+        val maxTimeMS = serverTimeMS(command.keys.firstOrNull(), server) ?: return command
+        return command.clone().append("maxTimeMS", BsonInt64(maxTimeMS))
+    }
+
+    /**
+     * The `maxTimeMS` of a tailable-await cursor's getMore (client-side-operations-timeout.md
+     * "Tailable awaitData Cursors"): `min(`[maxAwaitTimeMS]`, remaining - minRoundTripTime)`, or
+     * [maxAwaitTimeMS] itself without a deadline; fails as [withMaxTimeMS] when no time is left.
+     */
+    fun awaitTimeMS(maxAwaitTimeMS: Long, server: ServerDescription?): Long =
+        serverTimeMS("getMore", server)?.let { minOf(maxAwaitTimeMS, it) } ?: maxAwaitTimeMS
+
+    /** The remaining time minus [server]'s minimum round trip time, or null without a deadline; a timeout error when none is left. */
+    private fun serverTimeMS(commandName: String?, server: ServerDescription?): Long? {
+        val remaining = remainingMS() ?: return null
+        val rtt = ceil(server?.minRoundTripTimeMillis ?: 0.0).toLong()
         if (remaining <= rtt) {
             throw MongoOperationTimeoutException(
-                "timeoutMS=$timeoutMS expired before the command ${command.keys.firstOrNull()} was sent: " +
+                "timeoutMS=$timeoutMS expired before the command $commandName was sent: " +
                     "$remaining ms left, the server's minimum round trip time is $rtt ms",
             )
         }
-        return command.clone().append("maxTimeMS", BsonInt64(remaining - rtt))
+        return remaining - rtt
     }
 
     /** [error] as the operation reports it: with timeoutMS set, a MaxTimeMSExpired command error becomes a timeout error. */

@@ -3,9 +3,12 @@ package dev.mooring.sdam.internal.cursor
 import dev.mooring.cmap.ConnectionPurpose
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.sdam.CursorType
 import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.ServerDescription
 import dev.mooring.sdam.ServerSelectionOperation
 import dev.mooring.sdam.TopologyType
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.topology.ConnectionPin
 import dev.mooring.sdam.internal.topology.OperationRetry
@@ -40,15 +43,24 @@ internal class CommandCursor(
     private val retry: OperationRetry,
     private val session: OperationSession,
     private val timeout: CursorTimeout,
+    /** The find helper's positive `limit`, or null: the documents to return at most. */
+    private val limit: Int? = null,
 ) {
     private val operation = context.newOperation()
     private var route: CursorRoute? = null
     private var id = 0L
     private var ns = ""
     private var pinnedNetworkError = false
+    private var returned = 0
 
-    /** True when the server holds no more results (after [open], a drained getMore or [close]). */
-    val exhausted: Boolean get() = id == 0L
+    /** The documents still to return under [limit] (null: no limit). */
+    private val leftUnderLimit: Int? get() = limit?.let { it - returned }
+
+    /**
+     * True when no getMore follows: the server holds no more results (after [open], a drained
+     * getMore or [close]), or [limit] documents were returned ([close] then kills a cursor still open).
+     */
+    val exhausted: Boolean get() = id == 0L || (leftUnderLimit ?: 1) <= 0
 
     /** Runs the opening command; returns the first batch. */
     suspend fun open(): List<BsonDocument> {
@@ -58,12 +70,14 @@ internal class CommandCursor(
         // OpenTelemetry: the opening command runs in an operation span named after it (find, aggregate, ...)
         return context.tracer.traceCommand(database, command) {
             withContext(pin) {
-                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.forInitialCommand, retry) { selected, connection ->
+                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry) { selected, connection ->
                     val topologyType = context.topology.description.value.type
                     val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, topologyType, selected.description)
-                    val batch = CursorBatch.first(name, send(connection, database, sent), connection.address)
+                    val reply = send(connection, database, timeout.initial) { timeout.initialCommand(sent, selected.description) }
+                    val batch = CursorBatch.first(name, reply, connection.address)
                     id = batch.id
                     ns = batch.ns
+                    returned = batch.documents.size
                     route = if (batch.id != 0L && topologyType == TopologyType.LOAD_BALANCED) {
                         pin.pin(connection, selected.pool)
                         selected.pool.pin(connection, ConnectionPurpose.CURSOR)
@@ -81,19 +95,21 @@ internal class CommandCursor(
     /** Fetches the next batch (possibly empty for a tailable cursor); releases the pin and the session when the cursor is drained. */
     suspend fun getMore(): List<BsonDocument> {
         val r = checkNotNull(route) { "the cursor is not open" }
-        check(id != 0L) { "the cursor is exhausted" }
+        check(!exhausted) { "the cursor is exhausted" }
         val getMore = BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(ns.substringAfter('.')))
-        options.batchSize?.let { getMore["batchSize"] = BsonInt32(it) }
-        options.maxTimeMS?.let { getMore["maxTimeMS"] = BsonInt64(it) }
+        listOfNotNull(options.batchSize, leftUnderLimit).minOrNull()?.let { getMore["batchSize"] = BsonInt32(it) }
         options.comment?.let { getMore["comment"] = it }
-        val reply = timeout.bounded("getMore") {
+        val reply = timeout.getMore { t ->
+            // client-side-operations-timeout.md: no maxTimeMS on a getMore but a tailable-await cursor's await time
+            options.maxTimeMS?.let { getMore["maxTimeMS"] = BsonInt64(if (options.cursorType == CursorType.TAILABLE_AWAIT) t.awaitTimeMS(it, server(r)) else it) }
             // OpenTelemetry: each getMore is an operation span of its own (with its command span inside)
             context.tracer.traceCommand(ns.substringBefore('.'), getMore) {
-                overloadRetried { context.connections.run(r) { c -> send(c, ns.substringBefore('.'), session.attach(getMore, c)) } }
+                overloadRetried { context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { session.attach(getMore, c) } } }
             }
         }
         val batch = CursorBatch.next(reply, id, ns, r.address)
         id = batch.id
+        returned += batch.documents.size
         if (id == 0L) finish(r)
         return batch.documents
     }
@@ -108,8 +124,9 @@ internal class CommandCursor(
         if (r != null && id != 0L && !pinnedNetworkError) {
             val kill = BsonDocument("killCursors", BsonString(ns.substringAfter('.'))).append("cursors", BsonArray(listOf(BsonInt64(id))))
             try {
+                val t = timeout.forClose() // client-side-operations-timeout.md: timeoutMS is refreshed for killCursors
                 withTimeoutOrNull(timeout.closeBoundMS) {
-                    context.connections.run(r) { c -> send(c, ns.substringBefore('.'), session.attach(kill, c)) }
+                    context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { t.withMaxTimeMS(session.attach(kill, c), server(r)) } }
                 }
             } catch (e: Exception) {
                 // run-command.md: the outcome of killCursors is ignored
@@ -144,12 +161,19 @@ internal class CommandCursor(
         session.release()
     }
 
-    private suspend fun send(connection: Connection, db: String, sent: BsonDocument): BsonDocument =
+    /** The description of the cursor's server now (for its minimum round trip time), or null when it left the topology. */
+    private fun server(r: CursorRoute): ServerDescription? = context.topology.current.servers[r.address]
+
+    /**
+     * Sends the command [build] makes (a timeout error, nothing sent, when no time is left) and
+     * returns the reply, checked and its errors translated by [timeout] as runCommand's are.
+     */
+    private suspend fun send(connection: Connection, db: String, timeout: OperationTimeout, build: () -> BsonDocument): BsonDocument =
         try {
-            context.monitored(connection, operation).command(db, sent)
+            timeout.checkReply(context.monitored(connection, operation).command(db, build()))
         } catch (e: Throwable) {
             session.onError(e)
             if (e is MongoNetworkException && route is CursorRoute.Pinned) pinnedNetworkError = true
-            throw e
+            throw timeout.translate(e)
         }
 }

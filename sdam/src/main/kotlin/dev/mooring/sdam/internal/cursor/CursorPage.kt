@@ -27,7 +27,10 @@ public class CursorPage internal constructor(
          * [MongoCluster.runCursorCommand] as a flow of batches: the next getMore is sent only when
          * the collector returns from `emit` of the previous page. With [retryableRead] the initial
          * command is a retryable read (retryable-reads.md; for driver CRUD helpers such as the
-         * spec runners'), else it is retried as runCommand is. Same contracts otherwise.
+         * spec runners'), else it is retried as runCommand is. A positive [limit] is the find
+         * helper's `limit` (crud.md): each getMore asks for at most the documents still to return
+         * (`batchSize` = min(the options' batchSize, limit - returned)), and once [limit] documents
+         * were returned the cursor ends (killCursors when still open on the server). Same contracts otherwise.
          */
         @JvmStatic
         @JvmOverloads
@@ -37,6 +40,7 @@ public class CursorPage internal constructor(
             command: Bson,
             options: RunCursorCommandOptions,
             retryableRead: Boolean = false,
-        ): Flow<CursorPage> = cluster.runCursorPages(database, command, options, retryableRead)
+            limit: Int? = null,
+        ): Flow<CursorPage> = cluster.runCursorPages(database, command, options, retryableRead, limit?.takeIf { it > 0 })
     }
 }

@@ -1,37 +1,66 @@
 package dev.mooring.sdam.internal.cursor
 
+import dev.mooring.sdam.CursorType
 import dev.mooring.sdam.MongoOperationTimeoutException
+import dev.mooring.sdam.ServerDescription
 import dev.mooring.sdam.TimeoutMode
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.withTimeout
+import org.bson.BsonDocument
 
 /**
- * The `timeoutMS` of one cursor (client-side-operations-timeout.md, "Cursors"): [timeoutMS]
- * (null: none) bounds the cursor's whole life from its creation in [TimeoutMode.CURSOR_LIFETIME],
- * each command separately in [TimeoutMode.ITERATION]. killCursors gets a fresh [closeBoundMS]
- * (timeoutMS when set), so closing never blocks longer than that. Immutable.
+ * The `timeoutMS` of one cursor (client-side-operations-timeout.md, "Cursors"), over
+ * [OperationTimeout] (which computes every `maxTimeMS` and translates the server's errors):
+ *
+ * - [initial] is the timeout of the initial command, started when the cursor is created; in
+ *   [TimeoutMode.CURSOR_LIFETIME] it also bounds every getMore (the cursor's lifetime).
+ * - The initial command carries `maxTimeMS` ([initialCommand]) in CURSOR_LIFETIME mode and for a
+ *   tailable-await cursor; in ITERATION mode otherwise it is bounded client-side only.
+ * - Each getMore ([getMore]) runs under the remaining lifetime (CURSOR_LIFETIME) or a fresh
+ *   timeoutMS (ITERATION), client-side only: no `maxTimeMS`, except a tailable-await cursor's
+ *   await time, `min(maxAwaitTimeMS, remaining - minRoundTripTime)`.
+ * - killCursors gets a fresh timeout ([forClose]): timeoutMS when set, else [fallbackCloseBoundMS].
+ *
+ * [timeoutMS] null: not set (legacy behaviour); 0: set, no limit (the CSOT error semantics and
+ * the retries until the deadline apply). Immutable apart from the clock.
  */
-internal class CursorTimeout(private val timeoutMS: Long?, private val mode: TimeoutMode, fallbackCloseBoundMS: Long) {
-    private val startNanos = System.nanoTime()
+internal class CursorTimeout(
+    val timeoutMS: Long?,
+    private val mode: TimeoutMode,
+    private val cursorType: CursorType,
+    private val fallbackCloseBoundMS: Long,
+) {
+    /** The initial command's timeout; the cursor's lifetime in CURSOR_LIFETIME mode. */
+    val initial: OperationTimeout = OperationTimeout.start(timeoutMS)
 
-    /** How long killCursors may take. */
-    val closeBoundMS: Long = timeoutMS ?: fallbackCloseBoundMS
+    /** The initial command as sent: with `maxTimeMS` from [initial] unless the spec forbids it (ITERATION mode, tailable non-await). */
+    fun initialCommand(command: BsonDocument, server: ServerDescription?): BsonDocument =
+        if (mode == TimeoutMode.CURSOR_LIFETIME || cursorType == CursorType.TAILABLE_AWAIT) initial.withMaxTimeMS(command, server) else command
 
-    /** The timeoutMS of the initial command (the runner bounds it). */
-    val forInitialCommand: Long? get() = timeoutMS
-
-    /** Runs the getMore [block] under the cursor's remaining (or per-iteration) time. */
-    suspend fun <T> bounded(commandName: String, block: suspend () -> T): T {
-        val total = timeoutMS ?: return block()
-        val limit = if (mode == TimeoutMode.ITERATION) total else total - (System.nanoTime() - startNanos) / 1_000_000
-        if (limit <= 0) throw MongoOperationTimeoutException("$commandName: the cursor's timeoutMS=$total ms expired")
+    /**
+     * Runs the getMore [block] under this cursor's getMore timeout (given to [block] for the
+     * await `maxTimeMS` and error translation): [MongoOperationTimeoutException] when it expires
+     * (at once when the lifetime already has), a MaxTimeMSExpired reply translated.
+     */
+    suspend fun <T> getMore(block: suspend (OperationTimeout) -> T): T {
+        val t = if (mode == TimeoutMode.ITERATION) OperationTimeout.start(timeoutMS) else initial
+        val limit = t.remainingMS()
         try {
-            return withTimeout(limit) { block() }
+            if (limit == null) return block(t)
+            if (t.expired()) throw MongoOperationTimeoutException("getMore: the cursor's timeoutMS=$timeoutMS ms expired ($mode)")
+            return withTimeout(limit) { block(t) }
         } catch (e: TimeoutCancellationException) {
             currentCoroutineContext().ensureActive() // an outer cancellation is not ours to translate
-            throw MongoOperationTimeoutException("$commandName exceeded the cursor's timeoutMS=$total ms ($mode)", e)
+            throw MongoOperationTimeoutException("getMore exceeded the cursor's timeoutMS=$timeoutMS ms ($mode)", e)
         }
     }
+
+    /** killCursors' timeout, refreshed (even when the lifetime expired; its `maxTimeMS` only with timeoutMS set). */
+    fun forClose(): OperationTimeout = OperationTimeout.start(timeoutMS)
+
+    /** How long killCursors may take: timeoutMS when positive, else the fallback bound. */
+    val closeBoundMS: Long get() = timeoutMS?.takeIf { it > 0 } ?: fallbackCloseBoundMS
 }
