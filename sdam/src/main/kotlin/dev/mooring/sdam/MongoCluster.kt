@@ -24,6 +24,7 @@ import dev.mooring.sdam.internal.cursor.CursorFlow
 import dev.mooring.sdam.internal.cursor.CursorPage
 import dev.mooring.sdam.internal.cursor.CursorTimeout
 import dev.mooring.sdam.internal.csot.OperationTimeout
+import dev.mooring.sdam.internal.retry.DefaultWriteConcern
 import dev.mooring.sdam.internal.retry.RetryableRead
 import dev.mooring.sdam.internal.retry.RetryableWrite
 import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
@@ -457,13 +458,17 @@ public class MongoCluster internal constructor(
      * running and nothing is retried. The command must not carry its own `lsid` or `txnNumber`.
      * With [session] the write runs in that explicit session (its `lsid`, its next `txnNumber`);
      * an explicit session cannot be used for an unacknowledged write ([IllegalArgumentException]).
+     * A command without a `writeConcern` of its own is sent with the cluster's
+     * [MongoClusterSettings.writeConcern] (URI `w`, `wTimeoutMS`, `journal`; `wtimeout` left out
+     * under a timeoutMS); [runCommand] sends commands as given (run-command.md).
      */
     public suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession? = null, timeoutMS: Long? = null): BsonDocument =
         tracer.traceCommand(database, command) { retryableWrite(database, command, session, timeoutMS) }
 
     private suspend fun retryableWrite(database: String, command: Bson, session: ClientSession?, timeoutMS: Long?): BsonDocument {
-        val doc = checkCommand(database, command)
-        require(!doc.containsKey("lsid") && !doc.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
+        val checked = checkCommand(database, command)
+        require(!checked.containsKey("lsid") && !checked.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
+        val doc = DefaultWriteConcern.applyTo(checked, settings.writeConcern, (timeoutMS ?: settings.timeoutMS) != null)
         val unacknowledged = RetryableWrite.isUnacknowledged(doc)
         require(session == null || !unacknowledged) { "an explicit session cannot be used with an unacknowledged write (w: 0)" }
         val op = monitoredOperation()
