@@ -110,7 +110,7 @@ public class ClusterSettingsBuilder {
      * [queryTextMaxLength] 0 leaves `db.query.text` out. Needs `io.opentelemetry:opentelemetry-api` and
      * `opentelemetry-extension-kotlin` on the classpath when [enabled].
      */
-    public fun tracing(enabled: Boolean, queryTextMaxLength: Int): ClusterSettingsBuilder = // TRACING HOOK
+    public fun tracing(enabled: Boolean, queryTextMaxLength: Int): ClusterSettingsBuilder =
         step { tracing = TracingSettings(enabled, queryTextMaxLength) }
 
     /** A SOCKS5 proxy with username/password authentication. */

@@ -96,7 +96,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
     /** Where the client's structured log messages go besides SLF4J (see [LoggingSettings]); default SLF4J only. */
     public var logging: LoggingSettings = LoggingSettings.DEFAULT
     /** OpenTelemetry tracing (also `tracing { enabled = true }`). */
-    public var tracing: TracingSettings = TracingSettings.DEFAULT // TRACING HOOK
+    public var tracing: TracingSettings = TracingSettings.DEFAULT
 
     private var connectionSettings = ConnectionSettings()
     private var poolSettings = ConnectionPoolSettings()
@@ -119,7 +119,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
 
     /** Adjusts the connection pool options, starting from their current values. */
     /** Sets [tracing]: `tracing { enabled = true; queryTextMaxLength = 1000 }`. */
-    public fun tracing(block: TracingSettingsBuilder.() -> Unit) { // TRACING HOOK
+    public fun tracing(block: TracingSettingsBuilder.() -> Unit) {
         tracing = TracingSettingsBuilder(tracing).apply(block).build()
     }
 
@@ -192,7 +192,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
         proxy = settings.proxy; connectionSettings = settings.connection; poolSettings = settings.pool
         dnsResolver = settings.dnsResolver
         logging = settings.logging
-        tracing = settings.tracing // TRACING HOOK
+        tracing = settings.tracing
     }
 
     internal fun build(): MongoClusterSettings = MongoClusterSettings(
@@ -205,7 +205,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
         enableOverloadRetargeting = enableOverloadRetargeting, proxy = proxy,
         connection = connectionSettings.copy(loadBalanced = loadBalanced), pool = poolSettings, dnsResolver = dnsResolver,
         logging = logging,
-        tracing = tracing, // TRACING HOOK
+        tracing = tracing,
     )
 }
 

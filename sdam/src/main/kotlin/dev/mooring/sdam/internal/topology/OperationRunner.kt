@@ -91,20 +91,10 @@ public class OperationRunner(
 
     /**
      * Runs [block] with a connection to a server selected for [operation] ([operationName]
-     * is the command name for logs), under [timeoutMS] when not null and positive. Errors
-     * from checkout and from [block] go through SDAM error handling before they propagate.
-     */
-    public suspend fun <T> run(
-        operation: ServerSelectionOperation,
-        operationName: String,
-        timeoutMS: Long?,
-        retryPoolCleared: Boolean,
-        block: suspend (SelectedServer, Connection) -> T,
-    ): T = run(operation, operationName, timeoutMS, if (retryPoolCleared) OperationRetry.POOL_CLEARED else OperationRetry.NONE, block)
-
-    /**
-     * As [run] with the retry policy [retry]: at most one retry, after a fresh selection,
-     * within the same [timeoutMS] bound (see [OperationRetry]).
+     * is the command name for logs) under the retry policy [retry]: at most one retry (more
+     * under a timeoutMS, see [attempts]), after a fresh selection, within [timeoutMS] when not
+     * null. Errors from checkout and from [block] go through SDAM error handling before they
+     * propagate.
      */
     public suspend fun <T> run(
         operation: ServerSelectionOperation,
