@@ -178,6 +178,9 @@ class StreamingMonitorSpec : FunSpec({
             try {
                 f.handler.await(0) { it.description.type == ServerType.RS_SECONDARY }
                 eventually("the streaming hello is waiting") { f.heartbeats.filterIsInstance<ServerHeartbeatStartedEvent>().any { it.awaited } }
+                // the RTT task opens its own connection once streaming starts; its handshake hello
+                // must be over before the fail point is set, or that hello consumes the {times: 1}
+                eventually("the RTT connection is established") { f.monitor.roundTripSampleCount >= 2 }
                 m.configureFailPoint(
                     BsonDocument.parse("""{configureFailPoint: "failCommand", mode: {times: 1}, data: {failCommands: ["hello", "isMaster"], closeConnection: true}}"""),
                 )

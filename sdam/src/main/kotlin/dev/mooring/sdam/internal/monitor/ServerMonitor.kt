@@ -116,6 +116,9 @@ public class ServerMonitor(
     /** True while the streaming protocol's RTT coroutine has been started. */
     public val rttMonitorStarted: Boolean get() = rttMonitor.started
 
+    /** How many RTT samples the minimum window holds (the handshake's, then the RTT task's); for this module's tests. */
+    internal val roundTripSampleCount: Int get() = rtt.sampleCount
+
     /** Starts monitoring (once). Does nothing after [close]. No I/O on the caller's thread. */
     public fun start() {
         if (closed.get() || !started.compareAndSet(false, true)) return
