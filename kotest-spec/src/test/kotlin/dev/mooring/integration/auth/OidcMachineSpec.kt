@@ -1,5 +1,6 @@
 package dev.mooring.integration.auth
 
+import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.OidcCallback
 import dev.mooring.cmap.OidcCallbackContext
 import dev.mooring.cmap.OidcCredential
@@ -153,6 +154,26 @@ class OidcMachineSpec : FunSpec({
         withFixture { f ->
             val cb = Counting(f)
             f.findAcrossReauthentication(f.settings(machine(cb)))["ok"]!!.asNumber().intValue() shouldBe 1
+            cb.calls.get() shouldBe 2
+        }
+    }
+
+    test("4.5 reauthentication succeeds when a session is involved: both finds carry the session's lsid") {
+        withFixture { f ->
+            val cb = Counting(f)
+            val events = CopyOnWriteArrayList<MooringEvent>()
+            f.cluster(f.settings(machine(cb)), events).use { c ->
+                f.failPoint("find", "errorCode" to 391)
+                val session = c.startSession()
+                try {
+                    c.runRetryableRead("test", OidcFixture.find, session = session)["ok"]!!.asNumber().intValue() shouldBe 1
+                    val finds = events.filterIsInstance<CommandStartedEvent>().filter { it.commandName == "find" }
+                    finds.size shouldBe 2 // the one that met ReauthenticationRequired, then the same command again
+                    finds.forEach { it.command["lsid"] shouldBe session.lsid }
+                } finally {
+                    session.close()
+                }
+            }
             cb.calls.get() shouldBe 2
         }
     }
