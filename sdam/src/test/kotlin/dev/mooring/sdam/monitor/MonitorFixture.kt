@@ -28,7 +28,7 @@ import kotlinx.coroutines.withTimeout
 import java.util.concurrent.CopyOnWriteArrayList
 
 /** Records every outcome in order; [onOutcome] runs after recording (e.g. to throw). Thread-safe. */
-class RecordingHandler(private val onOutcome: suspend (CheckOutcome) -> Unit = {}) : CheckOutcomeHandler {
+internal class RecordingHandler(private val onOutcome: suspend (CheckOutcome) -> Unit = {}) : CheckOutcomeHandler {
     private val state = MutableStateFlow<List<CheckOutcome>>(emptyList())
 
     val outcomes: List<CheckOutcome> get() = state.value
@@ -56,7 +56,7 @@ class RecordingHandler(private val onOutcome: suspend (CheckOutcome) -> Unit = {
 }
 
 /** One monitor under test with its own parent scope, factory, bus and recorder. */
-class MonitorFixture(
+internal class MonitorFixture(
     val address: ServerAddress,
     heartbeatFrequencyMS: Long,
     mode: ServerMonitoringMode,

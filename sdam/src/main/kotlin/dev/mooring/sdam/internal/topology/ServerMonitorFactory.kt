@@ -15,7 +15,7 @@ import kotlinx.coroutines.CoroutineScope
  * with its own monitoring connections from [connectionFactory], heartbeat events on [eventBus].
  * heartbeatFrequencyMS is clamped to at least 500 ms. Thread-safe.
  */
-public class ServerMonitorFactory(
+internal class ServerMonitorFactory(
     settings: MongoClusterSettings,
     private val connectionFactory: DefaultConnectionFactory,
     private val eventBus: EventBus,
