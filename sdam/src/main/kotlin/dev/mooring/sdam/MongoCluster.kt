@@ -116,7 +116,18 @@ public class MongoCluster internal constructor(
      * Throws [InvalidConnectionStringException] for a malformed URI or SRV/TXT answers that break
      * the seedlist rules, [DnsLookupException] when a DNS query fails.
      */
-    public constructor(uri: String, dnsResolver: DnsResolverSettings) : this(SrvSeedlistDiscovery.settingsFromUri(uri, dnsResolver), null, emptyList())
+    public constructor(uri: String, dnsResolver: DnsResolverSettings) : this(uri, dnsResolver, emptyList())
+
+    /**
+     * A cluster for the connection string [uri] (DNS queries of `mongodb+srv` to [dnsResolver])
+     * whose [listeners] are registered before anything is published. For `mongodb+srv` the seed
+     * list is looked up here (blocking the calling thread), and an option the URI states wins
+     * over the TXT record's (initial-dns-seedlist-discovery.md); every URI constructor, and the
+     * Java facade's `MongoClusters.create(uri)`, goes through this rule. Errors as for the
+     * two-argument form.
+     */
+    public constructor(uri: String, dnsResolver: DnsResolverSettings, listeners: List<EventListener>) :
+        this(SrvSeedlistDiscovery.settingsFromUri(uri, dnsResolver), null, listeners)
 
     // mongodb+srv: the seed list lookup, the one I/O of the constructor (see SrvSeedlistDiscovery).
     private val seedlist = SrvSeedlistDiscovery.prepareBlocking(requested)

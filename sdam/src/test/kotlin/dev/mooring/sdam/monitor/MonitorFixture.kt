@@ -63,7 +63,7 @@ internal class MonitorFixture(
     connectTimeoutMS: Long = 5_000,
     connectionSettings: ConnectionSettings = ConnectionSettings(connectTimeoutMS = connectTimeoutMS, appName = "monitor-spec"),
     onOutcome: suspend (CheckOutcome) -> Unit = {},
-    minHeartbeatFrequencyMS: Long = MonitorSettings.DEFAULT_MIN_HEARTBEAT_FREQUENCY_MS,
+    minHeartbeatFrequencyMS: Long = dev.mooring.sdam.MongoClusterSettings.MIN_HEARTBEAT_FREQUENCY_MS,
 ) : AutoCloseable {
     val parentJob: Job = SupervisorJob()
     val parentScope = CoroutineScope(parentJob + Dispatchers.Default)

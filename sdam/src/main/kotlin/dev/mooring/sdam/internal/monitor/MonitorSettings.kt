@@ -1,11 +1,11 @@
 package dev.mooring.sdam.internal.monitor
 
 import dev.mooring.events.LoggingSettings
+import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ServerMonitoringMode
 
 /**
- * The settings of one [ServerMonitor] (server-monitoring.md). Internal API, not stable: public
- * only because the topology and the test kit in other modules need it.
+ * The settings of one [ServerMonitor] (server-monitoring.md).
  *
  * Immutable; safe to share between monitors and threads.
  *
@@ -13,14 +13,14 @@ import dev.mooring.sdam.ServerMonitoringMode
  *   [heartbeatFrequencyMS] is below it, or [connectTimeoutMS] is negative.
  */
 internal class MonitorSettings(
-    /** Interval between checks, from the end of one to the start of the next; the caller clamps it to >= 500. */
+    /** Interval between checks, from the end of one to the start of the next (validated by the cluster settings). */
     internal val heartbeatFrequencyMS: Long,
     /**
      * The least time between the end of one check and the start of the next one that a
      * [ServerMonitor.requestImmediateCheck] may cause. The spec fixes it at 500 ms (no user
      * knob); only tests lower it.
      */
-    internal val minHeartbeatFrequencyMS: Long = DEFAULT_MIN_HEARTBEAT_FREQUENCY_MS,
+    internal val minHeartbeatFrequencyMS: Long = MongoClusterSettings.MIN_HEARTBEAT_FREQUENCY_MS,
     /**
      * connectTimeoutMS: bounds the monitoring connection's handshake and, as its socket timeout,
      * every polling hello; a streaming hello waits up to connectTimeoutMS + heartbeatFrequencyMS.
@@ -46,9 +46,4 @@ internal class MonitorSettings(
     override fun toString(): String =
         "MonitorSettings(heartbeatFrequencyMS=$heartbeatFrequencyMS, minHeartbeatFrequencyMS=$minHeartbeatFrequencyMS, " +
             "connectTimeoutMS=$connectTimeoutMS, mode=$mode)"
-
-    internal companion object {
-        /** The spec's minHeartbeatFrequencyMS. */
-        internal const val DEFAULT_MIN_HEARTBEAT_FREQUENCY_MS: Long = 500
-    }
 }

@@ -102,7 +102,6 @@ internal object SrvSeedlistDiscovery {
         val resolved = settings.copy(
             hosts = rules.hosts,
             replicaSet = rules.replicaSet,
-            loadBalanced = rules.loadBalanced,
             connection = settings.connection.copy(credential = credential, loadBalanced = rules.loadBalanced),
         )
         return SrvResolution(finish(resolved, settings.dnsResolver, client), answer.targets, txtOptions, rescanInterval(answer.minTtlSeconds)).also {

@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.topology
 
+import dev.mooring.sdam.MongoClusterSettings.Companion.MIN_HEARTBEAT_FREQUENCY_MS
 import dev.mooring.events.ServerAddress
 import dev.mooring.events.StructuredLog
 import dev.mooring.sdam.MongoClusterClosedException
@@ -165,9 +166,4 @@ internal class ServerSelector(
 
     private fun logSelection(message: String, operationName: String, selector: Describe, seen: TopologyDescription) =
         log.debug(message) { common(operationName, selector, seen) }
-
-    internal companion object {
-        /** The spec's minHeartbeatFrequencyMS: the shortest interval between immediate-check requests. */
-        internal const val MIN_HEARTBEAT_FREQUENCY_MS: Long = 500
-    }
 }
