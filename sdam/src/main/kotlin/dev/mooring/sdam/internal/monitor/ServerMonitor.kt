@@ -30,8 +30,8 @@ import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
 
 /**
- * Monitors one server (server-monitoring.md, multi-threaded/asynchronous monitoring). Internal
- * API, not stable: public only because the topology and the test kit in other modules use it.
+ * Monitors one server (server-monitoring.md, multi-threaded/asynchronous monitoring), for the
+ * live topology (through [dev.mooring.sdam.internal.topology.ServerMonitorFactory]) and sdam's own tests.
  *
  * One supervised coroutine per monitor, on its own dedicated monitoring connection (never the
  * pool's, never authenticated). A new connection's handshake reply satisfies the check. With
