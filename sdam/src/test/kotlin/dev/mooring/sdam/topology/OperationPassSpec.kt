@@ -14,6 +14,7 @@ import dev.mooring.sdam.ServerType
 import dev.mooring.sdam.TopologyType
 import dev.mooring.sdam.internal.topology.ClusterInternals
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
+import dev.mooring.sdam.internal.topology.SelectedServer
 import dev.mooring.sdam.internal.topology.ServerSelector
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
@@ -39,6 +40,25 @@ class OperationPassSpec : FunSpec({
     fun cluster(uri: String, monitors: ScriptedMonitors): MongoCluster =
         ClusterInternals.create(MongoClusterSettings.fromUri(uri), monitors, listOf(EventRecorder()))
 
+    val secondaryB = ServerDescription(b, ServerType.RS_SECONDARY, maxWireVersion = 21, me = b, hosts = setOf(a, b), setName = "rs0", primary = a, roundTripTimeMillis = 1.0)
+
+    /** Runs [check] with a server selected for [readPreference] on [uri]'s cluster after [script]; releases and closes. */
+    suspend fun selecting(uri: String, readPreference: ReadPreference, script: suspend (ScriptedMonitors) -> Unit, check: suspend (ScriptedMonitors, MongoCluster, SelectedServer) -> Unit) {
+        val monitors = ScriptedMonitors()
+        val c = cluster(uri, monitors)
+        try {
+            script(monitors)
+            val selected = ServerSelector(ClusterInternals.topology(c)).select(ServerSelectionOperation.Read(readPreference), "find", 5_000)
+            try {
+                check(monitors, c, selected)
+            } finally {
+                selected.release()
+            }
+        } finally {
+            c.closeAndCheckNoCoroutines()
+        }
+    }
+
     test("an establishment error reaches SDAM exactly once: from the pool, not again from the checkout that received it") {
         val monitors = ScriptedMonitors()
         val recorder = EventRecorder()
@@ -60,59 +80,33 @@ class OperationPassSpec : FunSpec({
     }
 
     test("the selected server carries the topology description its selection used; the \$readPreference is built from that type, not the live one") {
-        val monitors = ScriptedMonitors()
-        val c = cluster("mongodb://$a,$b/?replicaSet=rs0&serverSelectionTimeoutMS=5000", monitors)
-        try {
-            val election = ObjectId("000000000000000000000001")
-            monitors[a].report(
-                ServerDescription(
-                    a, ServerType.RS_PRIMARY, maxWireVersion = 21, me = a, hosts = setOf(a, b), setName = "rs0",
-                    electionId = election, setVersion = 1, primary = a, roundTripTimeMillis = 1.0,
-                ),
-            )
-            monitors[b].report(
-                ServerDescription(b, ServerType.RS_SECONDARY, maxWireVersion = 21, me = b, hosts = setOf(a, b), setName = "rs0", primary = a, roundTripTimeMillis = 1.0),
-            )
-            c.topology.value.type shouldBe TopologyType.REPLICA_SET_WITH_PRIMARY
-            val live = ClusterInternals.topology(c)
-            val selected = ServerSelector(live).select(ServerSelectionOperation.Read(ReadPreference.SECONDARY), "find", 5_000)
-            try {
-                selected.description.address shouldBe b
-                selected.topology.type shouldBe TopologyType.REPLICA_SET_WITH_PRIMARY
-                // The live description changes after the selection (the primary's check fails) ...
-                val timeout = MongoNetworkTimeoutException("hello timed out", a)
-                monitors[a].report(ServerDescription.unknown(a, timeout.toString()), timeout, clear = true)
-                c.topology.value.type shouldBe TopologyType.REPLICA_SET_NO_PRIMARY
-                // ... but the operation keeps the description it selected from.
-                selected.topology.type shouldBe TopologyType.REPLICA_SET_WITH_PRIMARY
-                selected.topology.servers.getValue(b) shouldBe selected.description
-                val sent = ReadPreferenceCommand.withReadPreference(BsonDocument("find", BsonString("c")), ReadPreference.SECONDARY, selected.topology.type, selected.description)
-                sent.getDocument("\$readPreference").getString("mode").value shouldBe "secondary"
-            } finally {
-                selected.release()
-            }
-        } finally {
-            c.closeAndCheckNoCoroutines()
+        val primaryA = ServerDescription(
+            a, ServerType.RS_PRIMARY, maxWireVersion = 21, me = a, hosts = setOf(a, b), setName = "rs0",
+            electionId = ObjectId("000000000000000000000001"), setVersion = 1, primary = a, roundTripTimeMillis = 1.0,
+        )
+        selecting("mongodb://$a,$b/?replicaSet=rs0&serverSelectionTimeoutMS=5000", ReadPreference.SECONDARY, { m ->
+            m[a].report(primaryA)
+            m[b].report(secondaryB)
+        }) { monitors, c, selected ->
+            selected.description.address shouldBe b
+            selected.topology.type shouldBe TopologyType.REPLICA_SET_WITH_PRIMARY
+            // The live description changes after the selection (the primary's check fails) ...
+            val timeout = MongoNetworkTimeoutException("hello timed out", a)
+            monitors[a].report(ServerDescription.unknown(a, timeout.toString()), timeout, clear = true)
+            c.topology.value.type shouldBe TopologyType.REPLICA_SET_NO_PRIMARY
+            // ... but the operation keeps the description it selected from.
+            selected.topology.type shouldBe TopologyType.REPLICA_SET_WITH_PRIMARY
+            selected.topology.servers.getValue(b) shouldBe selected.description
+            val sent = ReadPreferenceCommand.withReadPreference(BsonDocument("find", BsonString("c")), ReadPreference.SECONDARY, selected.topology.type, selected.description)
+            sent.getDocument("\$readPreference").getString("mode").value shouldBe "secondary"
         }
     }
 
     test("a direct connection sends primaryPreferred to a secondary because the selection's topology is Single") {
-        val monitors = ScriptedMonitors()
-        val c = cluster("mongodb://$b/?directConnection=true&serverSelectionTimeoutMS=5000", monitors)
-        try {
-            monitors[b].report(
-                ServerDescription(b, ServerType.RS_SECONDARY, maxWireVersion = 21, me = b, hosts = setOf(a, b), setName = "rs0", primary = a, roundTripTimeMillis = 1.0),
-            )
-            val selected = ServerSelector(ClusterInternals.topology(c)).select(ServerSelectionOperation.Read(ReadPreference.PRIMARY), "find", 5_000)
-            try {
-                selected.topology.type shouldBe TopologyType.SINGLE
-                val rp = ReadPreferenceCommand.forCommand(ReadPreference.PRIMARY, selected.topology.type, selected.description)
-                rp.shouldBeInstanceOf<BsonDocument>().getString("mode").value shouldBe "primaryPreferred"
-            } finally {
-                selected.release()
-            }
-        } finally {
-            c.closeAndCheckNoCoroutines()
+        selecting("mongodb://$b/?directConnection=true&serverSelectionTimeoutMS=5000", ReadPreference.PRIMARY, { m -> m[b].report(secondaryB) }) { _, _, selected ->
+            selected.topology.type shouldBe TopologyType.SINGLE
+            val rp = ReadPreferenceCommand.forCommand(ReadPreference.PRIMARY, selected.topology.type, selected.description)
+            rp.shouldBeInstanceOf<BsonDocument>().getString("mode").value shouldBe "primaryPreferred"
         }
     }
 })
