@@ -1,6 +1,5 @@
 package dev.mooring.sdam
 
-import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
 import org.bson.BsonDocument
 
@@ -11,40 +10,40 @@ import org.bson.BsonDocument
  */
 public data class ServerHeartbeatStartedEvent(
     /** The monitored server. */
-    val address: ServerAddress,
+    override val address: ServerAddress,
     /** The driver-side id of the monitoring connection, or null before it exists. */
-    val connectionId: Long?,
+    override val connectionId: Long?,
     /** True for the streaming (awaitable hello) protocol. */
-    val awaited: Boolean,
+    override val awaited: Boolean,
     override val timestampMillis: Long,
-) : MooringEvent
+) : ServerHeartbeatEvent
 
 /** Published when a monitor's hello succeeded. Immutable. */
 public data class ServerHeartbeatSucceededEvent(
     /** The monitored server. */
-    val address: ServerAddress,
+    override val address: ServerAddress,
     /** The driver-side id of the monitoring connection. */
-    val connectionId: Long?,
+    override val connectionId: Long?,
     /** The server's reply. */
     val reply: BsonDocument,
     /** How long the check took, in nanoseconds (for awaited checks: since the started event). */
     val durationNanos: Long,
     /** True for the streaming (awaitable hello) protocol. */
-    val awaited: Boolean,
+    override val awaited: Boolean,
     override val timestampMillis: Long,
-) : MooringEvent
+) : ServerHeartbeatEvent
 
 /** Published when a monitor's hello failed (`ok: 0` or an I/O error). Immutable. */
 public data class ServerHeartbeatFailedEvent(
     /** The monitored server. */
-    val address: ServerAddress,
+    override val address: ServerAddress,
     /** The driver-side id of the monitoring connection, or null if none was established. */
-    val connectionId: Long?,
+    override val connectionId: Long?,
     /** Why the check failed. */
     val failure: Throwable,
     /** How long the check took, in nanoseconds. */
     val durationNanos: Long,
     /** True for the streaming (awaitable hello) protocol. */
-    val awaited: Boolean,
+    override val awaited: Boolean,
     override val timestampMillis: Long,
-) : MooringEvent
+) : ServerHeartbeatEvent

@@ -51,7 +51,6 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.SharedFlow
 import kotlinx.coroutines.flow.StateFlow
-import kotlinx.coroutines.flow.filter
 import kotlinx.coroutines.flow.filterIsInstance
 import kotlinx.coroutines.future.asCompletableFuture
 import kotlinx.coroutines.launch
@@ -117,7 +116,18 @@ public class MongoCluster internal constructor(
      * Throws [InvalidConnectionStringException] for a malformed URI or SRV/TXT answers that break
      * the seedlist rules, [DnsLookupException] when a DNS query fails.
      */
-    public constructor(uri: String, dnsResolver: DnsResolverSettings) : this(SrvSeedlistDiscovery.settingsFromUri(uri, dnsResolver), null, emptyList())
+    public constructor(uri: String, dnsResolver: DnsResolverSettings) : this(uri, dnsResolver, emptyList())
+
+    /**
+     * A cluster for the connection string [uri] (DNS queries of `mongodb+srv` to [dnsResolver])
+     * whose [listeners] are registered before anything is published. For `mongodb+srv` the seed
+     * list is looked up here (blocking the calling thread), and an option the URI states wins
+     * over the TXT record's (initial-dns-seedlist-discovery.md); every URI constructor, and the
+     * Java facade's `MongoClusters.create(uri)`, goes through this rule. Errors as for the
+     * two-argument form.
+     */
+    public constructor(uri: String, dnsResolver: DnsResolverSettings, listeners: List<EventListener>) :
+        this(SrvSeedlistDiscovery.settingsFromUri(uri, dnsResolver), null, listeners)
 
     // mongodb+srv: the seed list lookup, the one I/O of the constructor (see SrvSeedlistDiscovery).
     private val seedlist = SrvSeedlistDiscovery.prepareBlocking(requested)
@@ -186,16 +196,13 @@ public class MongoCluster internal constructor(
     public val commandEvents: Flow<CommandEvent> get() = bus.events.filterIsInstance()
 
     /** The SDAM server events of [events]: opening, description changed, closed. */
-    public val serverEvents: Flow<MooringEvent>
-        get() = bus.events.filter { it is ServerOpeningEvent || it is ServerDescriptionChangedEvent || it is ServerClosedEvent }
+    public val serverEvents: Flow<ServerEvent> get() = bus.events.filterIsInstance()
 
     /** The SDAM topology events of [events]: opening, description changed, closed. */
-    public val topologyEvents: Flow<MooringEvent>
-        get() = bus.events.filter { it is TopologyOpeningEvent || it is TopologyDescriptionChangedEvent || it is TopologyClosedEvent }
+    public val topologyEvents: Flow<TopologyEvent> get() = bus.events.filterIsInstance()
 
-    /** The server heartbeat events of [events]. */
-    public val heartbeatEvents: Flow<MooringEvent>
-        get() = bus.events.filter { it is ServerHeartbeatStartedEvent || it is ServerHeartbeatSucceededEvent || it is ServerHeartbeatFailedEvent }
+    /** The server heartbeat events of [events]: started, then succeeded or failed. */
+    public val heartbeatEvents: Flow<ServerHeartbeatEvent> get() = bus.events.filterIsInstance()
 
     /** Registers a synchronous [listener] that sees every event from now on; close the handle to remove it. */
     public fun addListener(listener: EventListener): AutoCloseable = bus.addListener(listener)
@@ -245,7 +252,7 @@ public class MongoCluster internal constructor(
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
         timeoutMS: Long? = null,
-    ): BsonDocument = tracer.trace("runCommand", database) { runRead(database, command, readPreference, runCommandRetry, session, timeoutMS) }
+    ): BsonDocument = tracer.trace("runCommand", database) { runByReadPreference(database, command, readPreference, runCommandRetry, session, timeoutMS) }
 
     /** runCommand's policy: a pool-cleared error once; overload retries when retryReads and retryWrites are both on. */
     private val runCommandRetry = OperationRetry.withOverloadRetries(OperationRetry.POOL_CLEARED, settings.retryReads && settings.retryWrites)
@@ -277,13 +284,15 @@ public class MongoCluster internal constructor(
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
         timeoutMS: Long? = null,
-    ): BsonDocument = tracer.traceCommand(database, command) { runRead(database, command, readPreference, RetryableRead(settings.retryReads), session, timeoutMS) }
+    ): BsonDocument = tracer.traceCommand(database, command) { runByReadPreference(database, command, readPreference, RetryableRead(settings.retryReads), session, timeoutMS) }
 
     /**
-     * [runCommand] and [runRetryableRead]: select by [readPreference], send with its
-     * `$readPreference`, the session's `lsid` and the timeout's `maxTimeMS`, retry by [retry].
+     * One command on a server selected by [readPreference], for [runCommand] (any command,
+     * writes included: runCommand selects by read preference too) and [runRetryableRead]: sent
+     * with its `$readPreference` (for the topology type of the description the selection used),
+     * the session's `lsid` and the timeout's `maxTimeMS`, retried by [retry].
      */
-    private suspend fun runRead(
+    private suspend fun runByReadPreference(
         database: String,
         command: Bson,
         readPreference: ReadPreference,
@@ -297,7 +306,7 @@ public class MongoCluster internal constructor(
         val s = operationSession(session)
         try {
             return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, timeout.timeoutMS, retry) { selected, connection ->
-                val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, live.description.value.type, selected.description)
+                val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
                 try {
                     timeout.checkReply(monitored(connection, op).command(database, timeout.withMaxTimeMS(sent, selected.description)))
                 } catch (e: Throwable) {

@@ -36,8 +36,6 @@ public data class MongoClusterSettings(
     val directConnection: Boolean = false,
     /** The required replica set name (`replicaSet`), or null. */
     val replicaSet: String? = null,
-    /** Load-balanced mode (`loadBalanced`); must match [ConnectionSettings.loadBalanced] of [connection]. */
-    val loadBalanced: Boolean = false,
     /** Interval between regular monitoring checks (`heartbeatFrequencyMS`), at least 500. */
     val heartbeatFrequencyMS: Long = 10_000,
     /** The latency window of server selection (`localThresholdMS`). */
@@ -84,6 +82,13 @@ public data class MongoClusterSettings(
     init {
         SettingsRules.check(this)?.let { throw InvalidSettingsException(it) }
     }
+
+    /**
+     * Load-balanced mode (`loadBalanced`). Its one place is [ConnectionSettings.loadBalanced] of
+     * [connection] (the handshake and the pools need it there); the DSL's and the URI's
+     * `loadBalanced` set it.
+     */
+    public val loadBalanced: Boolean get() = connection.loadBalanced
 
     override fun toString(): String =
         "MongoClusterSettings(hosts=$hosts, srvHost=$srvHost, srvServiceName=$srvServiceName, srvMaxHosts=$srvMaxHosts, " +

@@ -197,7 +197,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
 
     internal fun build(): MongoClusterSettings = MongoClusterSettings(
         hosts = if (srvHost != null && !hostsGiven) emptyList() else hosts, srvHost = srvHost, srvServiceName = srvServiceName, srvMaxHosts = srvMaxHosts,
-        directConnection = directConnection, replicaSet = replicaSet, loadBalanced = loadBalanced,
+        directConnection = directConnection, replicaSet = replicaSet,
         heartbeatFrequencyMS = heartbeatFrequencyMS, localThresholdMS = localThresholdMS,
         serverSelectionTimeoutMS = serverSelectionTimeoutMS, serverMonitoringMode = serverMonitoringMode,
         readPreference = readPreference, timeoutMS = timeoutMS, retryReads = retryReads, retryWrites = retryWrites,

@@ -1,13 +1,12 @@
 package dev.mooring.sdam
 
-import dev.mooring.events.MooringEvent
 
 /** Published once when a topology (client) is created, before anything else it publishes. Immutable. */
 public data class TopologyOpeningEvent(
     /** The topology. */
-    val topologyId: TopologyId,
+    override val topologyId: TopologyId,
     override val timestampMillis: Long,
-) : MooringEvent
+) : TopologyEvent
 
 /**
  * Published when the topology description changes (by [TopologyDescription.equals]); the
@@ -15,17 +14,17 @@ public data class TopologyOpeningEvent(
  */
 public data class TopologyDescriptionChangedEvent(
     /** The topology. */
-    val topologyId: TopologyId,
+    override val topologyId: TopologyId,
     /** The description before the change. */
     val previousDescription: TopologyDescription,
     /** The description after the change. */
     val newDescription: TopologyDescription,
     override val timestampMillis: Long,
-) : MooringEvent
+) : TopologyEvent
 
 /** Published last when a topology is closed, after its servers are closed and its description is Unknown. Immutable. */
 public data class TopologyClosedEvent(
     /** The topology. */
-    val topologyId: TopologyId,
+    override val topologyId: TopologyId,
     override val timestampMillis: Long,
-) : MooringEvent
+) : TopologyEvent

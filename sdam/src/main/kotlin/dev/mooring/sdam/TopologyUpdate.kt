@@ -1,6 +1,5 @@
 package dev.mooring.sdam
 
-import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.internal.EventPlan
 
@@ -43,7 +42,7 @@ public class TopologyUpdate internal constructor(
      * removed server, TopologyDescriptionChanged when the topology description changed, then
      * ServerOpening for every added server. Nothing for an equal description.
      */
-    public fun events(topologyId: TopologyId, timestampMillis: Long): List<MooringEvent> =
+    public fun events(topologyId: TopologyId, timestampMillis: Long): List<SdamEvent> =
         plan.map { it.toEvent(topologyId, timestampMillis) }
 
     override fun toString(): String = "TopologyUpdate(ignored=$ignored, actions=$actions, description=$description)"

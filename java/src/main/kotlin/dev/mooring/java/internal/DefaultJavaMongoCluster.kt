@@ -43,12 +43,20 @@ import java.util.concurrent.atomic.AtomicBoolean
 import java.util.function.Function
 import kotlin.time.toKotlinDuration
 
-/** The [JavaMongoCluster] implementation; see the interface for the contracts. */
+/**
+ * The [JavaMongoCluster] implementation; see the interface for the contracts. [open] creates the
+ * Kotlin cluster with the facade's listener registered first: the same constructor a Kotlin
+ * caller uses (for a URI, `MongoCluster(uri, dnsResolver, listeners)`, so a `mongodb+srv` URI's
+ * options win over its TXT record's by the one rule of initial-dns-seedlist-discovery.md).
+ */
 internal class DefaultJavaMongoCluster(
-    settings: MongoClusterSettings,
+    open: (List<EventListener>) -> MongoCluster,
     initialListeners: List<ListenerAdapter>,
     eventBufferCapacity: Int,
 ) : JavaMongoCluster {
+    constructor(settings: MongoClusterSettings, initialListeners: List<ListenerAdapter>, eventBufferCapacity: Int) :
+        this({ listeners -> MongoCluster(settings, listeners) }, initialListeners, eventBufferCapacity)
+
     private val dispatcher = ListenerDispatcher()
     private val cluster: MongoCluster
     private val job = SupervisorJob()
@@ -62,7 +70,7 @@ internal class DefaultJavaMongoCluster(
     init {
         initialListeners.forEach { dispatcher.add(it) }
         try {
-            cluster = MongoCluster(settings, listOf(dispatcher))
+            cluster = open(listOf(dispatcher))
         } catch (e: Throwable) {
             job.cancel()
             throw e

@@ -1,5 +1,6 @@
 package dev.mooring.java.internal
 
+import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.CommandFailedEvent
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.CommandSucceededEvent
@@ -8,6 +9,7 @@ import dev.mooring.cmap.ConnectionCheckOutStartedEvent
 import dev.mooring.cmap.ConnectionCheckedInEvent
 import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.cmap.ConnectionClosedEvent
+import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
 import dev.mooring.cmap.ConnectionReadyEvent
 import dev.mooring.cmap.PoolClearedEvent
@@ -23,12 +25,15 @@ import dev.mooring.java.ServerListener
 import dev.mooring.java.ServerMonitorListener
 import dev.mooring.sdam.ServerClosedEvent
 import dev.mooring.sdam.ServerDescriptionChangedEvent
+import dev.mooring.sdam.ServerEvent
+import dev.mooring.sdam.ServerHeartbeatEvent
 import dev.mooring.sdam.ServerHeartbeatFailedEvent
 import dev.mooring.sdam.ServerHeartbeatStartedEvent
 import dev.mooring.sdam.ServerHeartbeatSucceededEvent
 import dev.mooring.sdam.ServerOpeningEvent
 import dev.mooring.sdam.TopologyClosedEvent
 import dev.mooring.sdam.TopologyDescriptionChangedEvent
+import dev.mooring.sdam.TopologyEvent
 import dev.mooring.sdam.TopologyOpeningEvent
 
 /**
@@ -40,57 +45,68 @@ internal class ListenerAdapter(val target: Any, private val route: (MooringEvent
     override fun toString(): String = target.toString()
 }
 
+/**
+ * Adapters from the cluster's events to the Java listener interfaces. Each routes one sealed
+ * family ([ConnectionPoolEvent], [ServerHeartbeatEvent], [ServerEvent], [TopologyEvent],
+ * [CommandEvent]) with an exhaustive `when`, so a new event of a family is a compile error here
+ * until its listener method exists; events of other families are not the listener's.
+ */
 internal object ListenerAdapters {
     fun pool(l: ConnectionPoolListener): ListenerAdapter = ListenerAdapter(l) { e ->
-        when (e) {
-            is PoolCreatedEvent -> l.connectionPoolCreated(e)
-            is PoolReadyEvent -> l.connectionPoolReady(e)
-            is PoolClearedEvent -> l.connectionPoolCleared(e)
-            is PoolClosedEvent -> l.connectionPoolClosed(e)
-            is ConnectionCreatedEvent -> l.connectionCreated(e)
-            is ConnectionReadyEvent -> l.connectionReady(e)
-            is ConnectionClosedEvent -> l.connectionClosed(e)
-            is ConnectionCheckOutStartedEvent -> l.connectionCheckOutStarted(e)
-            is ConnectionCheckOutFailedEvent -> l.connectionCheckOutFailed(e)
-            is ConnectionCheckedOutEvent -> l.connectionCheckedOut(e)
-            is ConnectionCheckedInEvent -> l.connectionCheckedIn(e)
-            else -> Unit
+        if (e is ConnectionPoolEvent) {
+            when (e) {
+                is PoolCreatedEvent -> l.connectionPoolCreated(e)
+                is PoolReadyEvent -> l.connectionPoolReady(e)
+                is PoolClearedEvent -> l.connectionPoolCleared(e)
+                is PoolClosedEvent -> l.connectionPoolClosed(e)
+                is ConnectionCreatedEvent -> l.connectionCreated(e)
+                is ConnectionReadyEvent -> l.connectionReady(e)
+                is ConnectionClosedEvent -> l.connectionClosed(e)
+                is ConnectionCheckOutStartedEvent -> l.connectionCheckOutStarted(e)
+                is ConnectionCheckOutFailedEvent -> l.connectionCheckOutFailed(e)
+                is ConnectionCheckedOutEvent -> l.connectionCheckedOut(e)
+                is ConnectionCheckedInEvent -> l.connectionCheckedIn(e)
+            }
         }
     }
 
     fun monitor(l: ServerMonitorListener): ListenerAdapter = ListenerAdapter(l) { e ->
-        when (e) {
-            is ServerHeartbeatStartedEvent -> l.serverHeartbeatStarted(e)
-            is ServerHeartbeatSucceededEvent -> l.serverHeartbeatSucceeded(e)
-            is ServerHeartbeatFailedEvent -> l.serverHeartbeatFailed(e)
-            else -> Unit
+        if (e is ServerHeartbeatEvent) {
+            when (e) {
+                is ServerHeartbeatStartedEvent -> l.serverHeartbeatStarted(e)
+                is ServerHeartbeatSucceededEvent -> l.serverHeartbeatSucceeded(e)
+                is ServerHeartbeatFailedEvent -> l.serverHeartbeatFailed(e)
+            }
         }
     }
 
     fun server(l: ServerListener): ListenerAdapter = ListenerAdapter(l) { e ->
-        when (e) {
-            is ServerOpeningEvent -> l.serverOpening(e)
-            is ServerClosedEvent -> l.serverClosed(e)
-            is ServerDescriptionChangedEvent -> l.serverDescriptionChanged(e)
-            else -> Unit
+        if (e is ServerEvent) {
+            when (e) {
+                is ServerOpeningEvent -> l.serverOpening(e)
+                is ServerClosedEvent -> l.serverClosed(e)
+                is ServerDescriptionChangedEvent -> l.serverDescriptionChanged(e)
+            }
         }
     }
 
     fun cluster(l: ClusterListener): ListenerAdapter = ListenerAdapter(l) { e ->
-        when (e) {
-            is TopologyOpeningEvent -> l.clusterOpening(e)
-            is TopologyClosedEvent -> l.clusterClosed(e)
-            is TopologyDescriptionChangedEvent -> l.clusterDescriptionChanged(e)
-            else -> Unit
+        if (e is TopologyEvent) {
+            when (e) {
+                is TopologyOpeningEvent -> l.clusterOpening(e)
+                is TopologyClosedEvent -> l.clusterClosed(e)
+                is TopologyDescriptionChangedEvent -> l.clusterDescriptionChanged(e)
+            }
         }
     }
 
     fun command(l: CommandListener): ListenerAdapter = ListenerAdapter(l) { e ->
-        when (e) {
-            is CommandStartedEvent -> l.commandStarted(e)
-            is CommandSucceededEvent -> l.commandSucceeded(e)
-            is CommandFailedEvent -> l.commandFailed(e)
-            else -> Unit
+        if (e is CommandEvent) {
+            when (e) {
+                is CommandStartedEvent -> l.commandStarted(e)
+                is CommandSucceededEvent -> l.commandSucceeded(e)
+                is CommandFailedEvent -> l.commandFailed(e)
+            }
         }
     }
 

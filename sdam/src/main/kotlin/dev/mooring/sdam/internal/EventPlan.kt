@@ -1,6 +1,6 @@
 package dev.mooring.sdam.internal
 
-import dev.mooring.events.MooringEvent
+import dev.mooring.sdam.SdamEvent
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.ServerClosedEvent
 import dev.mooring.sdam.ServerDescription
@@ -15,7 +15,7 @@ import dev.mooring.sdam.TopologyOpeningEvent
 
 /** One SDAM event a [dev.mooring.sdam.TopologyUpdate] will publish, before it gets an id and a timestamp. */
 internal sealed interface EventPlan {
-    fun toEvent(id: TopologyId, ts: Long): MooringEvent
+    fun toEvent(id: TopologyId, ts: Long): SdamEvent
 
     data object TopologyOpening : EventPlan {
         override fun toEvent(id: TopologyId, ts: Long) = TopologyOpeningEvent(id, ts)

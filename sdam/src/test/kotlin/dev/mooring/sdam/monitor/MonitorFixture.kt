@@ -28,7 +28,7 @@ import kotlinx.coroutines.withTimeout
 import java.util.concurrent.CopyOnWriteArrayList
 
 /** Records every outcome in order; [onOutcome] runs after recording (e.g. to throw). Thread-safe. */
-class RecordingHandler(private val onOutcome: suspend (CheckOutcome) -> Unit = {}) : CheckOutcomeHandler {
+internal class RecordingHandler(private val onOutcome: suspend (CheckOutcome) -> Unit = {}) : CheckOutcomeHandler {
     private val state = MutableStateFlow<List<CheckOutcome>>(emptyList())
 
     val outcomes: List<CheckOutcome> get() = state.value
@@ -56,14 +56,14 @@ class RecordingHandler(private val onOutcome: suspend (CheckOutcome) -> Unit = {
 }
 
 /** One monitor under test with its own parent scope, factory, bus and recorder. */
-class MonitorFixture(
+internal class MonitorFixture(
     val address: ServerAddress,
     heartbeatFrequencyMS: Long,
     mode: ServerMonitoringMode,
     connectTimeoutMS: Long = 5_000,
     connectionSettings: ConnectionSettings = ConnectionSettings(connectTimeoutMS = connectTimeoutMS, appName = "monitor-spec"),
     onOutcome: suspend (CheckOutcome) -> Unit = {},
-    minHeartbeatFrequencyMS: Long = MonitorSettings.DEFAULT_MIN_HEARTBEAT_FREQUENCY_MS,
+    minHeartbeatFrequencyMS: Long = dev.mooring.sdam.MongoClusterSettings.MIN_HEARTBEAT_FREQUENCY_MS,
 ) : AutoCloseable {
     val parentJob: Job = SupervisorJob()
     val parentScope = CoroutineScope(parentJob + Dispatchers.Default)

@@ -1,5 +1,6 @@
 package dev.mooring.cmap.internal.auth
 
+import dev.mooring.events.InternalMooringApi
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.internal.connection.KtorConnection
@@ -7,17 +8,18 @@ import dev.mooring.cmap.internal.pool.PooledConnection
 import org.bson.BsonDocument
 
 /**
- * auth.md "Reauthentication", for the operation layer (internal to Mooring; public only so `sdam`
- * can call it): [wrap] gives a connection whose commands, on a ReauthenticationRequired (391)
+ * auth.md "Reauthentication", for the operation layer (not API: public only so `sdam` can call it,
+ * [InternalMooringApi]): [wrap] gives a connection whose commands, on a ReauthenticationRequired (391)
  * error, reauthenticate the connection once (SASL only, no hello, no speculative
  * authentication) and run again, whether or not the command is retryable. The 391 failure and
  * the second attempt are both seen by [wrap]'s `view` (so command monitoring shows both). Only
  * mechanisms that support it (MONGODB-OIDC) are wrapped; for others [wrap] returns the view.
  * Stateless; the wrapper has the wrapped connection's concurrency contract.
  */
+@InternalMooringApi
 public object Reauthentication {
     /** ReauthenticationRequired. */
-    public const val REAUTHENTICATION_REQUIRED: Int = 391
+    internal const val REAUTHENTICATION_REQUIRED: Int = 391
 
     /**
      * [view] (for example the command-monitored view of [connection]) with reauthentication on

@@ -1,5 +1,6 @@
 package dev.mooring.cmap.internal.command
 
+import dev.mooring.events.InternalMooringApi
 import dev.mooring.cmap.CommandFailedEvent
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.CommandSucceededEvent
@@ -13,7 +14,7 @@ import org.bson.json.JsonWriterSettings
 import kotlin.time.Duration.Companion.nanoseconds
 
 /**
- * Internal API, not stable: publishes the command monitoring events of one cluster on its
+ * Not API ([InternalMooringApi], for `sdam`): publishes the command monitoring events of one cluster on its
  * [EventBus] and writes the specification's DEBUG log messages (component `command`:
  * "Command started", "Command succeeded", "Command failed") to SLF4J and to the client's
  * [LoggingSettings.sink], documents cut to its max document length.
@@ -22,6 +23,7 @@ import kotlin.time.Duration.Companion.nanoseconds
  * subscriber or the `command` logger has DEBUG enabled. Thread-safe (stateless apart from the
  * bus and the logger).
  */
+@InternalMooringApi
 public class CommandMonitor(private val bus: EventBus, logging: LoggingSettings = LoggingSettings.DEFAULT) {
     private val log = StructuredLog("command", logging)
 
@@ -110,14 +112,15 @@ public class CommandMonitor(private val bus: EventBus, logging: LoggingSettings 
 }
 
 /**
- * Internal API, not stable: one operation as command monitoring sees it; its [operationId] is
+ * Not API ([InternalMooringApi], for `sdam`): one operation as command monitoring sees it; its [operationId] is
  * the request id of its first monitored command. Thread-safe.
  */
+@InternalMooringApi
 public class MonitoredOperation {
     @Volatile private var id: Long? = null
 
     /** The operation id, fixed by the first command of the operation (null before it). */
-    public val operationId: Long? get() = id
+    internal val operationId: Long? get() = id
 
     internal fun idFor(requestId: Int): Long = synchronized(this) { id ?: requestId.toLong().also { id = it } }
 }

@@ -1,13 +1,15 @@
 package dev.mooring.cmap.internal.command
 
+import dev.mooring.events.InternalMooringApi
 import dev.mooring.cmap.MongoCommandException
 import org.bson.BsonArray
 import org.bson.BsonDocument
 
 /**
- * Internal API, not stable: which commands command monitoring must redact (Command Logging and
+ * Not API ([InternalMooringApi], for `sdam`'s tracing): which commands command monitoring must redact (Command Logging and
  * Monitoring, "Security"). Pure; thread-safe.
  */
+@InternalMooringApi
 public object CommandRedaction {
     private val sensitive = setOf(
         "authenticate", "saslstart", "saslcontinue", "getnonce", "createuser", "updateuser",
@@ -30,7 +32,7 @@ public object CommandRedaction {
      * `ok`, `code`, `codeName` and `errorLabels` (the server's message and any other reply
      * fields are dropped); other errors carry no reply and are returned as they are.
      */
-    public fun redactFailure(failure: Throwable): Throwable {
+    internal fun redactFailure(failure: Throwable): Throwable {
         if (failure !is MongoCommandException) return failure
         val r = failure.response
         val kept = BsonDocument()

@@ -13,13 +13,13 @@ import kotlin.coroutines.CoroutineContext
  * authentication are not monitored). [onSending] runs on the connection's coroutine and must
  * not suspend or block.
  */
-public class CommandRequestObserver(private val onSending: (requestId: Int, sent: BsonDocument) -> Unit) :
+internal class CommandRequestObserver(private val onSending: (requestId: Int, sent: BsonDocument) -> Unit) :
     AbstractCoroutineContextElement(Key) {
     /** Called by the connection with the request id and body of the message it is about to write; [sent] must not be modified. */
-    public fun sending(requestId: Int, sent: BsonDocument) {
+    internal fun sending(requestId: Int, sent: BsonDocument) {
         onSending(requestId, sent)
     }
 
     /** The context key. */
-    public companion object Key : CoroutineContext.Key<CommandRequestObserver>
+    internal companion object Key : CoroutineContext.Key<CommandRequestObserver>
 }

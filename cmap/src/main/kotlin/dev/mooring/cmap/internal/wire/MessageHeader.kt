@@ -8,24 +8,24 @@ import java.nio.ByteOrder
  *
  * @property messageLength total length of the message including this header.
  */
-public data class MessageHeader(
+internal data class MessageHeader(
     val messageLength: Int,
     val requestId: Int,
     val responseTo: Int,
     val opCode: Int,
 ) {
     /** Length of the part after the header. */
-    public val bodyLength: Int get() = messageLength - HEADER_LENGTH
+    internal val bodyLength: Int get() = messageLength - HEADER_LENGTH
 
-    public companion object {
+    internal companion object {
         /** Size of the header in bytes. */
-        public const val HEADER_LENGTH: Int = 16
+        internal const val HEADER_LENGTH: Int = 16
 
         /**
          * Parses the first 16 bytes of [bytes] and validates messageLength against
          * 16..[maxMessageSizeBytes] before anything else is allocated. Throws [WireFormatException].
          */
-        public fun parse(bytes: ByteArray, maxMessageSizeBytes: Int): MessageHeader {
+        internal fun parse(bytes: ByteArray, maxMessageSizeBytes: Int): MessageHeader {
             if (bytes.size < HEADER_LENGTH) throw WireFormatException("message header needs 16 bytes, got ${bytes.size}")
             val b = ByteBuffer.wrap(bytes, 0, HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
             val h = MessageHeader(b.int, b.int, b.int, b.int)

@@ -9,7 +9,7 @@ import dev.mooring.cmap.ConnectionDescription
  *   sequence); a command body may exceed it by [COMMAND_OVERHEAD] bytes, as on the server.
  * @property maxMessageSizeBytes the largest message in either direction.
  */
-public data class MessageLimits(
+internal data class MessageLimits(
     val maxBsonObjectSize: Int = ConnectionDescription.DEFAULT_MAX_BSON_OBJECT_SIZE,
     val maxMessageSizeBytes: Int = ConnectionDescription.DEFAULT_MAX_MESSAGE_SIZE_BYTES,
 ) {
@@ -18,11 +18,11 @@ public data class MessageLimits(
         require(maxMessageSizeBytes >= MessageHeader.HEADER_LENGTH) { "maxMessageSizeBytes too small: $maxMessageSizeBytes" }
     }
 
-    public companion object {
+    internal companion object {
         /** Extra room a command body gets over maxBsonObjectSize (the server's internal limit is 16 MiB + 16 KiB). */
-        public const val COMMAND_OVERHEAD: Int = 16 * 1024
+        internal const val COMMAND_OVERHEAD: Int = 16 * 1024
 
         /** The limits before a handshake told us otherwise. */
-        public val DEFAULT: MessageLimits = MessageLimits()
+        internal val DEFAULT: MessageLimits = MessageLimits()
     }
 }

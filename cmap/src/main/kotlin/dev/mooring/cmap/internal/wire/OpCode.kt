@@ -4,16 +4,16 @@ package dev.mooring.cmap.internal.wire
  * Wire protocol opcodes (OP_MSG.md, OP_COMPRESSED.md). Constants only; thread-safe.
  * Part of Mooring's internal wire layer: public only so the test kit can speak the protocol.
  */
-public object OpCode {
+internal object OpCode {
     /** Legacy reply to an OP_QUERY. */
-    public const val OP_REPLY: Int = 1
+    internal const val OP_REPLY: Int = 1
 
     /** Legacy query, used only for the legacy hello of old clients. */
-    public const val OP_QUERY: Int = 2004
+    internal const val OP_QUERY: Int = 2004
 
     /** A compressed wrapper around another message (compression comes later). */
-    public const val OP_COMPRESSED: Int = 2012
+    internal const val OP_COMPRESSED: Int = 2012
 
     /** The extensible message format every modern command uses. */
-    public const val OP_MSG: Int = 2013
+    internal const val OP_MSG: Int = 2013
 }

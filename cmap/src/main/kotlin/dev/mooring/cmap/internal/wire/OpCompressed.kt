@@ -9,7 +9,7 @@ import java.nio.ByteOrder
  * Wraps and unwraps OP_COMPRESSED (OP_COMPRESSED.md). Stateless; thread-safe. Part of Mooring's
  * internal wire layer: public only so the test kit can speak the protocol.
  */
-public object OpCompressed {
+internal object OpCompressed {
     /** originalOpcode + uncompressedSize + compressorId. */
     private const val PREFIX_LENGTH = 9
 
@@ -17,19 +17,19 @@ public object OpCompressed {
      * The commands whose messages must never be compressed (OP_COMPRESSED.md, "Messages not
      * allowed to be compressed"), compared case-sensitively as the server does, plus `ismaster`.
      */
-    public val UNCOMPRESSIBLE_COMMANDS: Set<String> = setOf(
+    internal val UNCOMPRESSIBLE_COMMANDS: Set<String> = setOf(
         "hello", "isMaster", "ismaster", "saslStart", "saslContinue", "getnonce", "authenticate",
         "createUser", "updateUser", "copydbSaslStart", "copydbgetnonce", "copydb",
     )
 
     /** True when a command named [commandName] may be sent compressed. */
-    public fun mayCompress(commandName: String): Boolean = commandName !in UNCOMPRESSIBLE_COMMANDS
+    internal fun mayCompress(commandName: String): Boolean = commandName !in UNCOMPRESSIBLE_COMMANDS
 
     /**
      * Wraps the complete encoded message [message] (header included) with [compressor]. The
      * result keeps the message's requestID and responseTo.
      */
-    public fun wrap(message: ByteArray, compressor: Compressor): ByteArray {
+    internal fun wrap(message: ByteArray, compressor: Compressor): ByteArray {
         if (message.size < MessageHeader.HEADER_LENGTH) throw WireFormatException("message to compress has no header")
         val header = ByteBuffer.wrap(message, 0, MessageHeader.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
         header.int
@@ -46,14 +46,14 @@ public object OpCompressed {
     }
 
     /** A message after unwrapping: the header it would have had uncompressed, its bytes, and the body. */
-    public class Unwrapped(public val header: MessageHeader, public val headerBytes: ByteArray, public val body: ByteArray)
+    internal class Unwrapped(internal val header: MessageHeader, internal val headerBytes: ByteArray, internal val body: ByteArray)
 
     /**
      * Unwraps the body of an OP_COMPRESSED message with [header]. Throws [WireFormatException]
      * for an unknown compressorId, a nested OP_COMPRESSED, an uncompressedSize that is negative or
      * over [maxMessageSizeBytes], or data that does not decompress to exactly uncompressedSize bytes.
      */
-    public fun unwrap(header: MessageHeader, body: ByteArray, maxMessageSizeBytes: Int): Unwrapped {
+    internal fun unwrap(header: MessageHeader, body: ByteArray, maxMessageSizeBytes: Int): Unwrapped {
         if (header.opCode != OpCode.OP_COMPRESSED) throw WireFormatException("expected OP_COMPRESSED (2012), got opCode ${header.opCode}")
         if (body.size < PREFIX_LENGTH) throw WireFormatException("OP_COMPRESSED body is ${body.size} bytes, too short")
         val b = ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN)

@@ -6,13 +6,13 @@ import org.bson.BsonDocument
  * One kind-1 section: a named sequence of documents (for example `documents` of an insert). Immutable
  * as long as callers do not mutate the documents.
  */
-public data class DocumentSequence(val identifier: String, val documents: List<BsonDocument>)
+internal data class DocumentSequence(val identifier: String, val documents: List<BsonDocument>)
 
 /**
  * An OP_MSG: flag bits, exactly one kind-0 [body] and any number of kind-1 [sequences] with
  * unique identifiers. Immutable as long as callers do not mutate the documents.
  */
-public data class OpMsg(
+internal data class OpMsg(
     val requestId: Int,
     val responseTo: Int,
     val flagBits: Int,
@@ -20,16 +20,16 @@ public data class OpMsg(
     val sequences: List<DocumentSequence> = emptyList(),
 ) {
     /** True when the sender will send another message without waiting for a request. */
-    public val moreToCome: Boolean get() = flagBits and MORE_TO_COME != 0
+    internal val moreToCome: Boolean get() = flagBits and MORE_TO_COME != 0
 
     /** True when the message carried (and, on decode, passed) a CRC-32C checksum. */
-    public val checksumPresent: Boolean get() = flagBits and CHECKSUM_PRESENT != 0
+    internal val checksumPresent: Boolean get() = flagBits and CHECKSUM_PRESENT != 0
 
     /** True when the requester accepts several replies (exhaust). */
-    public val exhaustAllowed: Boolean get() = flagBits and EXHAUST_ALLOWED != 0
+    internal val exhaustAllowed: Boolean get() = flagBits and EXHAUST_ALLOWED != 0
 
     /** The body with every sequence folded in as an array field, as the server sees the command. */
-    public fun bodyWithSequences(): BsonDocument {
+    internal fun bodyWithSequences(): BsonDocument {
         if (sequences.isEmpty()) return body
         val d = BsonDocument()
         d.putAll(body)
@@ -37,15 +37,15 @@ public data class OpMsg(
         return d
     }
 
-    public companion object {
+    internal companion object {
         /** flagBits bit 0: a CRC-32C checksum follows the sections. */
-        public const val CHECKSUM_PRESENT: Int = 1
+        internal const val CHECKSUM_PRESENT: Int = 1
 
         /** flagBits bit 1: another message follows without a request. */
-        public const val MORE_TO_COME: Int = 1 shl 1
+        internal const val MORE_TO_COME: Int = 1 shl 1
 
         /** flagBits bit 16: the requester is prepared for several replies. */
-        public const val EXHAUST_ALLOWED: Int = 1 shl 16
+        internal const val EXHAUST_ALLOWED: Int = 1 shl 16
 
         /** Bits 0-15 are "required": an unknown one set is an error. */
         internal const val REQUIRED_MASK: Int = 0xffff

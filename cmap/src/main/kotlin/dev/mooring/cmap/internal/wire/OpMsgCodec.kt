@@ -4,14 +4,14 @@ import org.bson.io.BasicOutputBuffer
 import java.util.zip.CRC32C
 
 /** Encodes and decodes OP_MSG (OP_MSG.md). Stateless; thread-safe. */
-public object OpMsgCodec {
+internal object OpMsgCodec {
     /**
      * Encodes [msg]. When [OpMsg.checksumPresent] is set, a CRC-32C of everything before it is
      * appended. Fails with [WireFormatException] before returning any bytes if a sequence document
      * exceeds maxBsonObjectSize, the body exceeds it by more than [MessageLimits.COMMAND_OVERHEAD],
      * or the whole message exceeds maxMessageSizeBytes.
      */
-    public fun encode(msg: OpMsg, limits: MessageLimits = MessageLimits.DEFAULT): ByteArray {
+    internal fun encode(msg: OpMsg, limits: MessageLimits = MessageLimits.DEFAULT): ByteArray {
         val out = BasicOutputBuffer(INITIAL_BUFFER_SIZE)
         encodeInto(msg, limits, out)
         return out.toByteArray()
@@ -22,7 +22,7 @@ public object OpMsgCodec {
      * buffer, truncated to 0, per connection). The message is `out.internalBuffer[start until
      * out.position]`. On failure the buffer's content is unspecified.
      */
-    public fun encodeInto(msg: OpMsg, limits: MessageLimits, out: BasicOutputBuffer) {
+    internal fun encodeInto(msg: OpMsg, limits: MessageLimits, out: BasicOutputBuffer) {
         if (msg.flagBits and OpMsg.REQUIRED_MASK and OpMsg.KNOWN_REQUIRED.inv() != 0) {
             throw WireFormatException("unknown required OP_MSG flag bits ${Integer.toHexString(msg.flagBits)}")
         }
@@ -74,7 +74,7 @@ public object OpMsgCodec {
      * required flag bits, unknown section kinds, duplicate identifiers, and anything other than
      * exactly one kind-0 section. Throws [WireFormatException] only.
      */
-    public fun decode(header: MessageHeader, headerBytes: ByteArray, body: ByteArray): OpMsg {
+    internal fun decode(header: MessageHeader, headerBytes: ByteArray, body: ByteArray): OpMsg {
         if (header.opCode != OpCode.OP_MSG) throw WireFormatException("expected OP_MSG (2013), got opCode ${header.opCode}")
         if (body.size != header.bodyLength) throw WireFormatException("body is ${body.size} bytes, header says ${header.bodyLength}")
         val r = ByteReader(body)

@@ -7,7 +7,7 @@ import org.bson.io.BasicOutputBuffer
  * A legacy OP_QUERY, used only for the legacy hello (`isMaster`) on `admin.$cmd`. Immutable as
  * long as callers do not mutate the documents.
  */
-public data class OpQuery(
+internal data class OpQuery(
     val requestId: Int,
     val flags: Int,
     val fullCollectionName: String,
@@ -17,11 +17,11 @@ public data class OpQuery(
     val returnFieldsSelector: BsonDocument? = null,
 ) {
     /** The database part of [fullCollectionName]. */
-    public val database: String get() = fullCollectionName.substringBefore('.')
+    internal val database: String get() = fullCollectionName.substringBefore('.')
 
-    public companion object {
+    internal companion object {
         /** Encodes [q]; size checks as for OP_MSG. */
-        public fun encode(q: OpQuery, limits: MessageLimits = MessageLimits.DEFAULT): ByteArray {
+        internal fun encode(q: OpQuery, limits: MessageLimits = MessageLimits.DEFAULT): ByteArray {
             val out = BasicOutputBuffer()
             BsonWriting.writeHeader(out, q.requestId, 0, OpCode.OP_QUERY)
             out.writeInt32(q.flags)
@@ -34,7 +34,7 @@ public data class OpQuery(
         }
 
         /** Decodes the part after [header]; throws [WireFormatException] for anything malformed. */
-        public fun decode(header: MessageHeader, body: ByteArray): OpQuery {
+        internal fun decode(header: MessageHeader, body: ByteArray): OpQuery {
             if (header.opCode != OpCode.OP_QUERY) throw WireFormatException("expected OP_QUERY (2004), got opCode ${header.opCode}")
             val r = ByteReader(body)
             val flags = r.int32("OP_QUERY flags")

@@ -4,7 +4,7 @@ import org.bson.BsonDocument
 import org.bson.io.BasicOutputBuffer
 
 /** A legacy OP_REPLY, the answer to an OP_QUERY. Immutable as long as callers do not mutate the documents. */
-public data class OpReply(
+internal data class OpReply(
     val requestId: Int,
     val responseTo: Int,
     val responseFlags: Int,
@@ -13,20 +13,20 @@ public data class OpReply(
     val documents: List<BsonDocument>,
 ) {
     /** responseFlags bit 1: the query failed and the single document is an `$err` document. */
-    public val queryFailure: Boolean get() = responseFlags and QUERY_FAILURE != 0
+    internal val queryFailure: Boolean get() = responseFlags and QUERY_FAILURE != 0
 
-    public companion object {
+    internal companion object {
         /** responseFlags bit 0. */
-        public const val CURSOR_NOT_FOUND: Int = 1
+        internal const val CURSOR_NOT_FOUND: Int = 1
 
         /** responseFlags bit 1. */
-        public const val QUERY_FAILURE: Int = 2
+        internal const val QUERY_FAILURE: Int = 2
 
         /** responseFlags bit 3: always set by servers since 1.6. */
-        public const val AWAIT_CAPABLE: Int = 8
+        internal const val AWAIT_CAPABLE: Int = 8
 
         /** Encodes [r]; size checks as for OP_MSG. */
-        public fun encode(r: OpReply, limits: MessageLimits = MessageLimits.DEFAULT): ByteArray {
+        internal fun encode(r: OpReply, limits: MessageLimits = MessageLimits.DEFAULT): ByteArray {
             val out = BasicOutputBuffer()
             BsonWriting.writeHeader(out, r.requestId, r.responseTo, OpCode.OP_REPLY)
             out.writeInt32(r.responseFlags)
@@ -41,7 +41,7 @@ public data class OpReply(
          * Decodes the part after [header]. The document count must equal numberReturned (which is
          * never used to size an allocation). Throws [WireFormatException] only.
          */
-        public fun decode(header: MessageHeader, body: ByteArray): OpReply {
+        internal fun decode(header: MessageHeader, body: ByteArray): OpReply {
             if (header.opCode != OpCode.OP_REPLY) throw WireFormatException("expected OP_REPLY (1), got opCode ${header.opCode}")
             val r = ByteReader(body)
             val flags = r.int32("responseFlags")

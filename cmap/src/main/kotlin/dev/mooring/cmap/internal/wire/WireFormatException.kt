@@ -6,4 +6,4 @@ package dev.mooring.cmap.internal.wire
  * [dev.mooring.cmap.MongoProtocolException] carrying the address and generation.
  * Immutable.
  */
-public class WireFormatException(message: String, cause: Throwable? = null) : RuntimeException(message, cause)
+internal class WireFormatException(message: String, cause: Throwable? = null) : RuntimeException(message, cause)

@@ -71,14 +71,13 @@ internal class CommandCursor(
         return context.tracer.traceCommand(database, command) {
             withContext(pin) {
                 context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry) { selected, connection ->
-                    val topologyType = context.topology.description.value.type
-                    val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, topologyType, selected.description)
+                    val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, selected.topology.type, selected.description)
                     val reply = send(connection, database, timeout.initial) { timeout.initialCommand(sent, selected.description) }
                     val batch = CursorBatch.first(name, reply, connection.address)
                     id = batch.id
                     ns = batch.ns
                     returned = batch.documents.size
-                    route = if (batch.id != 0L && topologyType == TopologyType.LOAD_BALANCED) {
+                    route = if (batch.id != 0L && selected.topology.type == TopologyType.LOAD_BALANCED) {
                         pin.pin(connection, selected.pool)
                         selected.pool.pin(connection, ConnectionPurpose.CURSOR)
                         CursorRoute.Pinned(connection.address, pin)

@@ -2,15 +2,12 @@ package dev.mooring.sdam.internal.cursor
 
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionPool
-import dev.mooring.cmap.MongoNetworkException
-import dev.mooring.cmap.MongoProtocolException
-import dev.mooring.cmap.MongoServerException
-import dev.mooring.cmap.PoolClearedException
 import dev.mooring.cmap.PoolClosedException
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.MongoCursorServerUnavailableException
 import dev.mooring.sdam.internal.topology.OperationRunner
 import dev.mooring.sdam.internal.topology.Topology
+import dev.mooring.sdam.internal.topology.onAttemptFailure
 
 /**
  * Runs a cursor's follow-up commands on its [CursorRoute]: on the pinned connection, or on a
@@ -35,10 +32,7 @@ internal class CursorConnections(private val topology: Topology, private val run
                     pool.checkOut()
                 } catch (e: PoolClosedException) {
                     throw MongoCursorServerUnavailableException(route.address, e)
-                } catch (e: MongoServerException) {
-                    if (e !is PoolClearedException) topology.onApplicationError(route.address, e)
-                    throw e
-                }
+                } // an establishment error reached SDAM from the pool already
                 try {
                     handled(route, pool, connection, block)
                 } finally {
@@ -52,8 +46,7 @@ internal class CursorConnections(private val topology: Topology, private val run
         try {
             block(connection)
         } catch (e: Throwable) {
-            if (e is MongoNetworkException || e is MongoProtocolException) pool?.markPerished(connection)
-            if (e is MongoServerException && e !is PoolClearedException) topology.onApplicationError(route.address, e, connection.description?.serviceId)
+            topology.onAttemptFailure(route.address, pool, connection, e)
             throw e
         }
 }

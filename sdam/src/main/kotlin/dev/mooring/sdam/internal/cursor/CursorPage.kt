@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.cursor
 
+import dev.mooring.events.InternalMooringApi
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.RunCursorCommandOptions
 import kotlinx.coroutines.flow.Flow
@@ -7,9 +8,10 @@ import org.bson.BsonDocument
 import org.bson.conversions.Bson
 
 /**
- * Internal API, not stable (for the Java facade and the spec runners): one batch of a cursor, and whether the cursor
+ * Not API ([InternalMooringApi], for the Java facade and the spec runners): one batch of a cursor, and whether the cursor
  * is [exhausted] after it (no getMore follows). Immutable.
  */
+@InternalMooringApi
 public class CursorPage internal constructor(
     /** The batch's documents (possibly none for a tailable cursor). */
     public val documents: List<BsonDocument>,

@@ -7,15 +7,15 @@ import dev.mooring.sdam.ServerDescription
  * (server-monitoring.md "Network or command error during server check": mark Unknown and clear
  * the pool together). Internal API, not stable. Immutable.
  */
-public class CheckOutcome(
+internal class CheckOutcome(
     /** From the hello reply (success) or [ServerDescription.unknown] with the error (failure). */
-    public val description: ServerDescription,
+    internal val description: ServerDescription,
     /** The check's failure, if any. */
-    public val error: Throwable?,
+    internal val error: Throwable?,
     /** True when the check failed: the server's pool must be cleared together with marking it Unknown. */
-    public val clearPool: Boolean,
+    internal val clearPool: Boolean,
     /** True when the failure was a network timeout: the clear must interrupt in-use connections. */
-    public val interruptInUseConnections: Boolean,
+    internal val interruptInUseConnections: Boolean,
 ) {
     override fun toString(): String =
         "CheckOutcome($description, error=${error?.let { it::class.simpleName + ": " + it.message }}, " +
@@ -32,7 +32,7 @@ public class CheckOutcome(
  * exception it throws is logged and does not stop the monitor; cancellation of the monitor
  * cancels a suspended call.
  */
-public fun interface CheckOutcomeHandler {
+internal fun interface CheckOutcomeHandler {
     /** Applies [outcome] to the topology. */
-    public suspend fun onCheckOutcome(outcome: CheckOutcome)
+    suspend fun onCheckOutcome(outcome: CheckOutcome)
 }

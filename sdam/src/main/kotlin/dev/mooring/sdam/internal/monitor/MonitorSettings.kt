@@ -1,36 +1,36 @@
 package dev.mooring.sdam.internal.monitor
 
 import dev.mooring.events.LoggingSettings
+import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ServerMonitoringMode
 
 /**
- * The settings of one [ServerMonitor] (server-monitoring.md). Internal API, not stable: public
- * only because the topology and the test kit in other modules need it.
+ * The settings of one [ServerMonitor] (server-monitoring.md).
  *
  * Immutable; safe to share between monitors and threads.
  *
  * @throws IllegalArgumentException when [minHeartbeatFrequencyMS] is not positive,
  *   [heartbeatFrequencyMS] is below it, or [connectTimeoutMS] is negative.
  */
-public class MonitorSettings(
-    /** Interval between checks, from the end of one to the start of the next; the caller clamps it to >= 500. */
-    public val heartbeatFrequencyMS: Long,
+internal class MonitorSettings(
+    /** Interval between checks, from the end of one to the start of the next (validated by the cluster settings). */
+    internal val heartbeatFrequencyMS: Long,
     /**
      * The least time between the end of one check and the start of the next one that a
      * [ServerMonitor.requestImmediateCheck] may cause. The spec fixes it at 500 ms (no user
      * knob); only tests lower it.
      */
-    public val minHeartbeatFrequencyMS: Long = DEFAULT_MIN_HEARTBEAT_FREQUENCY_MS,
+    internal val minHeartbeatFrequencyMS: Long = MongoClusterSettings.MIN_HEARTBEAT_FREQUENCY_MS,
     /**
      * connectTimeoutMS: bounds the monitoring connection's handshake and, as its socket timeout,
      * every polling hello; a streaming hello waits up to connectTimeoutMS + heartbeatFrequencyMS.
      * 0 means no limit (also for streaming replies).
      */
-    public val connectTimeoutMS: Long,
+    internal val connectTimeoutMS: Long,
     /** Streaming or polling; [ServerMonitoringMode.AUTO] polls when a FaaS platform is detected. */
-    public val mode: ServerMonitoringMode,
+    internal val mode: ServerMonitoringMode,
     /** Where the heartbeat log messages go besides SLF4J. */
-    public val logging: LoggingSettings = LoggingSettings.DEFAULT,
+    internal val logging: LoggingSettings = LoggingSettings.DEFAULT,
 ) {
     init {
         require(minHeartbeatFrequencyMS > 0) { "minHeartbeatFrequencyMS must be > 0, was $minHeartbeatFrequencyMS" }
@@ -41,14 +41,9 @@ public class MonitorSettings(
     }
 
     /** The read timeout of an awaitable (streaming) hello: connectTimeoutMS + heartbeatFrequencyMS, or 0 (none) when connectTimeoutMS is 0. */
-    public val streamingReadTimeoutMS: Long get() = if (connectTimeoutMS == 0L) 0L else connectTimeoutMS + heartbeatFrequencyMS
+    internal val streamingReadTimeoutMS: Long get() = if (connectTimeoutMS == 0L) 0L else connectTimeoutMS + heartbeatFrequencyMS
 
     override fun toString(): String =
         "MonitorSettings(heartbeatFrequencyMS=$heartbeatFrequencyMS, minHeartbeatFrequencyMS=$minHeartbeatFrequencyMS, " +
             "connectTimeoutMS=$connectTimeoutMS, mode=$mode)"
-
-    public companion object {
-        /** The spec's minHeartbeatFrequencyMS. */
-        public const val DEFAULT_MIN_HEARTBEAT_FREQUENCY_MS: Long = 500
-    }
 }

@@ -30,8 +30,8 @@ import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
 
 /**
- * Monitors one server (server-monitoring.md, multi-threaded/asynchronous monitoring). Internal
- * API, not stable: public only because the topology and the test kit in other modules use it.
+ * Monitors one server (server-monitoring.md, multi-threaded/asynchronous monitoring), for the
+ * live topology (through [dev.mooring.sdam.internal.topology.ServerMonitorFactory]) and sdam's own tests.
  *
  * One supervised coroutine per monitor, on its own dedicated monitoring connection (never the
  * pool's, never authenticated). A new connection's handshake reply satisfies the check. With
@@ -65,9 +65,9 @@ import kotlin.coroutines.CoroutineContext
  *   the coroutine being stopped. After close, [start] does nothing and no further outcome or
  *   heartbeat event is produced.
  */
-public class ServerMonitor(
+internal class ServerMonitor(
     /** The monitored server. */
-    public val address: ServerAddress,
+    internal val address: ServerAddress,
     private val settings: MonitorSettings,
     private val connectionFactory: DefaultConnectionFactory,
     eventBus: EventBus,
@@ -105,22 +105,22 @@ public class ServerMonitor(
      * True when this monitor may use the streaming protocol (mode STREAM, or AUTO without a FaaS
      * platform); it still polls servers that do not report a topologyVersion.
      */
-    public val streamingEnabled: Boolean = StreamingPolicy.streamingEnabled(settings.mode, connectionFactory.clientMetadata)
+    internal val streamingEnabled: Boolean = StreamingPolicy.streamingEnabled(settings.mode, connectionFactory.clientMetadata)
 
     /** The EWMA average round-trip time in milliseconds, or null before the first sample (and after a failed check). */
-    public val roundTripTimeMillis: Double? get() = rtt.averageMillis
+    internal val roundTripTimeMillis: Double? get() = rtt.averageMillis
 
     /** The minimum round-trip time over the last 10 samples in milliseconds; 0 until two samples were taken. */
-    public val minRoundTripTimeMillis: Double get() = rtt.minimumMillis
+    internal val minRoundTripTimeMillis: Double get() = rtt.minimumMillis
 
     /** True while the streaming protocol's RTT coroutine has been started. */
-    public val rttMonitorStarted: Boolean get() = rttMonitor.started
+    internal val rttMonitorStarted: Boolean get() = rttMonitor.started
 
     /** How many RTT samples the minimum window holds (the handshake's, then the RTT task's); for this module's tests. */
     internal val roundTripSampleCount: Int get() = rtt.sampleCount
 
     /** Starts monitoring (once). Does nothing after [close]. No I/O on the caller's thread. */
-    public fun start() {
+    internal fun start() {
         if (closed.get() || !started.compareAndSet(false, true)) return
         scope.launch { supervise() }
     }
@@ -130,7 +130,7 @@ public class ServerMonitor(
      * check"): wakes a sleeping monitor, which still keeps minHeartbeatFrequencyMS after the
      * previous check; ignored while a check (including a streaming wait) is in progress.
      */
-    public fun requestImmediateCheck() {
+    internal fun requestImmediateCheck() {
         if (!checking) wakeups.trySend(Unit)
     }
 
@@ -140,14 +140,14 @@ public class ServerMonitor(
      * handler (the topology has already marked the server Unknown); the monitor waits for the
      * next heartbeat or [requestImmediateCheck] and then checks on a new connection.
      */
-    public fun cancelCheck() {
+    internal fun cancelCheck() {
         val c = connection.get() ?: return
         cancelledConnection = c
         c.close()
     }
 
     /** Stops both coroutines and closes both sockets; see the class documentation. */
-    public suspend fun close() {
+    internal suspend fun close() {
         if (closed.compareAndSet(false, true)) {
             job.cancel()
             connection.getAndSet(null)?.close()

@@ -22,48 +22,48 @@ import kotlin.random.Random
  * - With [retarget] (`enableOverloadRetargeting`), the failed server is deprioritized in the
  *   retry's selection.
  */
-public class OverloadRetry(
+internal class OverloadRetry(
     /** `maxAdaptiveRetries`: the most retries once an overload error was seen. */
-    public val maxRetries: Int,
+    internal val maxRetries: Int,
     /** `enableOverloadRetargeting`. */
-    public val retarget: Boolean,
+    internal val retarget: Boolean,
     /** The jitter source, uniform in [0, 1). */
     private val jitter: () -> Double = { Random.nextDouble() },
 ) {
     /** The backoff in milliseconds before retry number [attempt] (1-based) after the overload error [error]. */
-    public fun backoffMillis(attempt: Int, error: Throwable): Long {
+    internal fun backoffMillis(attempt: Int, error: Throwable): Long {
         val base = baseBackoffMS(error)?.takeIf { it > 0 } ?: BASE_BACKOFF_MS
         val exponential = base * Math.pow(2.0, attempt.toDouble())
         return (jitter() * min(MAX_BACKOFF_MS.toDouble(), exponential)).toLong()
     }
 
-    public companion object {
+    internal companion object {
         /** The driver's base backoff (BASE_BACKOFF). */
-        public const val BASE_BACKOFF_MS: Long = 100
+        internal const val BASE_BACKOFF_MS: Long = 100
 
         /** The backoff cap (MAX_BACKOFF). */
-        public const val MAX_BACKOFF_MS: Long = 10_000
+        internal const val MAX_BACKOFF_MS: Long = 10_000
 
         /** The default of `maxAdaptiveRetries` (MAX_RETRIES). */
-        public const val DEFAULT_MAX_RETRIES: Int = 2
+        internal const val DEFAULT_MAX_RETRIES: Int = 2
 
         /** The label of overload errors. */
-        public const val SYSTEM_OVERLOADED_ERROR: String = "SystemOverloadedError"
+        internal const val SYSTEM_OVERLOADED_ERROR: String = "SystemOverloadedError"
 
         /** The label of errors safe to retry whatever the command. */
-        public const val RETRYABLE_ERROR: String = "RetryableError"
+        internal const val RETRYABLE_ERROR: String = "RetryableError"
 
         /** True for an overload error (labelled `SystemOverloadedError`). */
         @JvmStatic
-        public fun isOverload(e: Throwable): Boolean = e is MooringException && e.hasErrorLabel(SYSTEM_OVERLOADED_ERROR)
+        internal fun isOverload(e: Throwable): Boolean = e is MooringException && e.hasErrorLabel(SYSTEM_OVERLOADED_ERROR)
 
         /** True for a retryable overload error (labelled `SystemOverloadedError` and `RetryableError`). */
         @JvmStatic
-        public fun isRetryableOverload(e: Throwable): Boolean = isOverload(e) && (e as MooringException).hasErrorLabel(RETRYABLE_ERROR)
+        internal fun isRetryableOverload(e: Throwable): Boolean = isOverload(e) && (e as MooringException).hasErrorLabel(RETRYABLE_ERROR)
 
         /** The server-supplied `baseBackoffMS` of a command error, or null. */
         @JvmStatic
-        public fun baseBackoffMS(e: Throwable): Long? =
+        internal fun baseBackoffMS(e: Throwable): Long? =
             (e as? MongoCommandException)?.response?.get("baseBackoffMS")?.takeIf { it.isNumber }?.asNumber()?.longValue()
     }
 }

@@ -11,9 +11,9 @@ import java.util.UUID
  * a time (the [ServerSessionPool] hands it out exclusively); [markDirty] may be called from the
  * holder only.
  */
-public class ServerSession internal constructor(id: UUID, createdNanos: Long) {
+internal class ServerSession internal constructor(id: UUID, createdNanos: Long) {
     /** `{id: <UUID, binary subtype 4>}`, the `lsid` sent with commands. Do not modify. */
-    public val lsid: BsonDocument = BsonDocument("id", BsonBinary(id, UuidRepresentation.STANDARD))
+    internal val lsid: BsonDocument = BsonDocument("id", BsonBinary(id, UuidRepresentation.STANDARD))
 
     private var txnNumber = 0L
 
@@ -23,14 +23,14 @@ public class ServerSession internal constructor(id: UUID, createdNanos: Long) {
 
     /** Set after a network error: the server may not know the session's state; it is discarded on release. */
     @Volatile
-    public var isDirty: Boolean = false
+    internal var isDirty: Boolean = false
         private set
 
     /** The next transaction number (1, 2, ...), for a new retryable write. */
-    public fun nextTxnNumber(): Long = ++txnNumber
+    internal fun nextTxnNumber(): Long = ++txnNumber
 
     /** Marks the session for discarding (a network error happened while it was in use). */
-    public fun markDirty() {
+    internal fun markDirty() {
         isDirty = true
     }
 }

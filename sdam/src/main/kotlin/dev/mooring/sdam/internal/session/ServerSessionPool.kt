@@ -11,17 +11,17 @@ import java.util.UUID
  *
  * Thread-safe (one lock; no I/O, never suspends). [nanoTime] is the clock, replaceable in tests.
  */
-public class ServerSessionPool(private val nanoTime: () -> Long = System::nanoTime) {
+internal class ServerSessionPool(private val nanoTime: () -> Long = System::nanoTime) {
     private val available = ArrayDeque<ServerSession>() // guarded by this; most recently used first
 
     /** The number of sessions waiting for reuse. */
-    public val size: Int get() = synchronized(this) { available.size }
+    internal val size: Int get() = synchronized(this) { available.size }
 
     /**
      * A session for exclusive use until [release]: the most recently released one that is not
      * about to expire under [logicalSessionTimeoutMinutes], else a new one.
      */
-    public fun acquire(logicalSessionTimeoutMinutes: Int?): ServerSession {
+    internal fun acquire(logicalSessionTimeoutMinutes: Int?): ServerSession {
         synchronized(this) {
             while (true) {
                 val s = available.removeFirstOrNull() ?: break
@@ -32,7 +32,7 @@ public class ServerSessionPool(private val nanoTime: () -> Long = System::nanoTi
     }
 
     /** Returns [session] for reuse (or discards it when dirty or about to expire); also prunes expiring sessions. */
-    public fun release(session: ServerSession, logicalSessionTimeoutMinutes: Int?) {
+    internal fun release(session: ServerSession, logicalSessionTimeoutMinutes: Int?) {
         session.lastUsedNanos = nanoTime()
         synchronized(this) {
             while (available.isNotEmpty() && expiresSoon(available.last(), logicalSessionTimeoutMinutes)) available.removeLast()
@@ -41,7 +41,7 @@ public class ServerSessionPool(private val nanoTime: () -> Long = System::nanoTi
     }
 
     /** Removes and returns every pooled session (for `endSessions` when the cluster closes), most recently used first. */
-    public fun drain(): List<ServerSession> = synchronized(this) { available.toList().also { available.clear() } }
+    internal fun drain(): List<ServerSession> = synchronized(this) { available.toList().also { available.clear() } }
 
     private fun expiresSoon(s: ServerSession, timeoutMinutes: Int?): Boolean {
         val minutes = timeoutMinutes ?: return false

@@ -32,7 +32,6 @@ internal object SettingsRules {
             s.loadBalanced && !srv && s.hosts.size > 1 -> "loadBalanced=true cannot be used with several hosts"
             s.loadBalanced && s.replicaSet != null -> "loadBalanced=true cannot be combined with replicaSet"
             s.loadBalanced && s.directConnection -> "loadBalanced=true cannot be combined with directConnection=true"
-            s.loadBalanced != s.connection.loadBalanced -> "loadBalanced and connection.loadBalanced must agree"
             s.proxy != null && s.connection.proxy != null && s.proxy != s.connection.proxy -> "proxy and connection.proxy name different proxies"
             s.replicaSet != null && s.replicaSet.isEmpty() -> "replicaSet must not be empty"
             s.heartbeatFrequencyMS < MongoClusterSettings.MIN_HEARTBEAT_FREQUENCY_MS ->

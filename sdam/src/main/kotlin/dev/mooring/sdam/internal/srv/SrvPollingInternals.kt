@@ -9,7 +9,7 @@ import kotlinx.coroutines.launch
  * Internal API for tests, not stable: drives SRV polling of a cluster faster than the spec's
  * 60-second floor allows, so the polling prose tests finish quickly. Thread-safe (stateless).
  */
-public object SrvPollingInternals {
+internal object SrvPollingInternals {
     /**
      * Launches, in [scope] (the caller owns and cancels it), an extra SRV poller for [cluster]
      * with the same rules as the cluster's own one but a floor of [minRescanIntervalMS] on
@@ -17,7 +17,7 @@ public object SrvPollingInternals {
      * after [firstIntervalMS]. Throws [IllegalArgumentException] when [cluster] has no SRV name.
      */
     @JvmStatic
-    public fun launchPoller(cluster: MongoCluster, scope: CoroutineScope, minRescanIntervalMS: Long, firstIntervalMS: Long = minRescanIntervalMS): Job {
+    internal fun launchPoller(cluster: MongoCluster, scope: CoroutineScope, minRescanIntervalMS: Long, firstIntervalMS: Long = minRescanIntervalMS): Job {
         val s = cluster.settings
         val srvHost = requireNotNull(s.srvHost) { "the cluster was not built from a mongodb+srv seed list" }
         val topology = cluster.liveTopology

@@ -36,25 +36,25 @@ import kotlin.random.Random
  * calling thread (for the synchronous `MongoCluster` constructors: the one I/O the SDAM spec
  * allows there).
  */
-public object SrvSeedlistDiscovery {
+internal object SrvSeedlistDiscovery {
     /** The floor of rescanSRVIntervalMS, and the interval when no TTL is known. */
-    public const val MIN_RESCAN_INTERVAL_MS: Long = 60_000
+    internal const val MIN_RESCAN_INTERVAL_MS: Long = 60_000
 
     /** The SRV name queried for [settings]: `_{srvServiceName}._tcp.{srvHost}`. */
     @JvmStatic
-    public fun srvName(settings: MongoClusterSettings): String =
+    internal fun srvName(settings: MongoClusterSettings): String =
         "_${settings.srvServiceName}._tcp.${requireNotNull(settings.srvHost) { "not a mongodb+srv cluster" }}"
 
     /** rescanSRVIntervalMS for a lookup whose lowest TTL was [minTtlSeconds] (null: unknown). */
     @JvmStatic
-    public fun rescanInterval(minTtlSeconds: Long?): Long =
+    internal fun rescanInterval(minTtlSeconds: Long?): Long =
         maxOf(MIN_RESCAN_INTERVAL_MS, (minTtlSeconds ?: 0L) * 1000)
 
     /**
      * Resolves the `mongodb+srv` connection string [cs] through [dns], with the exact option
      * precedence of the URI (an option the URI states wins over the TXT record's).
      */
-    public suspend fun resolve(
+    internal suspend fun resolve(
         cs: ConnectionString,
         dns: DnsResolverSettings = cs.settings.dnsResolver,
         random: Random = Random.Default,
@@ -77,7 +77,7 @@ public object SrvSeedlistDiscovery {
      * when it is null, `loadBalanced` when it is false, `authSource` when a credential's
      * source is `admin`. Use [resolve] with a [ConnectionString] for the URI's exact rule.
      */
-    public suspend fun resolve(settings: MongoClusterSettings, random: Random = Random.Default): SrvResolution {
+    internal suspend fun resolve(settings: MongoClusterSettings, random: Random = Random.Default): SrvResolution {
         val srvHost = settings.srvHost ?: throw InvalidSettingsException("SRV lookup needs settings with an srvHost")
         val client = DnsClient(settings.dnsResolver)
         val (answer, txt) = lookup(client, settings)
@@ -102,7 +102,6 @@ public object SrvSeedlistDiscovery {
         val resolved = settings.copy(
             hosts = rules.hosts,
             replicaSet = rules.replicaSet,
-            loadBalanced = rules.loadBalanced,
             connection = settings.connection.copy(credential = credential, loadBalanced = rules.loadBalanced),
         )
         return SrvResolution(finish(resolved, settings.dnsResolver, client), answer.targets, txtOptions, rescanInterval(answer.minTtlSeconds)).also {
@@ -116,7 +115,7 @@ public object SrvSeedlistDiscovery {
      * configured), else the resolved seed list. Blocks the calling thread for the lookup.
      */
     @JvmStatic
-    public fun prepareBlocking(settings: MongoClusterSettings): SrvResolution {
+    internal fun prepareBlocking(settings: MongoClusterSettings): SrvResolution {
         if (settings.srvHost == null || settings.hosts.isNotEmpty()) {
             val client = DnsClient(settings.dnsResolver)
             return SrvResolution(finish(settings, settings.dnsResolver, client), settings.hosts, emptyMap(), MIN_RESCAN_INTERVAL_MS)
@@ -132,7 +131,7 @@ public object SrvSeedlistDiscovery {
      */
     @JvmStatic
     @JvmOverloads
-    public fun settingsFromUri(uri: String, dns: DnsResolverSettings = DnsResolverSettings.SYSTEM): MongoClusterSettings {
+    internal fun settingsFromUri(uri: String, dns: DnsResolverSettings = DnsResolverSettings.SYSTEM): MongoClusterSettings {
         val cs = ConnectionString.parse(uri)
         if (!cs.isSrv) return cs.settings.copy(dnsResolver = dns)
         return blocking { resolve(cs, dns) }.settings

@@ -6,14 +6,14 @@ import dev.mooring.events.EventListener
 import kotlinx.coroutines.Job
 
 /**
- * Internal API, not stable: hooks for the test kit and spec runners in other modules.
- * Thread-safe (stateless).
+ * Test hooks (internal: for sdam's own tests and, as friends, kotest-spec's spec runners and
+ * cluster tests; never API). Thread-safe (stateless).
  */
-public object ClusterInternals {
+internal object ClusterInternals {
     /** A cluster whose monitors come from [monitorFactory] (null: the real ServerMonitor), with [listeners] registered first. */
     @JvmStatic
     @JvmOverloads
-    public fun create(
+    internal fun create(
         settings: MongoClusterSettings,
         monitorFactory: MonitorFactory?,
         listeners: List<EventListener> = emptyList(),
@@ -21,16 +21,16 @@ public object ClusterInternals {
 
     /** The root job of [cluster]'s scope: its children are every coroutine the cluster still runs. */
     @JvmStatic
-    public fun rootJob(cluster: MongoCluster): Job = cluster.rootJob
+    internal fun rootJob(cluster: MongoCluster): Job = cluster.rootJob
 
     /** Fixes the jitter of [cluster]'s overload retry backoff (client-backpressure prose tests). */
     @JvmStatic
-    public fun setOverloadJitter(cluster: MongoCluster, jitter: () -> Double) {
+    internal fun setOverloadJitter(cluster: MongoCluster, jitter: () -> Double) {
         val r = cluster.operationRunner
         r.overloadPolicy = dev.mooring.sdam.internal.retry.OverloadRetry(r.overloadPolicy.maxRetries, r.overloadPolicy.retarget, jitter)
     }
 
     /** The live topology of [cluster] (to inject application errors in tests). */
     @JvmStatic
-    public fun topology(cluster: MongoCluster): Topology = cluster.liveTopology
+    internal fun topology(cluster: MongoCluster): Topology = cluster.liveTopology
 }

@@ -12,27 +12,27 @@ import kotlin.coroutines.CoroutineContext
  * operation under this context element and call [pin] from its block: the runner then does not
  * check the connection in; the pin's holder must [release] it. Used by one operation's coroutine.
  */
-public class ConnectionPin : AbstractCoroutineContextElement(Key) {
+internal class ConnectionPin : AbstractCoroutineContextElement(Key) {
     /** The pinned connection, or null. */
-    public var connection: Connection? = null
+    internal var connection: Connection? = null
         private set
 
     private var pool: ConnectionPool? = null
 
     /** Keeps [connection] (of [pool]) checked out when the operation's block returns. */
-    public fun pin(connection: Connection, pool: ConnectionPool) {
+    internal fun pin(connection: Connection, pool: ConnectionPool) {
         this.connection = connection
         this.pool = pool
     }
 
     /** Checks the pinned connection in (idempotent). */
-    public suspend fun release() {
+    internal suspend fun release() {
         val c = connection ?: return
         connection = null
         pool?.checkIn(c)
     }
 
-    public companion object Key : CoroutineContext.Key<ConnectionPin> {
+    internal companion object Key : CoroutineContext.Key<ConnectionPin> {
         /** True when the running operation pinned [connection] (the runner must not check it in). */
         internal suspend fun isPinned(connection: Connection): Boolean = currentCoroutineContext()[Key]?.connection === connection
     }

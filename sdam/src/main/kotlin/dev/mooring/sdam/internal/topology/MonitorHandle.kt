@@ -14,18 +14,18 @@ import kotlinx.coroutines.CoroutineScope
  * coroutine), closes its sockets and returns when they have stopped; after it the other calls
  * do nothing.
  */
-public interface MonitorHandle {
+internal interface MonitorHandle {
     /** Starts the monitor's coroutines. Called once, after the ServerOpening event was published. */
-    public fun start()
+    fun start()
 
     /** Wakes a sleeping monitor for an immediate check (the monitor enforces minHeartbeatFrequencyMS). */
-    public fun requestImmediateCheck()
+    fun requestImmediateCheck()
 
     /** Aborts the in-progress check's connection (an application connection saw a network error). */
-    public fun cancelCheck()
+    fun cancelCheck()
 
     /** Stops the monitor and waits until its coroutines have stopped. Idempotent; completes when cancelled. */
-    public suspend fun close()
+    suspend fun close()
 }
 
 /**
@@ -34,13 +34,13 @@ public interface MonitorHandle {
  * Cancellation: the call may be cancelled while it waits for the topology's lock (when the
  * monitor is being closed); the outcome is then dropped.
  */
-public fun interface CheckOutcomeSink {
+internal fun interface CheckOutcomeSink {
     /**
      * Applies one check outcome: [description] (from hello, or Unknown after a failure),
      * whether to [clearPool] (a failed check) and whether to [interruptInUseConnections]
      * (a network timeout), with the check's [error] if any.
      */
-    public suspend fun onCheckOutcome(
+    suspend fun onCheckOutcome(
         description: ServerDescription,
         error: Throwable?,
         clearPool: Boolean,
@@ -53,7 +53,7 @@ public fun interface CheckOutcomeSink {
  * nothing until [MonitorHandle.start]; its coroutines must be children of [scope].
  * Thread-safe.
  */
-public fun interface MonitorFactory {
+internal fun interface MonitorFactory {
     /** A new, not yet started monitor for [address] that reports to [sink]. */
-    public fun create(address: ServerAddress, scope: CoroutineScope, sink: CheckOutcomeSink): MonitorHandle
+    fun create(address: ServerAddress, scope: CoroutineScope, sink: CheckOutcomeSink): MonitorHandle
 }

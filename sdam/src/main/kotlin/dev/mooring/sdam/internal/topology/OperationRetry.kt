@@ -15,41 +15,40 @@ import dev.mooring.sdam.TopologyDescription
  * runner calls it from the operation's coroutine only, in the order [starting], [shouldRetry],
  * [deprioritize], then [surface] when the retry failed too.
  */
-public interface OperationRetry {
+internal interface OperationRetry {
     /** Called once before the first attempt with the latest topology description. */
-    public fun starting(topology: TopologyDescription) {}
+    fun starting(topology: TopologyDescription) {}
 
     /** True when the first attempt's [error] may be retried once. */
-    public fun shouldRetry(error: Throwable): Boolean
+    fun shouldRetry(error: Throwable): Boolean
 
     /**
      * True when the operation may also be retried after a retryable overload error
      * (client-backpressure.md: reads with retryReads, writes with retryWrites, runCommand with
      * both); see [dev.mooring.sdam.internal.retry.OverloadRetry].
      */
-    public val retriesOverload: Boolean get() = false
+    val retriesOverload: Boolean get() = false
 
     /** The servers the retry's selection avoids unless nothing else is suitable. */
-    public fun deprioritize(error: Throwable, topology: TopologyDescription): Set<ServerAddress>
+    fun deprioritize(error: Throwable, topology: TopologyDescription): Set<ServerAddress>
 
     /** The error the operation fails with when the retry failed with [retryError] after [firstError]. */
-    public fun surface(firstError: Throwable, retryError: Throwable): Throwable = retryError
+    fun surface(firstError: Throwable, retryError: Throwable): Throwable = retryError
 
-    public companion object {
+    companion object {
         /** [base] with overload retries allowed when [allowed]. */
-        @JvmStatic
-        public fun withOverloadRetries(base: OperationRetry, allowed: Boolean): OperationRetry = if (!allowed) base else object : OperationRetry by base {
+        internal fun withOverloadRetries(base: OperationRetry, allowed: Boolean): OperationRetry = if (!allowed) base else object : OperationRetry by base {
             override val retriesOverload: Boolean get() = true
         }
 
         /** Never retries. */
-        public val NONE: OperationRetry = object : OperationRetry {
+        internal val NONE: OperationRetry = object : OperationRetry {
             override fun shouldRetry(error: Throwable): Boolean = false
             override fun deprioritize(error: Throwable, topology: TopologyDescription): Set<ServerAddress> = emptySet()
         }
 
         /** Retries a [PoolClearedException] once (it never reached the server), avoiding the cleared server. */
-        public val POOL_CLEARED: OperationRetry = object : OperationRetry {
+        internal val POOL_CLEARED: OperationRetry = object : OperationRetry {
             override fun shouldRetry(error: Throwable): Boolean = error is PoolClearedException
             override fun deprioritize(error: Throwable, topology: TopologyDescription): Set<ServerAddress> =
                 setOfNotNull((error as? PoolClearedException)?.address)

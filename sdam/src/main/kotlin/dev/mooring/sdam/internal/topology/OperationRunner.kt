@@ -2,10 +2,7 @@ package dev.mooring.sdam.internal.topology
 
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionPool
-import dev.mooring.cmap.MongoNetworkException
-import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.MongoServerException
-import dev.mooring.cmap.PoolClearedException
 import dev.mooring.cmap.PoolClosedException
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoClusterClosedException
@@ -40,7 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger
  * connection with [PoolClosedException]; operations holding a connection run on.
  * [holdingCount] counts operations holding a connection; [awaitNoneHolding] waits for it to reach 0 while closing.
  */
-public class OperationRunner(
+internal class OperationRunner(
     private val topology: Topology,
     private val selector: ServerSelector,
 ) {
@@ -60,22 +57,22 @@ public class OperationRunner(
     private val holdingAfterClosing = MutableStateFlow(0)
 
     /** The number of operations that hold a connection right now. */
-    public val holdingCount: Int get() = holding.get()
+    internal val holdingCount: Int get() = holding.get()
 
     /**
      * Suspends until no operation holds a connection. Only after [beginClosing] (before it, the
      * count is not published and this fails with [IllegalStateException]). Cancellable.
      */
-    public suspend fun awaitNoneHolding() {
+    internal suspend fun awaitNoneHolding() {
         check(isClosing) { "awaitNoneHolding is for closing: call beginClosing first" }
         holdingAfterClosing.first { it == 0 }
     }
 
     /** True once [beginClosing] was called. */
-    public val isClosing: Boolean get() = closingSignal.isCompleted
+    internal val isClosing: Boolean get() = closingSignal.isCompleted
 
     /** Refuses new operations and fails those not yet holding a connection. Idempotent, non-blocking. */
-    public fun beginClosing() {
+    internal fun beginClosing() {
         closingSignal.complete(Unit)
         publishHolding()
     }
@@ -96,7 +93,7 @@ public class OperationRunner(
      * null. Errors from checkout and from [block] go through SDAM error handling before they
      * propagate.
      */
-    public suspend fun <T> run(
+    internal suspend fun <T> run(
         operation: ServerSelectionOperation,
         operationName: String,
         timeoutMS: Long?,
@@ -191,13 +188,8 @@ public class OperationRunner(
         try {
             val pool = selected.pool
             val address = selected.description.address
-            val connection = try {
-                checkOutUnlessClosing(pool, address)
-            } catch (e: MongoServerException) {
-                // Establishment errors reach SDAM here when this checkout received them (pre-handshake rules).
-                if (e !is PoolClearedException && e !is PoolClosedException) topology.onApplicationError(address, e)
-                throw e
-            }
+            // An establishment error reached SDAM from the pool already (before the checkout failed).
+            val connection = checkOutUnlessClosing(pool, address)
             holding.incrementAndGet()
             publishHolding()
             try {
@@ -206,10 +198,7 @@ public class OperationRunner(
                 return result
             } catch (e: Throwable) {
                 if (e is RetryableWriteConcernReply) onWriteConcernError(address, e.reply, connection)
-                if (e is MongoNetworkException || e is MongoProtocolException) pool.markPerished(connection)
-                if (e is MongoServerException && e !is PoolClearedException) {
-                    topology.onApplicationError(address, e, connection.description?.serviceId)
-                }
+                topology.onAttemptFailure(address, pool, connection, e)
                 throw e
             } finally {
                 holding.decrementAndGet()

@@ -1,10 +1,12 @@
 package dev.mooring.sdam.internal.topology
 
 import dev.mooring.events.LoggingSettings
-import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
 import dev.mooring.events.StructuredLog
+import dev.mooring.sdam.SdamEvent
 import dev.mooring.sdam.ServerClosedEvent
+import dev.mooring.sdam.ServerDescriptionChangedEvent
+import dev.mooring.sdam.ServerHeartbeatEvent
 import dev.mooring.sdam.ServerOpeningEvent
 import dev.mooring.sdam.TopologyClosedEvent
 import dev.mooring.sdam.TopologyDescriptionChangedEvent
@@ -20,7 +22,7 @@ internal class SdamLog(logging: LoggingSettings) {
     private val log = StructuredLog("topology", logging)
 
     /** Logs the message that goes with [event], if it has one. */
-    fun logFor(event: MooringEvent) {
+    fun logFor(event: SdamEvent) {
         if (!log.isDebugEnabled) return
         when (event) {
             is TopologyOpeningEvent -> log.debug("Starting topology monitoring") { common(event.topologyId) }
@@ -32,7 +34,8 @@ internal class SdamLog(logging: LoggingSettings) {
                 put("previousDescription", event.previousDescription.toString())
                 put("newDescription", event.newDescription.toString())
             }
-            else -> Unit
+            // logged by the monitors (heartbeats) or not at all (the spec has no message for it)
+            is ServerHeartbeatEvent, is ServerDescriptionChangedEvent -> Unit
         }
     }
 

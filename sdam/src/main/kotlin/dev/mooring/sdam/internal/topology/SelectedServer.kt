@@ -2,25 +2,29 @@ package dev.mooring.sdam.internal.topology
 
 import dev.mooring.cmap.ConnectionPool
 import dev.mooring.sdam.ServerDescription
+import dev.mooring.sdam.TopologyDescription
 import java.util.concurrent.atomic.AtomicBoolean
 
 /**
- * Internal API, not stable: the outcome of one server selection — the chosen server's
- * [description] as the selection saw it, and its [pool]. The server's in-flight operation count
+ * The outcome of one server selection — the chosen server's [description] and the [topology]
+ * description the selection chose it from (what the operation reads the topology type from,
+ * server-selection.md "Passing read preference to mongos and load balancers"), and its [pool]. The server's in-flight operation count
  * was incremented by the selection; [release] decrements it when the operation ends
  * (idempotent, thread-safe, never suspends).
  */
-public class SelectedServer internal constructor(
+internal class SelectedServer internal constructor(
     /** The selected server's description at selection time. */
-    public val description: ServerDescription,
+    internal val description: ServerDescription,
+    /** The topology description the selection ran on (not the live one, which may have changed since). */
+    internal val topology: TopologyDescription,
     /** The selected server's pool. */
-    public val pool: ConnectionPool,
+    internal val pool: ConnectionPool,
     private val onRelease: () -> Unit,
 ) {
     private val released = AtomicBoolean(false)
 
     /** Ends the operation on this server (decrements its operation count). Idempotent. */
-    public fun release() {
+    internal fun release() {
         if (released.compareAndSet(false, true)) onRelease()
     }
 }

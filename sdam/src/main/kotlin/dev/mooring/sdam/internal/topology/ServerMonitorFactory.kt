@@ -13,16 +13,16 @@ import kotlinx.coroutines.CoroutineScope
 /**
  * Internal API, not stable: the production [MonitorFactory], one [ServerMonitor] per server
  * with its own monitoring connections from [connectionFactory], heartbeat events on [eventBus].
- * heartbeatFrequencyMS is clamped to at least 500 ms. Thread-safe.
+ * Thread-safe.
  */
-public class ServerMonitorFactory(
+internal class ServerMonitorFactory(
     settings: MongoClusterSettings,
     private val connectionFactory: DefaultConnectionFactory,
     private val eventBus: EventBus,
     private val topologyId: TopologyId? = null,
 ) : MonitorFactory {
     private val monitorSettings = MonitorSettings(
-        heartbeatFrequencyMS = settings.heartbeatFrequencyMS.coerceAtLeast(MonitorSettings.DEFAULT_MIN_HEARTBEAT_FREQUENCY_MS),
+        heartbeatFrequencyMS = settings.heartbeatFrequencyMS, // >= MIN_HEARTBEAT_FREQUENCY_MS: the settings validated it
         connectTimeoutMS = settings.connection.connectTimeoutMS,
         mode = settings.serverMonitoringMode,
         logging = settings.logging,

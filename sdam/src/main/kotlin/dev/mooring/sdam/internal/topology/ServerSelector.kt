@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.topology
 
+import dev.mooring.sdam.MongoClusterSettings.Companion.MIN_HEARTBEAT_FREQUENCY_MS
 import dev.mooring.events.ServerAddress
 import dev.mooring.events.StructuredLog
 import dev.mooring.sdam.MongoClusterClosedException
@@ -33,7 +34,7 @@ import kotlin.random.Random
  * operation count behind. After the topology closes, selections fail with
  * [MongoClusterClosedException].
  */
-public class ServerSelector(
+internal class ServerSelector(
     private val topology: Topology,
     private val random: Random = Random.Default,
 ) {
@@ -41,7 +42,7 @@ public class ServerSelector(
     private val log = StructuredLog("serverSelection", topology.settings.logging)
 
     /** The number of operations currently running on [address] (selected and not yet released). */
-    public fun operationCount(address: ServerAddress): Int = counts[address]?.get() ?: 0
+    internal fun operationCount(address: ServerAddress): Int = counts[address]?.get() ?: 0
 
     /**
      * Selects a server for [operation] within [timeoutMS] ms. [operationName] (the command
@@ -52,7 +53,7 @@ public class ServerSelector(
      * [closing] is given and completes before a server is selected (checked before each
      * attempt and while waiting), raises [MongoClusterClosedException].
      */
-    public suspend fun select(
+    internal suspend fun select(
         operation: ServerSelectionOperation,
         operationName: String,
         timeoutMS: Long,
@@ -87,7 +88,7 @@ public class ServerSelector(
                 if (pool != null) {
                     val counter = counts.computeIfAbsent(chosen.address) { AtomicInteger() }
                     counter.incrementAndGet()
-                    val selected = SelectedServer(chosen, pool) { counter.decrementAndGet() }
+                    val selected = SelectedServer(chosen, seen, pool) { counter.decrementAndGet() }
                     log.debug("Server selection succeeded") {
                         common(operationName, selector, seen)
                         serverFields(chosen.address)
@@ -165,9 +166,4 @@ public class ServerSelector(
 
     private fun logSelection(message: String, operationName: String, selector: Describe, seen: TopologyDescription) =
         log.debug(message) { common(operationName, selector, seen) }
-
-    public companion object {
-        /** The spec's minHeartbeatFrequencyMS: the shortest interval between immediate-check requests. */
-        public const val MIN_HEARTBEAT_FREQUENCY_MS: Long = 500
-    }
 }

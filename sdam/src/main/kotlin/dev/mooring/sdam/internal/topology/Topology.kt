@@ -29,6 +29,7 @@ import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
 import org.bson.types.ObjectId
+import java.util.concurrent.atomic.AtomicInteger
 import kotlin.random.Random
 
 /**
@@ -50,15 +51,15 @@ import kotlin.random.Random
  * TopologyDescriptionChanged to the empty Unknown description, TopologyClosed) and returns when
  * they have all stopped. After close, outcomes and errors are ignored and [pool] returns null.
  */
-public class Topology(
+internal class Topology(
     /** The cluster settings. */
-    public val settings: MongoClusterSettings,
+    internal val settings: MongoClusterSettings,
     private val eventBus: EventBus,
     private val connectionFactory: ConnectionFactory,
     private val monitorFactory: MonitorFactory,
     parentScope: CoroutineScope,
     /** The id carried by this topology's SDAM events and log messages. */
-    public val id: TopologyId = TopologyId.next(),
+    internal val id: TopologyId = TopologyId.next(),
 ) {
     private val job = SupervisorJob(parentScope.coroutineContext[Job])
     private val scope = CoroutineScope(parentScope.coroutineContext + job)
@@ -68,9 +69,13 @@ public class Topology(
     private val cleanups = ArrayList<Job>() // guarded by mutex
     private var opened = false // guarded by mutex
     private val sdamLog = SdamLog(settings.logging)
+    private val errorsReported = AtomicInteger()
+
+    /** How many application and establishment errors were handed to SDAM error handling ([onApplicationError]), stale ones included. */
+    internal val applicationErrorsReported: Int get() = errorsReported.get()
 
     /** The initial-topology part of [settings]. */
-    public val topologySettings: TopologySettings = TopologySettings(
+    internal val topologySettings: TopologySettings = TopologySettings(
         seeds = settings.hosts,
         directConnection = settings.directConnection,
         replicaSetName = settings.replicaSet,
@@ -78,7 +83,7 @@ public class Topology(
     )
 
     /** The current description; conflated (selection waiters re-read the latest). */
-    public val description: StateFlow<TopologyDescription> = state.asStateFlow()
+    internal val description: StateFlow<TopologyDescription> = state.asStateFlow()
 
     /**
      * The latest applied description, including steps equal to the previous one by description
@@ -86,19 +91,19 @@ public class Topology(
      * current for the latency window. Non-blocking read.
      */
     @Volatile
-    public var current: TopologyDescription = TopologyDescription.EMPTY
+    internal var current: TopologyDescription = TopologyDescription.EMPTY
         private set
 
     /** True once [close] started (written under the lock). */
     @Volatile
-    public var isClosed: Boolean = false
+    internal var isClosed: Boolean = false
         private set
 
     /**
      * Opens the topology: the initial description, the opening events, a pool for a
      * load balancer, monitors for every seed. Idempotent. Does no I/O itself.
      */
-    public suspend fun open() {
+    internal suspend fun open() {
         mutex.withLock {
             if (opened || isClosed) return
             opened = true
@@ -107,16 +112,16 @@ public class Topology(
     }
 
     /** The pool of [address], or null when the server is not in the topology or has no pool yet. Non-blocking. */
-    public fun pool(address: ServerAddress): ConnectionPool? = if (isClosed) null else poolsSnapshot[address]
+    internal fun pool(address: ServerAddress): ConnectionPool? = if (isClosed) null else poolsSnapshot[address]
 
     @Volatile
     private var poolsSnapshot: Map<ServerAddress, ConnectionPool> = emptyMap()
 
     /** Every current pool by server (a snapshot). Non-blocking. */
-    public fun pools(): Map<ServerAddress, ConnectionPool> = poolsSnapshot
+    internal fun pools(): Map<ServerAddress, ConnectionPool> = poolsSnapshot
 
     /** Asks every monitor to check its server now (the monitors enforce minHeartbeatFrequencyMS). Non-blocking. */
-    public fun requestImmediateChecks() {
+    internal fun requestImmediateChecks() {
         val monitors = synchronized(monitorsLock) { monitorsSnapshot }
         monitors.forEach { it.requestImmediateCheck() }
     }
@@ -128,7 +133,7 @@ public class Topology(
      * Applies one monitor outcome for [description]'s server (see [CheckOutcomeSink]). Ignored
      * after close, for a server no longer in the topology, or with a stale topologyVersion.
      */
-    public suspend fun onCheckOutcome(description: ServerDescription, error: Throwable?, clearPool: Boolean, interruptInUseConnections: Boolean) {
+    internal suspend fun onCheckOutcome(description: ServerDescription, error: Throwable?, clearPool: Boolean, interruptInUseConnections: Boolean) {
         mutex.withLock {
             if (isClosed || !opened) return
             val update = TopologyStateMachine.onServerDescription(state.value, description, topologySettings)
@@ -147,21 +152,36 @@ public class Topology(
      * connection's generation and the reply's topologyVersion, as [error] carries them);
      * stale errors change nothing. [serviceId] is the connection's service in load-balanced mode.
      */
-    public suspend fun onApplicationError(address: ServerAddress, error: Throwable, serviceId: ObjectId? = null) {
+    internal suspend fun onApplicationError(address: ServerAddress, error: Throwable, serviceId: ObjectId? = null) {
         val appError = ApplicationError.fromException(error, address, serviceId) ?: return
         onApplicationError(appError)
     }
 
-    /** As [onApplicationError] for an already classified [error]. */
-    public suspend fun onApplicationError(error: ApplicationError) {
+    /**
+     * As [onApplicationError] for an already classified [error]. The pool's generation (for the
+     * stale check) is read under the pool's own lock and never while this topology's lock is
+     * held: the lock is taken once to note the server's entry and its clear count, released for
+     * the read, and taken again for the step, which treats the error as stale when the topology
+     * cleared that pool (or replaced the entry) in between.
+     */
+    internal suspend fun onApplicationError(error: ApplicationError) {
+        errorsReported.incrementAndGet()
+        val address = error.address
+        val (entry, pool, clearsBefore) = mutex.withLock {
+            if (isClosed || !opened) return
+            val e = entries[address]
+            val p = e?.pool
+            Triple(e, p, e?.clearCount(clearKey(p, error)) ?: 0)
+        }
+        val generation = when {
+            pool == null -> 0
+            pool.loadBalanced && error.serviceId != null -> pool.serviceGeneration(error.serviceId!!)
+            else -> pool.statistics().generation
+        }
         mutex.withLock {
             if (isClosed || !opened) return
-            val pool = entries[error.address]?.pool
-            val generation = when {
-                pool == null -> 0
-                pool.loadBalanced && error.serviceId != null -> pool.serviceGeneration(error.serviceId!!)
-                else -> pool.statistics().generation
-            }
+            if (entries[address] !== entry) return // the server left (and maybe came back) since: the error is of its old pool
+            if (entry != null && pool != null && (entry.pool !== pool || entry.clearCount(clearKey(pool, error)) != clearsBefore)) return // cleared since: stale
             val update = ErrorHandling.onApplicationError(state.value, error, generation, topologySettings)
             if (update.ignored && update.actions.isEmpty()) return
             applyLocked(update, null, error.cause)
@@ -173,7 +193,7 @@ public class Topology(
      * see `SrvRecordsUpdate`) in the critical section. Ignored after close and when the topology
      * is neither Sharded nor Unknown.
      */
-    public suspend fun onSrvRecords(hosts: List<ServerAddress>, srvMaxHosts: Int, random: Random = Random.Default) {
+    internal suspend fun onSrvRecords(hosts: List<ServerAddress>, srvMaxHosts: Int, random: Random = Random.Default) {
         mutex.withLock {
             if (isClosed || !opened) return
             val update = SrvRecordsUpdate.apply(state.value, hosts, srvMaxHosts, random)
@@ -190,7 +210,7 @@ public class Topology(
      * Stops every monitor and pool, publishes the closing events in the spec's order and returns
      * when everything has stopped. Idempotent; completes even when the caller is cancelled.
      */
-    public suspend fun close() {
+    internal suspend fun close() {
         withContext(NonCancellable) {
             val toClose = ArrayList<ServerEntry>()
             val pending: List<Job>
@@ -256,12 +276,20 @@ public class Topology(
         for (a in checks) entries[a]?.monitor?.requestImmediateCheck()
     }
 
+    /** Which clears make [error] stale: of its service's connections in load-balanced mode, else of the whole pool. */
+    private fun clearKey(pool: ConnectionPool?, error: ApplicationError): ObjectId? = if (pool?.loadBalanced == true) error.serviceId else null
+
     private suspend fun clearPool(action: TopologyAction.ClearPool, cause: Throwable?) {
-        val pool = entries[action.address]?.pool ?: return
+        val entry = entries[action.address] ?: return
+        val pool = entry.pool ?: return
         val sid = action.serviceId
         if (pool.loadBalanced) {
-            if (sid != null) pool.clear(sid)
+            if (sid != null) {
+                entry.clearing(sid)
+                pool.clear(sid)
+            }
         } else {
+            entry.clearing(null)
             pool.clear(action.interruptInUseConnections, cause)
         }
     }

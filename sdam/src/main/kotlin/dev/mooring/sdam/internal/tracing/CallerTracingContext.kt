@@ -1,15 +1,17 @@
 package dev.mooring.sdam.internal.tracing
 
+import dev.mooring.events.InternalMooringApi
 import io.opentelemetry.context.Context
 import io.opentelemetry.extension.kotlin.asContextElement
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.EmptyCoroutineContext
 
 /**
- * Internal API, not stable: carries a non-coroutine caller's OpenTelemetry context (the Java
+ * Not API ([InternalMooringApi], for the Java facade): carries a non-coroutine caller's OpenTelemetry context (the Java
  * facade's callers) into the coroutine that runs its operation, so their current span is the
  * parent of the operation span. Thread-safe.
  */
+@InternalMooringApi
 public object CallerTracingContext {
     /**
      * The calling thread's current OpenTelemetry context as a coroutine context element; empty

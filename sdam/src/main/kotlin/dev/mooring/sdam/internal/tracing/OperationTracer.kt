@@ -8,17 +8,17 @@ import dev.mooring.events.EventListener
  * [OpenTelemetryTracer]; this interface names no OpenTelemetry type, so a cluster without
  * tracing never loads the OpenTelemetry API. Thread-safe.
  */
-public interface OperationTracer {
+internal interface OperationTracer {
     /**
      * Runs [block] inside an operation span named [name] (`runCommand`, or the command name of a
      * retryable read or write) on [database] and [collection] when known; records [block]'s
      * error on the span and rethrows it.
      */
-    public suspend fun <T> operation(name: String, database: String?, collection: String?, block: suspend () -> T): T
+    suspend fun <T> operation(name: String, database: String?, collection: String?, block: suspend () -> T): T
 
     /** [connection], just checked out by the current operation (recorded on its span), with a command span for each command it sends (sensitive commands excepted). */
-    public fun traced(connection: Connection): Connection
+    fun traced(connection: Connection): Connection
 
     /** Records server selection and connection checkout failures (pool events) on the current operation span. */
-    public val poolListener: EventListener
+    val poolListener: EventListener
 }

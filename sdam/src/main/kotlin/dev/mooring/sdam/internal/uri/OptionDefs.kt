@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.uri
 
+import dev.mooring.sdam.MongoClusterSettings.Companion.MIN_HEARTBEAT_FREQUENCY_MS
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.ServerMonitoringMode
 import dev.mooring.sdam.internal.settings.SettingsRules
@@ -35,7 +36,7 @@ internal object OptionDefs {
         OptionDef("connectTimeoutMS", OptionType.INT, "a non-negative integer", valid = intAtLeast(0)),
         OptionDef("directConnection", OptionType.BOOLEAN, "true or false"),
         OptionDef("enableOverloadRetargeting", OptionType.BOOLEAN, "true or false"),
-        OptionDef("heartbeatFrequencyMS", OptionType.INT, "an integer >= 500", valid = intAtLeast(500)),
+        OptionDef("heartbeatFrequencyMS", OptionType.INT, "an integer >= $MIN_HEARTBEAT_FREQUENCY_MS", valid = intAtLeast(MIN_HEARTBEAT_FREQUENCY_MS.toInt())),
         OptionDef("journal", OptionType.BOOLEAN, "true or false"),
         OptionDef("loadBalanced", OptionType.BOOLEAN, "true or false"),
         OptionDef("localThresholdMS", OptionType.INT, "a non-negative integer", valid = intAtLeast(0)),

@@ -70,7 +70,7 @@ class SrvPollerSpec : FunSpec({
     test("only mongodb+srv clusters that are not load-balanced poll (prose: no polling for load-balanced clusters)") {
         val base = dev.mooring.sdam.MongoClusterSettings(hosts = listOf(host(27017)), srvHost = srvHost)
         SrvPoller.shouldPoll(base) shouldBe true
-        SrvPoller.shouldPoll(base.copy(loadBalanced = true, connection = base.connection.copy(loadBalanced = true))) shouldBe false
+        SrvPoller.shouldPoll(base.copy(connection = base.connection.copy(loadBalanced = true))) shouldBe false
         SrvPoller.shouldPoll(dev.mooring.sdam.MongoClusterSettings(hosts = listOf(host(27017)))) shouldBe false
     }
 

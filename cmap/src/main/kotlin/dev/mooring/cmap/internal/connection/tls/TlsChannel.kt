@@ -22,13 +22,13 @@ import javax.net.ssl.SSLException
  * Cancellation leaves the stream unusable: the owner closes the socket. [SSLException]s
  * propagate unchanged so the caller can classify them (see [TlsErrors]).
  */
-public class TlsChannel internal constructor(
+internal class TlsChannel internal constructor(
     /** A configured engine; its client/server mode decides the role. */
-    public val engine: SSLEngine,
+    internal val engine: SSLEngine,
     private val net: NetIo,
 ) {
     /** TLS over a pair of Ktor byte channels. */
-    public constructor(engine: SSLEngine, input: ByteReadChannel, output: ByteWriteChannel) :
+    internal constructor(engine: SSLEngine, input: ByteReadChannel, output: ByteWriteChannel) :
         this(engine, KtorChannelsIo(input, output))
 
     private var netIn: ByteBuffer = ByteBuffer.allocate(engine.session.packetBufferSize).flip()
@@ -36,7 +36,7 @@ public class TlsChannel internal constructor(
     private var netOut: ByteBuffer = ByteBuffer.allocate(engine.session.packetBufferSize)
 
     /** Runs the TLS handshake to completion. Throws [SSLException] (e.g. an untrusted certificate) or [EOFException]. */
-    public suspend fun handshake() {
+    internal suspend fun handshake() {
         engine.beginHandshake()
         while (true) {
             when (engine.handshakeStatus) {
@@ -49,7 +49,7 @@ public class TlsChannel internal constructor(
     }
 
     /** Encrypts and sends [bytes], then flushes. */
-    public suspend fun write(bytes: ByteArray) {
+    internal suspend fun write(bytes: ByteArray) {
         val src = ByteBuffer.wrap(bytes)
         do {
             wrap(src)
@@ -57,7 +57,7 @@ public class TlsChannel internal constructor(
     }
 
     /** Reads exactly [length] decrypted bytes into [dst] at [offset]; [EOFException] when the peer closes first. */
-    public suspend fun readFully(dst: ByteArray, offset: Int = 0, length: Int = dst.size - offset) {
+    internal suspend fun readFully(dst: ByteArray, offset: Int = 0, length: Int = dst.size - offset) {
         var at = offset
         val end = offset + length
         while (at < end) {
@@ -73,7 +73,7 @@ public class TlsChannel internal constructor(
     }
 
     /** True when decrypted bytes are buffered and can be read without touching the network. */
-    public val hasBufferedData: Boolean get() = appIn.hasRemaining()
+    internal val hasBufferedData: Boolean get() = appIn.hasRemaining()
 
     private suspend fun afterOperation() {
         while (true) {

@@ -5,20 +5,20 @@ package dev.mooring.cmap.internal.wire.compression
  * thread-safe. Part of Mooring's internal wire layer: public only so the test kit can speak
  * the protocol.
  */
-public interface Compressor {
+internal interface Compressor {
     /** The name used in the handshake's `compression` list and the `compressors` option. */
-    public val name: String
+    val name: String
 
     /** The compressorId byte of OP_COMPRESSED. */
-    public val id: Int
+    val id: Int
 
     /** Compresses [source] (a message without its 16-byte header). */
-    public fun compress(source: ByteArray): ByteArray
+    fun compress(source: ByteArray): ByteArray
 
     /**
      * Decompresses [source] into exactly [uncompressedSize] bytes. Throws
      * [dev.mooring.cmap.internal.wire.WireFormatException] when the data is corrupt or does not
      * decompress to exactly that many bytes.
      */
-    public fun decompress(source: ByteArray, uncompressedSize: Int): ByteArray
+    fun decompress(source: ByteArray, uncompressedSize: Int): ByteArray
 }

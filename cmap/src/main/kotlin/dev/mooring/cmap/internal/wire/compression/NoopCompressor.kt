@@ -3,9 +3,9 @@ package dev.mooring.cmap.internal.wire.compression
 import dev.mooring.cmap.internal.wire.WireFormatException
 
 /** compressorId 0: the content is not compressed (the spec keeps it for testing). Stateless; thread-safe. */
-public object NoopCompressor : Compressor {
+internal object NoopCompressor : Compressor {
     /** The compressorId of noop. */
-    public const val ID: Int = 0
+    internal const val ID: Int = 0
     override val name: String = "noop"
     override val id: Int = ID
 

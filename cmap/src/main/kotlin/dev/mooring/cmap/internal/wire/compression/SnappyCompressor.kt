@@ -6,12 +6,12 @@ import org.xerial.snappy.SnappyError
 import java.io.IOException
 
 /** snappy (compressorId 1) via snappy-java. Stateless; thread-safe. */
-public object SnappyCompressor : Compressor {
+internal object SnappyCompressor : Compressor {
     /** Handshake name. */
-    public const val NAME: String = "snappy"
+    internal const val NAME: String = "snappy"
 
     /** compressorId. */
-    public const val ID: Int = 1
+    internal const val ID: Int = 1
     override val name: String = NAME
     override val id: Int = ID
 

@@ -10,7 +10,7 @@ import java.util.zip.Inflater
  * zlib (compressorId 2) via java.util.zip, at [level] -1..9 (-1 = zlib's default). Immutable;
  * thread-safe (a Deflater/Inflater per call).
  */
-public class ZlibCompressor(public val level: Int = -1) : Compressor {
+internal class ZlibCompressor(internal val level: Int = -1) : Compressor {
     init {
         require(level in -1..9) { "zlibCompressionLevel must be in -1..9, was $level" }
     }
@@ -68,11 +68,11 @@ public class ZlibCompressor(public val level: Int = -1) : Compressor {
     override fun hashCode(): Int = level
     override fun toString(): String = "ZlibCompressor(level=$level)"
 
-    public companion object {
+    internal companion object {
         /** Handshake name. */
-        public const val NAME: String = "zlib"
+        internal const val NAME: String = "zlib"
 
         /** compressorId. */
-        public const val ID: Int = 2
+        internal const val ID: Int = 2
     }
 }

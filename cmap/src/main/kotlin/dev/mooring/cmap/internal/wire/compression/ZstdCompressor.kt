@@ -5,12 +5,12 @@ import com.github.luben.zstd.ZstdException
 import dev.mooring.cmap.internal.wire.WireFormatException
 
 /** zstd (compressorId 3) via zstd-jni. Stateless; thread-safe. */
-public object ZstdCompressor : Compressor {
+internal object ZstdCompressor : Compressor {
     /** Handshake name. */
-    public const val NAME: String = "zstd"
+    internal const val NAME: String = "zstd"
 
     /** compressorId. */
-    public const val ID: Int = 3
+    internal const val ID: Int = 3
     override val name: String = NAME
     override val id: Int = ID
 

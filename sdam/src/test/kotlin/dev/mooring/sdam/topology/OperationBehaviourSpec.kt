@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.topology
 
 import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.sdam.MongoCluster

@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.topology
 
 import dev.mooring.cmap.ConnectionPoolState
 import dev.mooring.cmap.MongoNetworkException
@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger
 import kotlin.time.Duration.Companion.seconds
 
 /** A monitor the test drives by hand: it counts the topology's requests and delivers scripted outcomes. */
-class ScriptedMonitor(val address: ServerAddress, val sink: CheckOutcomeSink) : MonitorHandle {
+internal class ScriptedMonitor(val address: ServerAddress, val sink: CheckOutcomeSink) : MonitorHandle {
     val starts = AtomicInteger()
     val immediateChecks = AtomicInteger()
     val cancels = AtomicInteger()
@@ -47,7 +47,7 @@ class ScriptedMonitor(val address: ServerAddress, val sink: CheckOutcomeSink) : 
         sink.onCheckOutcome(d, error, clear, interrupt)
 }
 
-class ScriptedMonitors : MonitorFactory {
+internal class ScriptedMonitors : MonitorFactory {
     val byAddress = ConcurrentHashMap<ServerAddress, ScriptedMonitor>()
     override fun create(address: ServerAddress, scope: kotlinx.coroutines.CoroutineScope, sink: CheckOutcomeSink): MonitorHandle =
         ScriptedMonitor(address, sink).also { byAddress[address] = it }
