@@ -131,10 +131,13 @@ sealed interface UnifiedHost : AutoCloseable {
 
         /**
          * Starts a [topology] deployment, authenticating with SCRAM when [auth], or with [mechanism];
-         * [maxWireVersion] below 21 (an older MongoDB) is for the replica set only.
+         * [maxWireVersion] below 21 (an older MongoDB) is for the replica set and sharded cluster only.
+         * Replica sets and sharded clusters report cluster times (`$clusterTime`), as MongoDB 3.6+ does.
          */
         suspend fun start(topology: String, auth: Boolean = false, mechanism: String? = null, maxWireVersion: Int = 21): UnifiedHost {
-            require(maxWireVersion == 21 || topology == "replicaset") { "only the replica set simulator hosts older server versions" }
+            require(maxWireVersion == 21 || topology == "replicaset" || topology == "sharded") {
+                "only the replica set and sharded cluster simulators host older server versions"
+            }
             if (mechanism == Oidc.MECHANISM) {
                 require(topology == "single") { "the test kit hosts MONGODB-OIDC on a standalone server" }
                 val idp = OidcIdentityProvider()
@@ -145,12 +148,13 @@ sealed interface UnifiedHost : AutoCloseable {
                 "replicaset" -> {
                     require(!auth) { "the replica set simulator cannot authenticate" }
                     // a stepped-down primary hands the election off at once, as mongod 4.0.2+ does
-                    ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3, maxWireVersion = maxWireVersion).also { it.electionHandoff = true })
+                    ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3, maxWireVersion = maxWireVersion, clusterTime = true).also { it.electionHandoff = true })
                 }
                 "sharded" -> Sharded(
-                    ShardedClusterSimulator.start(2).also { c ->
+                    ShardedClusterSimulator.start(2, maxWireVersion, clusterTime = true).also { c ->
                         c.mongoses.forEach { m ->
-                            m.streaming = StreamingHello()
+                            // the streaming protocol came with MongoDB 4.4 (wire version 9)
+                            if (maxWireVersion >= 9) m.streaming = StreamingHello()
                             if (auth) Credentials.install(m)
                         }
                     },

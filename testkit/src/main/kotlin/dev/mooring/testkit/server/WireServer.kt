@@ -19,6 +19,7 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.collect
+import kotlinx.coroutines.flow.map
 import kotlinx.coroutines.flow.transformWhile
 import kotlinx.coroutines.launch
 import org.bson.BsonDocument
@@ -225,7 +226,7 @@ class WireServer private constructor(
                     if (!stream.awaitClientBytes()) throw java.io.IOException("client closed the connection")
                 }
                 try {
-                    var reply = dispatch(ctx, db, cmd)
+                    var reply = withClusterTime(ctx, db, cmd)
                     if (!agreed.isNullOrEmpty() && reply is Reply.Document) {
                         reply = Reply.Document(ServerCompression.answer(reply.document, agreed))
                     }
@@ -236,6 +237,29 @@ class WireServer private constructor(
             }
             if (!keepOpen) return
         }
+    }
+
+    /**
+     * The logical clock this server reports cluster times from ([ClusterTimeKeeper]; shared by
+     * the servers of one deployment), or null (the default) for a server that reports none, as
+     * a standalone mongod. With one, every document reply carries `$clusterTime` and
+     * `operationTime`, and the `$clusterTime` of each request is checked first.
+     */
+    @Volatile var clusterTime: ClusterTimeKeeper? = null
+
+    private suspend fun withClusterTime(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
+        val clock = clusterTime ?: return dispatch(ctx, db, cmd)
+        clock.receive(cmd)?.let { return Reply.Document(clock.stamp(it)) }
+        if (ctx.commandName in InMemoryCollections.WRITES) clock.tick()
+        return stamped(clock, dispatch(ctx, db, cmd))
+    }
+
+    /** [reply] with [clock]'s cluster time in each document it sends (every reply of an exhaust stream, as mongod's). */
+    private fun stamped(clock: ClusterTimeKeeper, reply: Reply): Reply = when (reply) {
+        is Reply.Document -> Reply.Document(clock.stamp(reply.document))
+        is Reply.Delayed -> Reply.Delayed(reply.millis, stamped(clock, reply.then))
+        is Reply.Exhaust -> Reply.Exhaust(reply.replies.map { it.copy(document = clock.stamp(it.document)) })
+        Reply.CloseConnection, is Reply.Raw -> reply
     }
 
     private suspend fun dispatch(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
