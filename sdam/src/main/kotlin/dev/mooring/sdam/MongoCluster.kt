@@ -499,7 +499,7 @@ public class MongoCluster internal constructor(
                             write.onError(e, wire)
                             throw timeout.translate(e)
                         }
-                        timeout.checkReply(write.checkReply(reply, wire ?: selected.description.maxWireVersion))
+                        timeout.checkReply(write.checkReply(reply, wire ?: selected.description.maxWireVersion, selected.description.type == ServerType.MONGOS))
                     }
                 } catch (e: RetryableWriteConcernReply) {
                     e.reply
