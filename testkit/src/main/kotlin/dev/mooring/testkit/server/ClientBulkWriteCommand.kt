@@ -23,6 +23,9 @@ import org.bson.BsonValue
 internal object ClientBulkWriteCommand {
     const val NAME = "bulkWrite"
 
+    /** MongoDB 8.0, which introduced the command. */
+    const val WIRE_VERSION = 25
+
     fun execute(
         db: String,
         cmd: BsonDocument,

@@ -88,6 +88,13 @@ class WireServer private constructor(
     /** Scripted handler consulted before the built-ins; null answers let the built-ins run. */
     @Volatile var handler: CommandHandler = { _, _, _ -> null }
 
+    /**
+     * The wire version this server reports in the built-in hello replies ([DefaultHello] and the
+     * mongos replies built on it): 21 (MongoDB 7.0) by default. The built-in commands follow it:
+     * the `bulkWrite` admin command (MongoDB 8.0, wire version 25) is CommandNotFound below 25.
+     */
+    @Volatile var maxWireVersion: Int = 21
+
     /** Produces the hello / legacy hello reply; replace to script topology changes. */
     @Volatile var hello: (RequestContext, BsonDocument) -> BsonDocument = DefaultHello::standalone
 
@@ -355,8 +362,11 @@ class WireServer private constructor(
             .append("versionArray", org.bson.BsonArray(listOf(7, 0, 0, 0).map { BsonInt32(it) }))
             .append("ok", BsonInt32(1))
         "setParameter" -> if (db == "admin") setParameter(cmd) else error(13, "Unauthorized", "setParameter may only be run against the admin database.")
-        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get()) ?: error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
+        ClientBulkWriteCommand.NAME -> if (maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) notFound(ctx) else collections.execute(db, cmd, transactionalWriteFailPoint.get())!!
+        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get()) ?: notFound(ctx)
     }
+
+    private fun notFound(ctx: RequestContext) = error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
 
     /** Where replies go: the connection's stream, compressed with [compressor] when set. */
     private class Outgoing(val stream: ServerStream, val compressor: WireCompressor?)

@@ -3,7 +3,6 @@ package dev.mooring.testkit.sharded
 import dev.mooring.testkit.server.WireServer
 import dev.mooring.testkit.server.ClusterTimeKeeper
 import org.bson.BsonDocument
-import org.bson.BsonInt32
 
 /**
  * A sharded deployment as a driver sees it: [mongoses] routers on 127.0.0.1, each a
@@ -47,7 +46,8 @@ class ShardedClusterSimulator private constructor(
             try {
                 repeat(count) {
                     val s = WireServer.start()
-                    s.hello = { ctx, request -> MongosHello.mongos(ctx, request).append("maxWireVersion", BsonInt32(maxWireVersion)) }
+                    s.maxWireVersion = maxWireVersion
+                    s.hello = MongosHello::mongos
                     s.labelsRetryableWriteErrors = maxWireVersion >= 9
                     s.clusterTime = clock
                     started += s

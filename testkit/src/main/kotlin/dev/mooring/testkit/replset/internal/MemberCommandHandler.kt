@@ -30,7 +30,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         return when (ctx.commandName) {
             "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
             // client bulkWrite came with MongoDB 8.0 (wire version 25)
-            ClientBulkWriteCommand.NAME -> if (member.maxWireVersion < 25) err(59, "CommandNotFound", "no such command: 'bulkWrite'") else write(db, cmd)
+            ClientBulkWriteCommand.NAME -> if (member.maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) err(59, "CommandNotFound", "no such command: 'bulkWrite'") else write(db, cmd)
             in InMemoryCollections.WRITES -> write(db, cmd)
             "aggregate" -> if (isAggregateWrite(cmd)) write(db, cmd) else read(ctx, db, cmd)
             // a cursor lives on the member that opened it: its server's built-in cursor commands answer
