@@ -53,7 +53,7 @@ object KnownGaps {
      * with the helper names it after the helper.
      */
     private val SENT_WITH_RUN_COMMAND = setOf(
-        "createCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "runCommand",
+        "createCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "runCommand", "mapReduce",
     )
 
     /**

@@ -15,7 +15,7 @@ import org.bson.BsonString
  * projection, batchSize + getMore/killCursors), update (operators, upsert, multi), delete,
  * findAndModify, count, distinct, aggregate ([InMemoryAggregation]), create, drop,
  * createIndexes/dropIndexes/listIndexes, listCollections, listDatabases, the admin command
- * bulkWrite ([ClientBulkWriteCommand]). Filters are
+ * bulkWrite ([ClientBulkWriteCommand]), mapReduce with inline output ([InMemoryMapReduce]). Filters are
  * [DocumentQuery]'s, updates [DocumentUpdate]'s (plus the `$where: "sleep(N) || true"` clause,
  * see [WhereSleep]). Thread-safe (one lock per instance).
  */
@@ -66,6 +66,7 @@ class InMemoryCollections {
             "listIndexes" -> listIndexes(db, cmd)
             "listCollections" -> listCollections(db, cmd)
             "listDatabases" -> listDatabases(cmd)
+            InMemoryMapReduce.NAME -> InMemoryMapReduce.execute(cmd, matching(db, name(cmd, InMemoryMapReduce.NAME), cmd["query"] as? BsonDocument ?: BsonDocument()))
             ClientBulkWriteCommand.NAME -> ClientBulkWriteCommand.execute(db, cmd, history, failPoint) { d, one -> dispatch(d, one)!! }
             else -> null
         }
@@ -348,7 +349,7 @@ class InMemoryCollections {
         val COMMANDS: Set<String> = setOf(
             "insert", "find", "update", "delete", "findAndModify", "count", "distinct", "aggregate", "getMore", "killCursors",
             "create", "drop", "dropDatabase", "createIndexes", "dropIndexes", "listIndexes", "listCollections", "listDatabases",
-            ClientBulkWriteCommand.NAME,
+            ClientBulkWriteCommand.NAME, InMemoryMapReduce.NAME,
         )
 
         /** The commands of [COMMANDS] that write (a replica set member accepts them only as primary). */
