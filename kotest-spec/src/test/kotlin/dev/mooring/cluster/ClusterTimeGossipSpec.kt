@@ -55,103 +55,89 @@ class ClusterTimeGossipSpec : FunSpec({
             }
         }
 
-    test("no \$clusterTime is sent to a deployment that never reported one") {
-        val next = AtomicReference<BsonDocument?>(null)
+    /** Runs [block] with a cluster (URI [options]) directly connected to a [scripted] server and the commands it received. */
+    suspend fun withScripted(
+        next: AtomicReference<BsonDocument?>,
+        options: String = "",
+        fail: Boolean = false,
+        block: suspend (MongoCluster, EventRecorder, List<BsonDocument>) -> Unit,
+    ) {
         val received = Collections.synchronizedList(ArrayList<BsonDocument>())
-        scripted(next, received).use { server ->
+        scripted(next, received, fail).use { server ->
             val recorder = EventRecorder()
-            val cluster = MongoCluster(MongoClusterSettings.fromUri("mongodb://${server.address}/?directConnection=true"), listOf(recorder))
+            val cluster = MongoCluster(MongoClusterSettings.fromUri("mongodb://${server.address}/?directConnection=true$options"), listOf(recorder))
             try {
-                cluster.runCommand("db", ping())
-                cluster.runRetryableWrite("db", insert())
-                cluster.runCommand("db", ping())
-                recorder.ofType<CommandStartedEvent>().map { it.command.containsKey("\$clusterTime") } shouldBe listOf(false, false, false)
-                received.any { it.containsKey("\$clusterTime") } shouldBe false
+                block(cluster, recorder, received)
             } finally {
                 cluster.closeAndCheckNoCoroutines()
             }
+        }
+    }
+
+    test("no \$clusterTime is sent to a deployment that never reported one") {
+        withScripted(AtomicReference(null)) { cluster, recorder, received ->
+            cluster.runCommand("db", ping())
+            cluster.runRetryableWrite("db", insert())
+            cluster.runCommand("db", ping())
+            recorder.ofType<CommandStartedEvent>().map { it.command.containsKey("\$clusterTime") } shouldBe listOf(false, false, false)
+            received.any { it.containsKey("\$clusterTime") } shouldBe false
         }
     }
 
     test("the highest cluster time seen is sent, compared by timestamp and increment; a lower or an error reply's does not go back") {
         val next = AtomicReference<BsonDocument?>(clusterTime(100, 5))
-        val received = Collections.synchronizedList(ArrayList<BsonDocument>())
-        scripted(next, received).use { server ->
-            val recorder = EventRecorder()
-            val cluster = MongoCluster(MongoClusterSettings.fromUri("mongodb://${server.address}/?directConnection=true&heartbeatFrequencyMS=500"), listOf(recorder))
-            try {
-                cluster.runCommand("db", ping()) // learns 100/5
-                next.set(clusterTime(100, 3))
-                cluster.runCommand("db", ping()) // sends 100/5, sees a lower 100/3
-                next.set(clusterTime(100, 6))
-                cluster.runCommand("db", ping()) // sends 100/5, sees 100/6 (same seconds, higher increment)
-                cluster.runCommand("db", ping()) // sends 100/6
-                sentTimes(recorder, "ping") shouldBe listOf(null, clusterTime(100, 5), clusterTime(100, 5), clusterTime(100, 6))
-                // monitoring hellos after the cluster time was learnt carry none (no gossip on SDAM commands)
-                val hellos = { received.filter { it.firstKey == "hello" || it.firstKey == "isMaster" } }
-                val known = hellos().size
-                withTimeout(30.seconds) { while (hellos().size < known + 2) delay(50) }
-                hellos().none { it.containsKey("\$clusterTime") } shouldBe true
-                // the server received exactly what the events show
-                received.filter { it.firstKey == "ping" }.map { it["\$clusterTime"] } shouldBe sentTimes(recorder, "ping")
-            } finally {
-                cluster.closeAndCheckNoCoroutines()
-            }
+        withScripted(next, "&heartbeatFrequencyMS=500") { cluster, recorder, received ->
+            cluster.runCommand("db", ping()) // learns 100/5
+            next.set(clusterTime(100, 3))
+            cluster.runCommand("db", ping()) // sends 100/5, sees a lower 100/3
+            next.set(clusterTime(100, 6))
+            cluster.runCommand("db", ping()) // sends 100/5, sees 100/6 (same seconds, higher increment)
+            cluster.runCommand("db", ping()) // sends 100/6
+            sentTimes(recorder, "ping") shouldBe listOf(null, clusterTime(100, 5), clusterTime(100, 5), clusterTime(100, 6))
+            // monitoring hellos after the cluster time was learnt carry none (no gossip on SDAM commands)
+            val hellos = { received.filter { it.firstKey == "hello" || it.firstKey == "isMaster" } }
+            val known = hellos().size
+            withTimeout(30.seconds) { while (hellos().size < known + 2) delay(50) }
+            hellos().none { it.containsKey("\$clusterTime") } shouldBe true
+            // the server received exactly what the events show
+            received.filter { it.firstKey == "ping" }.map { it["\$clusterTime"] } shouldBe sentTimes(recorder, "ping")
         }
-        val failing = Collections.synchronizedList(ArrayList<BsonDocument>())
-        scripted(AtomicReference(clusterTime(200, 1)), failing, fail = true).use { server ->
-            val recorder = EventRecorder()
-            val cluster = MongoCluster(MongoClusterSettings.fromUri("mongodb://${server.address}/?directConnection=true&retryReads=false&retryWrites=false"), listOf(recorder))
-            try {
-                shouldThrow<MongoCommandException> { cluster.runCommand("db", ping()) }
-                shouldThrow<MongoCommandException> { cluster.runCommand("db", ping()) }
-                sentTimes(recorder, "ping") shouldBe listOf(null, clusterTime(200, 1))
-            } finally {
-                cluster.closeAndCheckNoCoroutines()
-            }
+        withScripted(AtomicReference(clusterTime(200, 1)), "&retryReads=false&retryWrites=false", fail = true) { cluster, recorder, _ ->
+            shouldThrow<MongoCommandException> { cluster.runCommand("db", ping()) }
+            shouldThrow<MongoCommandException> { cluster.runCommand("db", ping()) }
+            sentTimes(recorder, "ping") shouldBe listOf(null, clusterTime(200, 1))
         }
     }
 
     test("a command carrying its own \$clusterTime is sent as given") {
-        val next = AtomicReference<BsonDocument?>(clusterTime(100, 5))
-        val received = Collections.synchronizedList(ArrayList<BsonDocument>())
-        scripted(next, received).use { server ->
-            MongoCluster(MongoClusterSettings.fromUri("mongodb://${server.address}/?directConnection=true")).use { cluster ->
-                cluster.runCommand("db", ping())
-                cluster.runCommand("db", ping().append("\$clusterTime", clusterTime(50, 1)))
-                received.last()["\$clusterTime"] shouldBe clusterTime(50, 1)
-            }
+        withScripted(AtomicReference(clusterTime(100, 5))) { cluster, _, received ->
+            cluster.runCommand("db", ping())
+            cluster.runCommand("db", ping().append("\$clusterTime", clusterTime(50, 1)))
+            received.last()["\$clusterTime"] shouldBe clusterTime(50, 1)
         }
     }
 
     test("an explicit session sends the higher of its and the cluster's cluster time; advanceClusterTime touches only the session") {
         val next = AtomicReference<BsonDocument?>(clusterTime(100, 1))
-        val received = Collections.synchronizedList(ArrayList<BsonDocument>())
-        scripted(next, received).use { server ->
-            val recorder = EventRecorder()
-            val cluster = MongoCluster(MongoClusterSettings.fromUri("mongodb://${server.address}/?directConnection=true"), listOf(recorder))
-            try {
-                val session = cluster.startSession()
-                session.clusterTime shouldBe null
-                cluster.runCommand("db", ping(), ReadPreference.PRIMARY, session)
-                session.clusterTime shouldBe clusterTime(100, 1)
-                next.set(clusterTime(100, 2))
-                cluster.runCommand("db", ping()) // the cluster learns 100/2, the session does not (not its operation)
-                session.clusterTime shouldBe clusterTime(100, 1)
-                session.advanceClusterTime(clusterTime(100, 0)) // lower: ignored
-                session.clusterTime shouldBe clusterTime(100, 1)
-                session.advanceClusterTime(clusterTime(300, 1))
-                session.clusterTime shouldBe clusterTime(300, 1)
-                next.set(null)
-                cluster.runCommand("db", ping(), ReadPreference.PRIMARY, session) // sends the session's 300/1
-                cluster.runCommand("db", ping()) // without the session: the cluster's 100/2
-                cluster.withConnection(session = session) { c -> c.command("db", ping()) } // the session's again
-                sentTimes(recorder, "ping") shouldBe listOf(null, clusterTime(100, 1), clusterTime(300, 1), clusterTime(100, 2), clusterTime(300, 1))
-                shouldThrow<IllegalArgumentException> { session.advanceClusterTime(BsonDocument("clusterTime", BsonInt32(1))) }
-                session.close()
-            } finally {
-                cluster.closeAndCheckNoCoroutines()
-            }
+        withScripted(next) { cluster, recorder, _ ->
+            val session = cluster.startSession()
+            session.clusterTime shouldBe null
+            cluster.runCommand("db", ping(), ReadPreference.PRIMARY, session)
+            session.clusterTime shouldBe clusterTime(100, 1)
+            next.set(clusterTime(100, 2))
+            cluster.runCommand("db", ping()) // the cluster learns 100/2, the session does not (not its operation)
+            session.clusterTime shouldBe clusterTime(100, 1)
+            session.advanceClusterTime(clusterTime(100, 0)) // lower: ignored
+            session.clusterTime shouldBe clusterTime(100, 1)
+            session.advanceClusterTime(clusterTime(300, 1))
+            session.clusterTime shouldBe clusterTime(300, 1)
+            next.set(null)
+            cluster.runCommand("db", ping(), ReadPreference.PRIMARY, session) // sends the session's 300/1
+            cluster.runCommand("db", ping()) // without the session: the cluster's 100/2
+            cluster.withConnection(session = session) { c -> c.command("db", ping()) } // the session's again
+            sentTimes(recorder, "ping") shouldBe listOf(null, clusterTime(100, 1), clusterTime(300, 1), clusterTime(100, 2), clusterTime(300, 1))
+            shouldThrow<IllegalArgumentException> { session.advanceClusterTime(BsonDocument("clusterTime", BsonInt32(1))) }
+            session.close()
         }
     }
 

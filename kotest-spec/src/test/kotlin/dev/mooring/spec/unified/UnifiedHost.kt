@@ -17,7 +17,8 @@ import java.nio.file.Path
  * [ReplicaSetSimulator], a [ShardedClusterSimulator] (mongos routers) or a
  * [LoadBalancerSimulator]. Standalone servers and routers speak the streaming hello protocol
  * ([StreamingHello]: topologyVersion in every hello, awaitable and exhaust hellos), as the
- * MongoDB 4.4+ versions they report (wire version 21) do. With authentication ([Credentials]), every server of the deployment
+ * MongoDB 4.4+ versions they report (wire version 21 unless a test needs another) do. Replica set members and routers
+ * report signed cluster times (`$clusterTime`), as MongoDB 3.6+ does. With authentication ([Credentials]), every server of the deployment
  * runs a [ScramServer] that refuses commands on unauthenticated connections, and [uri] carries
  * the credentials, as the unified format has runners do for `auth: true` deployments.
  */
