@@ -1,5 +1,6 @@
 package dev.mooring.sdam
 
+import dev.mooring.sdam.internal.session.ClusterClock
 import dev.mooring.sdam.internal.session.ServerSession
 import org.bson.BsonDocument
 import java.util.concurrent.atomic.AtomicBoolean
@@ -35,6 +36,29 @@ public class ClientSession internal constructor(
 
     /** True once a network error happened in this session: its server session is discarded, never reused. */
     public val isDirty: Boolean get() = serverSession.isDirty
+
+    /** This session's cluster time, gossiped with its operations only. */
+    internal val clock: ClusterClock = ClusterClock()
+
+    /**
+     * The most recent cluster time this session has seen (driver-sessions.md `clusterTime`): the
+     * `$clusterTime` document `{clusterTime: Timestamp, signature: {...}}` of a reply to one of its
+     * operations, or one given to [advanceClusterTime]; null before either (and always with a
+     * deployment that reports no cluster times). A copy.
+     */
+    public val clusterTime: BsonDocument? get() = clock.current?.clone()
+
+    /**
+     * Advances [clusterTime] to [clusterTime] when it is higher (compared by its `clusterTime`
+     * timestamp), and leaves it otherwise (driver-sessions.md `advanceClusterTime`). The cluster's
+     * own cluster time is never advanced this way: a cluster time not received from a server can
+     * only affect this session's operations. Fails with [IllegalArgumentException] when
+     * [clusterTime] has no `clusterTime` timestamp. Thread-safe; allowed after [close].
+     */
+    public fun advanceClusterTime(clusterTime: BsonDocument) {
+        require(ClusterClock.timestampOf(clusterTime) != null) { "not a cluster time (no clusterTime timestamp): ${clusterTime.toJson()}" }
+        clock.advance(clusterTime.clone())
+    }
 
     /** True once [close] was called. */
     public val isEnded: Boolean get() = ended.get()

@@ -29,6 +29,8 @@ import dev.mooring.sdam.internal.retry.RetryableRead
 import dev.mooring.sdam.internal.retry.RetryableWrite
 import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
 import dev.mooring.sdam.internal.session.EndSessions
+import dev.mooring.sdam.internal.session.ClusterClock
+import dev.mooring.sdam.internal.session.ClusterTimeConnection
 import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.session.ServerSessionPool
 import dev.mooring.sdam.internal.session.SessionConnection
@@ -147,6 +149,8 @@ public class MongoCluster internal constructor(
     private val closeMutex = Mutex()
     private val commandMonitor = CommandMonitor(bus, settings.logging)
     private val sessions = ServerSessionPool()
+    /** The highest cluster time received from the deployment's servers (driver-sessions.md). */
+    private val clusterClock = ClusterClock()
     private val cursors: CursorContext
     private val closerJob = Job()
 
@@ -235,6 +239,11 @@ public class MongoCluster internal constructor(
      * session's `lsid` when the connection supports sessions (run-command.md). The command
      * document itself is never modified.
      *
+     * Cluster time (driver-sessions.md "Gossipping the cluster time"; all operations of this
+     * cluster): once a server's reply carried `$clusterTime`, every command is sent with the
+     * highest cluster time seen in replies (or [session]'s [ClientSession.clusterTime] when that is
+     * higher), unless it carries its own `$clusterTime`. Monitors' hellos neither send nor update it.
+     *
      * [timeoutMS] is this call's client-side operation timeout (client-side-operations-timeout.md):
      * null takes the cluster's [MongoClusterSettings.timeoutMS], 0 means no limit, a negative
      * value is an [IllegalArgumentException]. A positive timeoutMS bounds server selection,
@@ -308,7 +317,7 @@ public class MongoCluster internal constructor(
             return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, timeout.timeoutMS, retry) { selected, connection ->
                 val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
                 try {
-                    timeout.checkReply(monitored(connection, op).command(database, timeout.withMaxTimeMS(sent, selected.description)))
+                    timeout.checkReply(monitored(connection, op, s).command(database, timeout.withMaxTimeMS(sent, selected.description)))
                 } catch (e: Throwable) {
                     s.onError(e)
                     throw timeout.translate(e)
@@ -437,7 +446,7 @@ public class MongoCluster internal constructor(
 
     /** The session of one operation: [explicit]'s, or an implicit one from the pool. */
     private fun operationSession(explicit: ClientSession?): OperationSession =
-        OperationSession(sessions, explicit?.checkUsable(live.id), ::sessionTimeoutMinutes)
+        OperationSession(sessions, explicit?.checkUsable(live.id), ::sessionTimeoutMinutes, explicit?.clock)
 
     /**
      * Runs the write [command] (insert, update, delete, findAndModify, ...) on [database] on
@@ -493,13 +502,13 @@ public class MongoCluster internal constructor(
                             .let { timeout.withMaxTimeMS(it, selected.description) }
                         val wire = connection.description?.maxWireVersion
                         val reply = try {
-                            monitored(connection, op).command(database, sent)
+                            monitored(connection, op, s).command(database, sent)
                         } catch (e: Throwable) {
                             s.onError(e)
                             write.onError(e, wire)
                             throw timeout.translate(e)
                         }
-                        timeout.checkReply(write.checkReply(reply, wire ?: selected.description.maxWireVersion))
+                        timeout.checkReply(write.checkReply(reply, wire ?: selected.description.maxWireVersion, selected.description.type == ServerType.MONGOS))
                     }
                 } catch (e: RetryableWriteConcernReply) {
                     e.reply
@@ -517,7 +526,8 @@ public class MongoCluster internal constructor(
      * not be used afterwards. Its commands are published as command monitoring events. With
      * [session], every command sent through the connection carries the session's `lsid`
      * ([MongoSessionNotSupportedException] on a server without sessions); without one, the
-     * commands are sent as given (no implicit session: the block owns its command documents).
+     * commands are sent as given (no implicit session: the block owns its command documents),
+     * except for the cluster time, gossiped as by [runCommand].
      * [timeoutMS] (null: the cluster's) bounds selection, checkout and [block] together; the
      * commands [block] sends get no `maxTimeMS` (they are the caller's).
      */
@@ -532,7 +542,7 @@ public class MongoCluster internal constructor(
         val s = session?.let { operationSession(it) }
         return tracer.trace("withConnection", null) {
             runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE) { _, c ->
-                val monitoredConnection = monitored(c, op)
+                val monitoredConnection = monitored(c, op, s)
                 block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
             }
         }
@@ -548,8 +558,15 @@ public class MongoCluster internal constructor(
     /** The command monitoring scope of one operation, or null when nobody observes (no allocation). */
     private fun monitoredOperation(): MonitoredOperation? = if (commandMonitor.isActive) MonitoredOperation() else null
 
-    private fun monitored(connection: Connection, op: MonitoredOperation?): Connection =
-        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op)).let { tracer?.traced(it) ?: it }
+    /**
+     * [connection] as an operation's: reauthenticating, observed by command monitoring and tracing,
+     * and gossiping the cluster time (the cluster's and [session]'s) outermost, so the events show
+     * the `$clusterTime` sent.
+     */
+    private fun monitored(connection: Connection, op: MonitoredOperation?, session: OperationSession? = null): Connection =
+        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op))
+            .let { tracer?.traced(it) ?: it }
+            .let { ClusterTimeConnection(it, clusterClock, session?.clusterClock) }
 
     /** Gauges of every current pool, read from the pools' own state (non-blocking snapshots). */
     public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> =

@@ -97,6 +97,7 @@ class CrudOperations {
             "drop" -> dropCollection(target, target.collection!!)
             "rename" -> rename(target, a)
             "runCommand" -> runCommand(target, a)
+            "mapReduce" -> mapReduce(target, a)
             else -> throw UnsupportedOperationException("CRUD helper $name")
         }
     }
@@ -423,6 +424,20 @@ class CrudOperations {
         return null
     }
 
+    /**
+     * `mapReduce` (crud.md, deprecated): the command with map, reduce, out and the optional
+     * query, sort, limit, finalize, scope, through runCommand: retryable-reads.md excludes it from
+     * retryable reads. Returns the inline `results`.
+     */
+    private suspend fun mapReduce(t: CrudTarget, a: Args): BsonValue {
+        val command = BsonDocument("mapReduce", BsonString(t.collection!!)).append("map", a.value("map")).append("reduce", a.value("reduce"))
+            .append("out", a.value("out"))
+        a.copy(command, "query", "sort", "limit", "finalize", "scope", "verbose", "collation", "comment")
+        t.options.readConcern?.let { command["readConcern"] = it }
+        val reply = t.cluster.runCommand(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY, t.session, t.options.timeoutMS)
+        return reply["results"] ?: throw UnsupportedOperationException("mapReduce without inline output")
+    }
+
     /** `runCommand` on a database entity: the command as given (never retried), with the read preference argument. */
     private suspend fun runCommand(t: CrudTarget, a: Args): BsonValue {
         val readPreference = a.json["readPreference"]?.jsonObject?.let { UnifiedReadPreference.parse(it) } ?: ReadPreference.PRIMARY
@@ -455,6 +470,7 @@ class CrudOperations {
             "countDocuments", "estimatedDocumentCount", "count", "distinct", "createIndex", "dropIndex", "dropIndexes",
             "listIndexes", "listIndexNames", "listCollections", "listCollectionNames", "listCollectionObjects",
             "listDatabases", "listDatabaseNames", "listDatabaseObjects", "createCollection", "dropCollection", "drop", "rename", "runCommand",
+            "mapReduce",
         )
 
         /** The error an operation's [error] stands for: the cause of a [BulkWriteException], else [error] itself. */

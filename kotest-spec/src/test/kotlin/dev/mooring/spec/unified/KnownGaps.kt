@@ -32,8 +32,6 @@ object KnownGaps {
 
     private const val STABLE_API = "needs the Stable API (client option serverApi: apiVersion, apiStrict, apiDeprecationErrors), " +
         "which Mooring does not implement"
-    private const val CLUSTER_TIME = "needs \$clusterTime gossiping (driver-sessions.md 'Gossipping the cluster time'), which " +
-        "Mooring does not implement"
 
     private val features = mapOf(
         "operation" to mapOf(
@@ -55,7 +53,7 @@ object KnownGaps {
      * with the helper names it after the helper.
      */
     private val SENT_WITH_RUN_COMMAND = setOf(
-        "createCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "runCommand",
+        "createCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "runCommand", "mapReduce",
     )
 
     /**
@@ -82,7 +80,6 @@ object KnownGaps {
             if (missing.isNotEmpty()) return NO_CRUD_HELPER.format(missing.joinToString(", "), missing.joinToString(" or "))
         }
         if (usesStableApi(file, text)) return STABLE_API
-        if (text.contains("\"\$clusterTime\":{\"\$\$exists\":true}")) return CLUSTER_TIME
         Regex("\"sessionOptions\":\\{\"(\\w+)\"").findAll(file.toString() + text).forEach { m -> missingFeature("sessionOptions", m.groupValues[1])?.let { return it } }
         return null
     }

@@ -54,15 +54,18 @@ class HostChoice(val topology: String, val auth: Boolean, val version: Simulated
 class SimulatedVersion(val version: String, val maxWireVersion: Int, val topologies: List<String>)
 
 /**
- * The versions the test kit simulates, newest (preferred) first: 7.0 everywhere; 6.0, 4.4 and 4.2 in
- * the replica set simulator (whose members then report that wire version and, before 4.4, do
- * not label retryable write errors).
+ * The versions the test kit simulates, in order of preference: 7.0 everywhere; 6.0 and 4.4 in the
+ * replica set simulator, 4.2 in it and in the sharded cluster simulator (whose servers then report
+ * that wire version and, before 4.4, do not label retryable write errors); last, for the tests
+ * that need it, 8.0 (wire version 25) in the replica set and sharded cluster simulators, whose
+ * servers then answer the `bulkWrite` admin command (client bulk write) as MongoDB 8.0 does.
  */
 private val SIMULATED_VERSIONS = listOf(
     SimulatedVersion("7.0", 21, UnifiedHost.hostable),
     SimulatedVersion("6.0", 17, listOf("replicaset")),
     SimulatedVersion("4.4", 9, listOf("replicaset")),
-    SimulatedVersion("4.2", 8, listOf("replicaset")),
+    SimulatedVersion("4.2", 8, listOf("replicaset", "sharded")),
+    SimulatedVersion("8.0", 25, listOf("replicaset", "sharded")),
 )
 
 /**
@@ -107,8 +110,8 @@ private fun accepts(r: JsonObject, topology: String, auth: Boolean, mechanism: S
     return topology in topologies
 }
 
-/** The newest server version the test kit's servers claim (maxWireVersion 21). */
-private const val SIMULATED_VERSION = "7.0"
+/** The newest server version the test kit's servers claim. */
+private val SIMULATED_VERSION = SIMULATED_VERSIONS.maxWith { a, b -> compareVersions(a.version, b.version) }.version
 private val KNOWN_REQUIREMENTS = setOf("minServerVersion", "maxServerVersion", "topologies", "serverless", "auth", "authMechanism")
 
 private fun compareVersions(a: String, b: String): Int {
@@ -131,8 +134,9 @@ private fun unsatisfiedReason(fileReqs: List<JsonObject>?, testReqs: List<JsonOb
 
 private fun requirementsReason(reqs: List<JsonObject>): String {
     val newer = reqs.mapNotNull { it["minServerVersion"]?.jsonPrimitive?.content }.filter { compareVersions(it, SIMULATED_VERSION) > 0 }
-    if (newer.isNotEmpty() && newer.size == reqs.size) return "needs MongoDB ${newer.min()}+; the test kit simulates MongoDB $SIMULATED_VERSION (maxWireVersion 21)"
-    val older = reqs.mapNotNull { it["maxServerVersion"]?.jsonPrimitive?.content }.filter { compareVersions(it, SIMULATED_VERSION) < 0 }
+    if (newer.isNotEmpty() && newer.size == reqs.size) return "needs MongoDB ${newer.min()}+; the test kit simulates MongoDB $SIMULATED_VERSION at most"
+    val oldest = SIMULATED_VERSIONS.minWith { a, b -> compareVersions(a.version, b.version) }.version
+    val older = reqs.mapNotNull { it["maxServerVersion"]?.jsonPrimitive?.content }.filter { compareVersions(it, oldest) < 0 }
     if (older.isNotEmpty() && older.size == reqs.size) {
         return "needs MongoDB ${older.max()} or older; the test kit simulates MongoDB ${SIMULATED_VERSIONS.joinToString { "${it.version} (${it.topologies.joinToString("/")})" }}"
     }

@@ -17,7 +17,8 @@ import java.nio.file.Path
  * [ReplicaSetSimulator], a [ShardedClusterSimulator] (mongos routers) or a
  * [LoadBalancerSimulator]. Standalone servers and routers speak the streaming hello protocol
  * ([StreamingHello]: topologyVersion in every hello, awaitable and exhaust hellos), as the
- * MongoDB 4.4+ versions they report (wire version 21) do. With authentication ([Credentials]), every server of the deployment
+ * MongoDB 4.4+ versions they report (wire version 21 unless a test needs another) do. Replica set members and routers
+ * report signed cluster times (`$clusterTime`), as MongoDB 3.6+ does. With authentication ([Credentials]), every server of the deployment
  * runs a [ScramServer] that refuses commands on unauthenticated connections, and [uri] carries
  * the credentials, as the unified format has runners do for `auth: true` deployments.
  */
@@ -131,10 +132,13 @@ sealed interface UnifiedHost : AutoCloseable {
 
         /**
          * Starts a [topology] deployment, authenticating with SCRAM when [auth], or with [mechanism];
-         * [maxWireVersion] below 21 (an older MongoDB) is for the replica set only.
+         * [maxWireVersion] below 21 (an older MongoDB) is for the replica set and sharded cluster only.
+         * Replica sets and sharded clusters report cluster times (`$clusterTime`), as MongoDB 3.6+ does.
          */
         suspend fun start(topology: String, auth: Boolean = false, mechanism: String? = null, maxWireVersion: Int = 21): UnifiedHost {
-            require(maxWireVersion == 21 || topology == "replicaset") { "only the replica set simulator hosts older server versions" }
+            require(maxWireVersion == 21 || topology == "replicaset" || topology == "sharded") {
+                "only the replica set and sharded cluster simulators host older server versions"
+            }
             if (mechanism == Oidc.MECHANISM) {
                 require(topology == "single") { "the test kit hosts MONGODB-OIDC on a standalone server" }
                 val idp = OidcIdentityProvider()
@@ -145,12 +149,13 @@ sealed interface UnifiedHost : AutoCloseable {
                 "replicaset" -> {
                     require(!auth) { "the replica set simulator cannot authenticate" }
                     // a stepped-down primary hands the election off at once, as mongod 4.0.2+ does
-                    ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3, maxWireVersion = maxWireVersion).also { it.electionHandoff = true })
+                    ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3, maxWireVersion = maxWireVersion, clusterTime = true).also { it.electionHandoff = true })
                 }
                 "sharded" -> Sharded(
-                    ShardedClusterSimulator.start(2).also { c ->
+                    ShardedClusterSimulator.start(2, maxWireVersion, clusterTime = true).also { c ->
                         c.mongoses.forEach { m ->
-                            m.streaming = StreamingHello()
+                            // the streaming protocol came with MongoDB 4.4 (wire version 9)
+                            if (maxWireVersion >= 9) m.streaming = StreamingHello()
                             if (auth) Credentials.install(m)
                         }
                     },

@@ -190,8 +190,18 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 }
                 "errorCode" -> check(CrudOperations.errorCode(error) == v.jsonPrimitive.int) { "error $error: expected code $v" }
                 "errorCodeName" -> check(CrudOperations.errorCodeName(error) == v.jsonPrimitive.content) { "error $error: expected code name $v" }
+                "writeErrors" -> {
+                    val found = (error as? ClientBulkWriteException)?.writeErrors ?: throw AssertionError("error $error has no writeErrors")
+                    check(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, found)) { "operation $name: expected writeErrors $v, got $found" }
+                }
+                "writeConcernErrors" -> {
+                    val found = (error as? ClientBulkWriteException)?.writeConcernErrors ?: throw AssertionError("error $error has no writeConcernErrors")
+                    check(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, found)) { "operation $name: expected writeConcernErrors $v, got $found" }
+                }
                 "expectResult" -> {
-                    val partial = (result.exceptionOrNull() as? BulkWriteException)?.partialResult ?: throw UnsupportedOperationException("expectError.expectResult of $name")
+                    val thrown = result.exceptionOrNull()
+                    val partial = (thrown as? BulkWriteException)?.partialResult ?: (thrown as? ClientBulkWriteException)?.partialResult
+                        ?: throw UnsupportedOperationException("expectError.expectResult of $name")
                     check(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, partial)) { "operation $name: expected partial result $v, got $partial" }
                 }
                 "isTimeoutError" -> (error is MongoOperationTimeoutException) shouldBe v.jsonPrimitive.boolean
@@ -250,6 +260,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 val ms = args["timeoutMS"]?.jsonPrimitive?.long ?: 10_000
                 withTimeout(ms) { client.cluster.topology.first { it.primary != null && it.primary?.address != prior } }
             }
+            "clientBulkWrite" -> return ClientBulkWriteOperation.execute(crudTarget(target, args), args)
             in CrudOperations.OPERATIONS -> return crud.execute(name, crudTarget(target, args), args)
             in CursorOperations.OPERATIONS -> {
                 val on = if (cursorOps.isCursor(target)) null else crudTarget(target, args)
@@ -320,7 +331,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
             "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "appendMetadata", "appendClientMetadata",
-            "assertNumberConnectionsCheckedOut",
+            "assertNumberConnectionsCheckedOut", "clientBulkWrite",
         ) + CrudOperations.OPERATIONS + CursorOperations.OPERATIONS + SessionOperations.OPERATIONS
 
         /** The unified format's `driverInfoOptions` (name, version, platform) as a [dev.mooring.cmap.DriverInfo]. */

@@ -8,6 +8,7 @@ import dev.mooring.testkit.replset.internal.PortRelease
 import dev.mooring.testkit.replset.internal.ReplSetStatus
 import dev.mooring.testkit.replset.internal.StatusRow
 import dev.mooring.testkit.server.InMemoryCollections
+import dev.mooring.testkit.server.ClusterTimeKeeper
 import dev.mooring.testkit.server.WireServer
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.sync.Mutex
@@ -60,6 +61,11 @@ class ReplicaSetSimulator private constructor(
     /** The replica set name (`setName`). */
     val setName: String,
     private val defaultMaxWireVersion: Int,
+    /**
+     * The set's logical clock when it reports cluster times (started with `clusterTime = true`):
+     * every member of wire version 6 (MongoDB 3.6) or later then stamps its replies with it.
+     */
+    val clusterTime: ClusterTimeKeeper?,
 ) : AutoCloseable {
     internal val lock = Any()
     private val reconfigureMutex = Mutex()
@@ -295,6 +301,7 @@ class ReplicaSetSimulator private constructor(
             it.maxWireVersion = maxWireVersion
         }
         member.server?.labelsRetryableWriteErrors = maxWireVersion >= LABELLING_WIRE_VERSION
+        member.server?.clusterTime = clusterTime?.takeIf { maxWireVersion >= CLUSTER_TIME_WIRE_VERSION }
     }
 
     /**
@@ -437,6 +444,7 @@ class ReplicaSetSimulator private constructor(
 
     private fun install(member: SimulatedMember, server: WireServer) {
         server.labelsRetryableWriteErrors = member.maxWireVersion >= LABELLING_WIRE_VERSION
+        server.clusterTime = clusterTime?.takeIf { member.maxWireVersion >= CLUSTER_TIME_WIRE_VERSION }
         val handler = MemberCommandHandler(this, member)
         server.handler = handler::handle
         server.hello = { ctx, cmd ->
@@ -496,10 +504,14 @@ class ReplicaSetSimulator private constructor(
         /** MongoDB 4.4: from this wire version on, the server labels retryable write errors itself. */
         private const val LABELLING_WIRE_VERSION = 9
 
+        /** MongoDB 3.6: from this wire version on, replica set members report cluster times. */
+        private const val CLUSTER_TIME_WIRE_VERSION = 6
+
         /**
          * Starts a replica set named [setName] with [dataMembers] data-bearing members and
          * [arbiters] arbiters (config version 1), all reporting wire versions 0..[maxWireVersion].
          * The data-bearing member at index [initialPrimary] (null: none) is elected in term 1.
+         * With [clusterTime] the members report the set's cluster time ([ReplicaSetSimulator.clusterTime]).
          * Throws [IllegalArgumentException] for bad counts; on failure every started server is closed.
          */
         suspend fun start(
@@ -508,6 +520,7 @@ class ReplicaSetSimulator private constructor(
             arbiters: Int = 0,
             maxWireVersion: Int = 21,
             initialPrimary: Int? = 0,
+            clusterTime: Boolean = false,
         ): ReplicaSetSimulator {
             require(dataMembers >= 1) { "a replica set needs at least one data-bearing member, got $dataMembers" }
             require(arbiters >= 0) { "arbiters must not be negative, got $arbiters" }
@@ -516,7 +529,7 @@ class ReplicaSetSimulator private constructor(
             require(initialPrimary == null || initialPrimary in 0 until dataMembers) {
                 "initialPrimary must be null or in 0 until $dataMembers, got $initialPrimary"
             }
-            val sim = ReplicaSetSimulator(setName, maxWireVersion)
+            val sim = ReplicaSetSimulator(setName, maxWireVersion, if (clusterTime) ClusterTimeKeeper() else null)
             try {
                 val started = (0 until dataMembers + arbiters).map { sim.startMember() }
                 val configs = started.mapIndexed { i, m -> MemberConfig(i, m.host, arbiterOnly = i >= dataMembers) }

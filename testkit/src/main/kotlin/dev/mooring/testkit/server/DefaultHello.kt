@@ -10,7 +10,7 @@ import org.bson.BsonInt64
 object DefaultHello {
     /**
      * A standalone server: `isWritablePrimary` (or `ismaster` for the legacy hello) true,
-     * wire versions 0..21, the default size limits, `helloOk: true` when asked for, the
+     * wire versions 0..[WireServer.maxWireVersion] (21 unless set), the default size limits, `helloOk: true` when asked for, the
      * connection number as `connectionId`, no topologyVersion.
      */
     fun standalone(ctx: RequestContext, request: BsonDocument): BsonDocument {
@@ -25,7 +25,7 @@ object DefaultHello {
         d["logicalSessionTimeoutMinutes"] = BsonInt32(30)
         d["connectionId"] = BsonInt64(ctx.connectionNumber.toLong())
         d["minWireVersion"] = BsonInt32(0)
-        d["maxWireVersion"] = BsonInt32(21)
+        d["maxWireVersion"] = BsonInt32(ctx.server.maxWireVersion)
         d["readOnly"] = BsonBoolean.FALSE
         d["ok"] = BsonInt32(1)
         return d

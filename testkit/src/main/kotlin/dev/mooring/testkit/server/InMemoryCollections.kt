@@ -14,7 +14,8 @@ import org.bson.BsonString
  * namespace in insertion order, a unique `_id`): insert, find (filter, sort, skip, limit,
  * projection, batchSize + getMore/killCursors), update (operators, upsert, multi), delete,
  * findAndModify, count, distinct, aggregate ([InMemoryAggregation]), create, drop,
- * createIndexes/dropIndexes/listIndexes, listCollections, listDatabases. Filters are
+ * createIndexes/dropIndexes/listIndexes, listCollections, listDatabases, the admin command
+ * bulkWrite ([ClientBulkWriteCommand]), mapReduce with inline output ([InMemoryMapReduce]). Filters are
  * [DocumentQuery]'s, updates [DocumentUpdate]'s (plus the `$where: "sleep(N) || true"` clause,
  * see [WhereSleep]). Thread-safe (one lock per instance).
  */
@@ -37,14 +38,15 @@ class InMemoryCollections {
      */
     @Synchronized
     fun execute(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null): BsonDocument? = try {
-        if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one)!! } else dispatch(db, cmd)
+        if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one)!! } else dispatch(db, cmd, failPoint)
     } catch (e: IllegalArgumentException) {
         badValue(e.message ?: "bad value")
     } catch (e: FailPointStatementError) {
         FailCommandFailPoint.errorDocument(e.code, e.message!!)
     }
 
-    private fun dispatch(db: String, cmd: BsonDocument): BsonDocument? =
+    /** [cmd] on [db]; a bulkWrite's statements run under the transactional-write [failPoint]. */
+    private fun dispatch(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null): BsonDocument? =
         when (cmd.keys.firstOrNull()) {
             "insert" -> insert(db, cmd)
             "find" -> find(db, cmd)
@@ -64,6 +66,8 @@ class InMemoryCollections {
             "listIndexes" -> listIndexes(db, cmd)
             "listCollections" -> listCollections(db, cmd)
             "listDatabases" -> listDatabases(cmd)
+            InMemoryMapReduce.NAME -> InMemoryMapReduce.execute(cmd, matching(db, name(cmd, InMemoryMapReduce.NAME), cmd["query"] as? BsonDocument ?: BsonDocument()))
+            ClientBulkWriteCommand.NAME -> ClientBulkWriteCommand.execute(db, cmd, history, failPoint) { d, one -> dispatch(d, one)!! }
             else -> null
         }
 
@@ -345,9 +349,10 @@ class InMemoryCollections {
         val COMMANDS: Set<String> = setOf(
             "insert", "find", "update", "delete", "findAndModify", "count", "distinct", "aggregate", "getMore", "killCursors",
             "create", "drop", "dropDatabase", "createIndexes", "dropIndexes", "listIndexes", "listCollections", "listDatabases",
+            ClientBulkWriteCommand.NAME, InMemoryMapReduce.NAME,
         )
 
         /** The commands of [COMMANDS] that write (a replica set member accepts them only as primary). */
-        val WRITES: Set<String> = setOf("insert", "update", "delete", "findAndModify", "create", "drop", "dropDatabase", "createIndexes", "dropIndexes")
+        val WRITES: Set<String> = setOf("insert", "update", "delete", "findAndModify", "create", "drop", "dropDatabase", "createIndexes", "dropIndexes", ClientBulkWriteCommand.NAME)
     }
 }

@@ -27,21 +27,29 @@ internal class RetryableWriteHistory {
         val ordered = cmd["ordered"]?.let { it.isBoolean && !it.asBoolean().value } != true
         val parts = ArrayList<Pair<Int, BsonDocument>>()
         for ((i, statement) in statements.withIndex()) {
-            val key = Key(lsid, txnNumber, i)
-            val reply = executed[key] ?: run {
-                val fires = failPoint?.fires() == true
-                if (fires && failPoint!!.failBeforeCommitExceptionCode != null) fail(failPoint)
-                val one = if (field == null) cmd else cmd.clone().append(field, BsonArray(listOf(statement)))
-                val r = single(one)
-                if (succeeded(r)) executed[key] = r
-                if (fires) fail(failPoint!!)
-                r
+            val reply = statement(lsid, txnNumber, i, failPoint) {
+                single(if (field == null) cmd else cmd.clone().append(field, BsonArray(listOf(statement))))
             }
             if (!ok(reply)) return reply
             parts += i to reply
             if (ordered && reply.containsKey("writeErrors")) break
         }
         return if (field == null) parts.single().second else merge(parts)
+    }
+
+    /**
+     * Statement [index] of the retryable write ([lsid], [txnNumber]): its recorded reply when it
+     * succeeded before, else [execute]'s (recorded when it succeeds), under the [failPoint].
+     */
+    fun statement(lsid: BsonValue, txnNumber: Long, index: Int, failPoint: TransactionalWriteFailPoint?, execute: () -> BsonDocument): BsonDocument {
+        val key = Key(lsid, txnNumber, index)
+        executed[key]?.let { return it }
+        val fires = failPoint?.fires() == true
+        if (fires && failPoint!!.failBeforeCommitExceptionCode != null) fail(failPoint)
+        val r = execute()
+        if (succeeded(r)) executed[key] = r
+        if (fires) fail(failPoint!!)
+        return r
     }
 
     private fun fail(fp: TransactionalWriteFailPoint): Nothing {

@@ -19,6 +19,7 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.collect
+import kotlinx.coroutines.flow.map
 import kotlinx.coroutines.flow.transformWhile
 import kotlinx.coroutines.launch
 import org.bson.BsonDocument
@@ -86,6 +87,13 @@ class WireServer private constructor(
 
     /** Scripted handler consulted before the built-ins; null answers let the built-ins run. */
     @Volatile var handler: CommandHandler = { _, _, _ -> null }
+
+    /**
+     * The wire version this server reports in the built-in hello replies ([DefaultHello] and the
+     * mongos replies built on it): 21 (MongoDB 7.0) by default. The built-in commands follow it:
+     * the `bulkWrite` admin command (MongoDB 8.0, wire version 25) is CommandNotFound below 25.
+     */
+    @Volatile var maxWireVersion: Int = 21
 
     /** Produces the hello / legacy hello reply; replace to script topology changes. */
     @Volatile var hello: (RequestContext, BsonDocument) -> BsonDocument = DefaultHello::standalone
@@ -225,7 +233,7 @@ class WireServer private constructor(
                     if (!stream.awaitClientBytes()) throw java.io.IOException("client closed the connection")
                 }
                 try {
-                    var reply = dispatch(ctx, db, cmd)
+                    var reply = withClusterTime(ctx, db, cmd)
                     if (!agreed.isNullOrEmpty() && reply is Reply.Document) {
                         reply = Reply.Document(ServerCompression.answer(reply.document, agreed))
                     }
@@ -236,6 +244,29 @@ class WireServer private constructor(
             }
             if (!keepOpen) return
         }
+    }
+
+    /**
+     * The logical clock this server reports cluster times from ([ClusterTimeKeeper]; shared by
+     * the servers of one deployment), or null (the default) for a server that reports none, as
+     * a standalone mongod. With one, every document reply carries `$clusterTime` and
+     * `operationTime`, and the `$clusterTime` of each request is checked first.
+     */
+    @Volatile var clusterTime: ClusterTimeKeeper? = null
+
+    private suspend fun withClusterTime(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
+        val clock = clusterTime ?: return dispatch(ctx, db, cmd)
+        clock.receive(cmd)?.let { return Reply.Document(clock.stamp(it)) }
+        if (ctx.commandName in InMemoryCollections.WRITES) clock.tick()
+        return stamped(clock, dispatch(ctx, db, cmd))
+    }
+
+    /** [reply] with [clock]'s cluster time in each document it sends (every reply of an exhaust stream, as mongod's). */
+    private fun stamped(clock: ClusterTimeKeeper, reply: Reply): Reply = when (reply) {
+        is Reply.Document -> Reply.Document(clock.stamp(reply.document))
+        is Reply.Delayed -> Reply.Delayed(reply.millis, stamped(clock, reply.then))
+        is Reply.Exhaust -> Reply.Exhaust(reply.replies.map { it.copy(document = clock.stamp(it.document)) })
+        Reply.CloseConnection, is Reply.Raw -> reply
     }
 
     private suspend fun dispatch(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
@@ -331,8 +362,11 @@ class WireServer private constructor(
             .append("versionArray", org.bson.BsonArray(listOf(7, 0, 0, 0).map { BsonInt32(it) }))
             .append("ok", BsonInt32(1))
         "setParameter" -> if (db == "admin") setParameter(cmd) else error(13, "Unauthorized", "setParameter may only be run against the admin database.")
-        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get()) ?: error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
+        ClientBulkWriteCommand.NAME -> if (maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) notFound(ctx) else collections.execute(db, cmd, transactionalWriteFailPoint.get())!!
+        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get()) ?: notFound(ctx)
     }
+
+    private fun notFound(ctx: RequestContext) = error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")
 
     /** Where replies go: the connection's stream, compressed with [compressor] when set. */
     private class Outgoing(val stream: ServerStream, val compressor: WireCompressor?)

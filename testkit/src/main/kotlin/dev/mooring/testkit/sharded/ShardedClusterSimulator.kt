@@ -1,6 +1,7 @@
 package dev.mooring.testkit.sharded
 
 import dev.mooring.testkit.server.WireServer
+import dev.mooring.testkit.server.ClusterTimeKeeper
 import org.bson.BsonDocument
 
 /**
@@ -14,6 +15,8 @@ import org.bson.BsonDocument
 class ShardedClusterSimulator private constructor(
     /** The routers, in seed order. */
     val mongoses: List<WireServer>,
+    /** The cluster's logical clock, shared by its routers, when started with `clusterTime = true`. */
+    val clusterTime: ClusterTimeKeeper?,
 ) : AutoCloseable {
     /**
      * The connection string naming the first router only, or every router when [multiple]
@@ -30,21 +33,30 @@ class ShardedClusterSimulator private constructor(
     override fun close() = mongoses.forEach { it.close() }
 
     companion object {
-        /** Starts [count] routers (at least 1). */
-        suspend fun start(count: Int = 2): ShardedClusterSimulator {
+        /**
+         * Starts [count] routers (at least 1) reporting wire versions 0..[maxWireVersion] (below 9,
+         * MongoDB 4.4, they leave the RetryableWriteError label to drivers); with [clusterTime]
+         * they report the cluster's cluster time ([ClusterTimeKeeper]).
+         */
+        suspend fun start(count: Int = 2, maxWireVersion: Int = 21, clusterTime: Boolean = false): ShardedClusterSimulator {
             require(count >= 1) { "a sharded cluster needs at least one mongos, got $count" }
+            require(maxWireVersion >= 6) { "a mongos reports wire version 6 (MongoDB 3.6) or later, got $maxWireVersion" }
+            val clock = if (clusterTime) ClusterTimeKeeper() else null
             val started = ArrayList<WireServer>()
             try {
                 repeat(count) {
                     val s = WireServer.start()
+                    s.maxWireVersion = maxWireVersion
                     s.hello = MongosHello::mongos
+                    s.labelsRetryableWriteErrors = maxWireVersion >= 9
+                    s.clusterTime = clock
                     started += s
                 }
             } catch (e: Throwable) {
                 started.forEach { it.close() }
                 throw e
             }
-            return ShardedClusterSimulator(started)
+            return ShardedClusterSimulator(started, clock)
         }
     }
 }

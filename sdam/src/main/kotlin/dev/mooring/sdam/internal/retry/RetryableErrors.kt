@@ -62,13 +62,14 @@ internal object RetryableErrors {
 
     /**
      * True when an `ok: 1` [reply] carries a retryable write concern error: labelled
-     * `RetryableWriteError` by the server, or before MongoDB 4.4 a writeConcernError with a
-     * retryable code.
+     * `RetryableWriteError` by the server, or before MongoDB 4.4 a mongod's writeConcernError with
+     * a retryable code (never a mongos's, [fromMongos]: retryable-writes.md "MUST NOT add a
+     * RetryableWriteError label based on ... the `writeConcernError.code` field in a mongos response").
      */
-    fun isRetryableWriteConcernError(reply: BsonDocument, maxWireVersion: Int): Boolean {
+    fun isRetryableWriteConcernError(reply: BsonDocument, maxWireVersion: Int, fromMongos: Boolean = false): Boolean {
         val labels = reply["errorLabels"] as? BsonArray
         if (labels != null && labels.any { it.isString && it.asString().value == RETRYABLE_WRITE_ERROR }) return true
-        if (maxWireVersion >= SERVER_LABELS_WIRE_VERSION) return false
+        if (maxWireVersion >= SERVER_LABELS_WIRE_VERSION || fromMongos) return false
         val wce = reply["writeConcernError"] as? BsonDocument ?: return false
         val code = wce["code"]?.takeIf { it.isNumber }?.asNumber()?.intValue() ?: return false
         return code in writeCodes
@@ -79,10 +80,10 @@ internal object RetryableErrors {
      * for servers before MongoDB 4.4 (which do not label), when it carries a retryable
      * writeConcernError without the label; [reply] itself otherwise.
      */
-    fun labelWriteConcernReply(reply: BsonDocument, maxWireVersion: Int): BsonDocument {
+    fun labelWriteConcernReply(reply: BsonDocument, maxWireVersion: Int, fromMongos: Boolean = false): BsonDocument {
         val labels = reply["errorLabels"] as? BsonArray ?: BsonArray()
         if (labels.any { it.isString && it.asString().value == RETRYABLE_WRITE_ERROR }) return reply
-        if (!isRetryableWriteConcernError(reply, maxWireVersion)) return reply
+        if (!isRetryableWriteConcernError(reply, maxWireVersion, fromMongos)) return reply
         return reply.clone().append("errorLabels", BsonArray(labels + org.bson.BsonString(RETRYABLE_WRITE_ERROR)))
     }
 

@@ -80,12 +80,13 @@ internal class RetryableWrite(
     /**
      * The outcome of an attempt's reply on a server of [maxWireVersion]: a retryable write
      * concern error is thrown as [RetryableWriteConcernReply], its reply labelled
-     * `RetryableWriteError` (before MongoDB 4.4 the driver adds the label).
+     * `RetryableWriteError` (before MongoDB 4.4 the driver adds the label, to a mongod's reply only,
+     * not when [fromMongos]).
      */
-    fun checkReply(reply: BsonDocument, maxWireVersion: Int): BsonDocument {
+    fun checkReply(reply: BsonDocument, maxWireVersion: Int, fromMongos: Boolean = false): BsonDocument {
         if (session == null) return reply
-        val labelled = RetryableErrors.labelWriteConcernReply(reply, maxWireVersion)
-        if (RetryableErrors.isRetryableWriteConcernError(labelled, maxWireVersion)) throw RetryableWriteConcernReply(labelled)
+        val labelled = RetryableErrors.labelWriteConcernReply(reply, maxWireVersion, fromMongos)
+        if (RetryableErrors.isRetryableWriteConcernError(labelled, maxWireVersion, fromMongos)) throw RetryableWriteConcernReply(labelled)
         return labelled
     }
 

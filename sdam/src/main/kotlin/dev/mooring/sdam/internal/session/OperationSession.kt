@@ -10,12 +10,15 @@ import org.bson.BsonDocument
  * session's [ServerSession], or an implicit one taken from [pool] after the first checkout of a
  * connection that supports sessions (driver-sessions.md, "Sessions and Connections").
  * [timeoutMinutes] gives the topology's `logicalSessionTimeoutMinutes` for the pool (null in
- * load-balanced mode). Used from the operation's coroutine only; [release] is idempotent.
+ * load-balanced mode). [clusterClock] is the explicit session's cluster time (null for an
+ * implicit session), gossiped with the cluster's. Used from the operation's coroutine only;
+ * [release] is idempotent.
  */
 internal class OperationSession(
     private val pool: ServerSessionPool,
     private val explicit: ServerSession?,
     private val timeoutMinutes: () -> Int?,
+    val clusterClock: ClusterClock? = null,
 ) {
     private var implicit: ServerSession? = null
     private var released = false

@@ -129,6 +129,10 @@ class RetryableWriteSpec : FunSpec({
         unlabelledNew.containsKey("errorLabels") shouldBe false
         val notRetryable = BsonDocument.parse("{ok: 1, n: 1, writeConcernError: {code: 100, errmsg: 'x'}}")
         write.checkReply(notRetryable, 8) shouldBeSameInstanceAs notRetryable
+        // ... but never to a pre-4.4 mongos's writeConcernError (retryable-writes.md), which is returned as it is
+        write.checkReply(unlabelledNew, 8, fromMongos = true) shouldBeSameInstanceAs unlabelledNew
+        // a label the mongos set itself still counts
+        shouldThrow<RetryableWriteConcernReply> { write.checkReply(labelled, 8, fromMongos = true) }
     }
 
     test("the session is returned on close, and discarded when a network error made it dirty") {

@@ -3,6 +3,7 @@ package dev.mooring.testkit.replset.internal
 import dev.mooring.testkit.replset.MemberState
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.replset.SimulatedMember
+import dev.mooring.testkit.server.ClientBulkWriteCommand
 import dev.mooring.testkit.server.CursorCommands
 import dev.mooring.testkit.server.InMemoryCollections
 import dev.mooring.testkit.server.Reply
@@ -28,6 +29,8 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         if (snap.shuttingDown) return Reply.Document(HelloReplies.shutdownInProgress(snap))
         return when (ctx.commandName) {
             "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
+            // client bulkWrite came with MongoDB 8.0 (wire version 25)
+            ClientBulkWriteCommand.NAME -> if (member.maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) err(59, "CommandNotFound", "no such command: 'bulkWrite'") else write(db, cmd)
             in InMemoryCollections.WRITES -> write(db, cmd)
             "aggregate" -> if (isAggregateWrite(cmd)) write(db, cmd) else read(ctx, db, cmd)
             // a cursor lives on the member that opened it: its server's built-in cursor commands answer

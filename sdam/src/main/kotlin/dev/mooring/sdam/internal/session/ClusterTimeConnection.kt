@@ -1,0 +1,47 @@
+package dev.mooring.sdam.internal.session
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.MongoCommandException
+import org.bson.BsonDocument
+
+/**
+ * [connection] gossiping the cluster time (driver-sessions.md "Gossipping the cluster time"):
+ * each command is sent with the higher of the [cluster]'s and the explicit [session]'s cluster
+ * times as `$clusterTime`, once one was seen (a deployment that never reports cluster times, a
+ * standalone, is never sent one; a command that carries its own `$clusterTime` is sent as given),
+ * and the `$clusterTime` of every reply, `ok: 0` ones included, advances both clocks. Only
+ * operation connections are wrapped: monitors' and handshakes' hellos (SDAM commands) neither
+ * send nor advance cluster times. Same concurrency contract as the wrapped connection.
+ */
+internal class ClusterTimeConnection(
+    private val connection: Connection,
+    private val cluster: ClusterClock,
+    private val session: ClusterClock?,
+) : Connection by connection {
+    override suspend fun command(database: String, command: BsonDocument): BsonDocument {
+        val reply = try {
+            connection.command(database, withClusterTime(command))
+        } catch (e: MongoCommandException) {
+            observe(e.response)
+            throw e
+        }
+        observe(reply)
+        return reply
+    }
+
+    private fun withClusterTime(command: BsonDocument): BsonDocument {
+        if (command.containsKey(FIELD)) return command
+        val time = ClusterClock.higher(cluster.current, session?.current) ?: return command
+        return command.clone().append(FIELD, time)
+    }
+
+    private fun observe(reply: BsonDocument) {
+        val time = reply[FIELD] ?: return
+        cluster.advance(time)
+        session?.advance(time)
+    }
+
+    companion object {
+        const val FIELD = "\$clusterTime"
+    }
+}
