@@ -1,6 +1,7 @@
 package dev.mooring.cmap.internal.pool
 
 import kotlinx.coroutines.CancellableContinuation
+import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.suspendCancellableCoroutine
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
 import kotlin.coroutines.resume
@@ -8,7 +9,7 @@ import kotlin.coroutines.resume
 /**
  * One checkout waiting in the pool's wait queue. The pool hands it exactly one [Handed] outcome,
  * under its lock, with [hand].
- * [outcome], [queued] and the links are guarded by the pool's lock.
+ * [outcome] and [queued] are guarded by the pool's lock.
  *
  * The hand-over is a single-shot slot rather than a Deferred: the waiter parks its continuation in
  * [slot] with one CAS, and [hand] swaps in [HANDED] and resumes whatever continuation it found, so
@@ -17,9 +18,9 @@ import kotlin.coroutines.resume
 internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
     /** The handed outcome, or null while waiting. */
     @JvmField var outcome: Handed? = null
+
+    /** In the [WaitQueue] and not yet served, timed out nor abandoned. */
     @JvmField var queued = false
-    @JvmField var prev: Waiter? = null
-    @JvmField var next: Waiter? = null
 
     /** null (waiting, not parked), the parked continuation, or [HANDED] (a synchronisation slot, not an outcome). */
     @Volatile private var slot: Any? = null
@@ -60,46 +61,58 @@ internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
     }
 }
 
-/** FIFO of [Waiter]s with O(1) removal of a cancelled or timed-out waiter. Not thread-safe: guarded by the pool's lock. */
+/**
+ * The pool's FIFO of [Waiter]s: a [Channel] (unlimited buffer) the hand-over receives from with
+ * [Channel.tryReceive], skipping waiters that left the queue meanwhile. Not thread-safe: guarded
+ * by the pool's lock (every send and receive happens under it, so the channel's order is the
+ * order of [addLast]).
+ *
+ * A waiter that leaves early (timed out or cancelled, [remove]) is only marked ([Waiter.queued]
+ * false) and stays in the channel until [pollFirst] skips it; when such dead entries outnumber
+ * the live ones (and there are more than a few), the channel is compacted by re-sending the live
+ * waiters in order, so a queue whose waiters keep timing out while no connection comes back does
+ * not grow without bound (amortized O(1) per removal).
+ */
 internal class WaitQueue {
-    private var head: Waiter? = null
-    private var tail: Waiter? = null
+    private val channel = Channel<Waiter>(Channel.UNLIMITED)
 
-    /** Number of queued waiters. */
+    /** Number of queued (live) waiters. */
     var size: Int = 0
         private set
 
-    fun isEmpty(): Boolean = head == null
+    /** Waiters that left the queue but are still in the channel. */
+    private var dead = 0
+
+    fun isEmpty(): Boolean = size == 0
 
     fun addLast(w: Waiter) {
         check(!w.queued) { "waiter already queued" }
         w.queued = true
-        w.prev = tail
-        w.next = null
-        val t = tail
-        if (t == null) head = w else t.next = w
-        tail = w
+        channel.trySend(w).getOrThrow() // an unlimited channel never refuses
         size++
     }
 
-    /** Removes and returns the oldest waiter, or null. */
+    /** Removes and returns the oldest live waiter, or null. */
     fun pollFirst(): Waiter? {
-        val h = head ?: return null
-        remove(h)
-        return h
+        if (size == 0) return null
+        while (true) {
+            val w = channel.tryReceive().getOrNull() ?: error("wait queue: $size waiters counted, none in the channel")
+            if (w.queued) {
+                w.queued = false
+                size--
+                return w
+            }
+            dead--
+        }
     }
 
-    /** Removes [w] if queued; returns whether it was. */
+    /** Removes [w] if queued (it is skipped when its turn comes); returns whether it was. */
     fun remove(w: Waiter): Boolean {
         if (!w.queued) return false
-        val p = w.prev
-        val n = w.next
-        if (p == null) head = n else p.next = n
-        if (n == null) tail = p else n.prev = p
-        w.prev = null
-        w.next = null
         w.queued = false
         size--
+        dead++
+        if (dead > COMPACT_MIN_DEAD && dead > size) compact()
         return true
     }
 
@@ -109,5 +122,19 @@ internal class WaitQueue {
             val w = pollFirst() ?: return
             action(w)
         }
+    }
+
+    /** Drops the dead entries: receives everything and re-sends the live waiters, in order. */
+    private fun compact() {
+        repeat(size + dead) {
+            val w = channel.tryReceive().getOrThrow()
+            if (w.queued) channel.trySend(w).getOrThrow()
+        }
+        dead = 0
+    }
+
+    private companion object {
+        /** Dead entries tolerated before a compaction is considered. */
+        const val COMPACT_MIN_DEAD = 64
     }
 }
