@@ -1,9 +1,13 @@
 package dev.mooring.cmap.internal.pool
 
 import kotlinx.coroutines.CancellableContinuation
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.suspendCancellableCoroutine
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.resume
 
 /**
@@ -12,8 +16,9 @@ import kotlin.coroutines.resume
  * [outcome] and [queued] are guarded by the pool's lock.
  *
  * The hand-over is a single-shot slot rather than a Deferred: the waiter parks its continuation in
- * [slot] with one CAS, and [hand] swaps in [HANDED] and resumes whatever continuation it found, so
- * exactly one side resumes it whether the hand-over comes before or after the waiter suspends.
+ * [slot] with one CAS, and [hand] swaps in [HANDED]: a waiter that had not suspended yet sees it
+ * and returns at once; one that had is queued in [ServedWaiters], which resumes it after the lock is
+ * released, in hand-over order. Exactly one side resumes it either way.
  */
 internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
     /** The handed outcome, or null while waiting. */
@@ -28,15 +33,62 @@ internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
     /** True once an outcome was handed; safe without the pool's lock. */
     val isHandedVolatile: Boolean get() = slot === HANDED
 
-    /** Under the pool's lock: records [o] and resumes the parked waiter, if any. At most once. */
-    fun hand(o: Handed) {
+    /** The continuation [hand] found parked, until it is resumed from [ServedWaiters]. */
+    private var parked: CancellableContinuation<Handed>? = null
+
+    /**
+     * Under the pool's lock: records [o]; if the waiter is suspended, queues it in [served] to be
+     * resumed after the lock is released (or resumes it at once when [ServedWaiters.inline] is off).
+     * At most once.
+     */
+    fun hand(served: ServedWaiters, o: Handed) {
         check(outcome == null) { "waiter handed twice" }
         outcome = o
         val s = SLOT.getAndSet(this, HANDED)
         if (s is CancellableContinuation<*>) {
             @Suppress("UNCHECKED_CAST")
-            (s as CancellableContinuation<Handed>).resume(o)
+            val c = s as CancellableContinuation<Handed>
+            if (served.inline) {
+                parked = c
+                served.add(this)
+            } else {
+                c.resume(o)
+            }
         }
+    }
+
+    // The four members below are for ServedWaiters, after hand queued this waiter; the queue's
+    // happens-before orders hand's writes before their reads.
+
+    /** The context of the suspended checkout. */
+    val context: CoroutineContext get() = parked!!.context
+
+    /**
+     * The dispatcher to resume the suspended checkout on, or null when it needs none (or is not a
+     * [CoroutineDispatcher]), or when the checkout was cancelled (resuming it is then a no-op, and
+     * its dispatcher may be gone, e.g. a finished runBlocking).
+     */
+    fun dispatcherToResumeOn(): CoroutineDispatcher? {
+        val c = parked!!
+        if (c.isCancelled) return null
+        val ctx = c.context
+        val d = ctx[ContinuationInterceptor] as? CoroutineDispatcher ?: return null
+        return if (d.isDispatchNeeded(ctx)) d else null
+    }
+
+    /** Runs the suspended checkout on this thread, which belongs to [dispatcher] (its own); a no-op if it was cancelled. */
+    @OptIn(ExperimentalCoroutinesApi::class)
+    fun resumeHere(dispatcher: CoroutineDispatcher) {
+        val c = parked!!
+        parked = null
+        with(c) { dispatcher.resumeUndispatched(outcome!!) }
+    }
+
+    /** Resumes the suspended checkout through its dispatcher; a no-op if it was cancelled. */
+    fun resumeDispatched() {
+        val c = parked!!
+        parked = null
+        c.resume(outcome!!)
     }
 
     /**
