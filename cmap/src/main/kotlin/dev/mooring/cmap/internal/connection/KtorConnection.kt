@@ -13,6 +13,7 @@ import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.MongoTlsException
 import dev.mooring.cmap.internal.auth.MechanismAuthenticator
 import dev.mooring.cmap.internal.command.CommandRequestObserver
+import dev.mooring.cmap.internal.command.ObservedCommand
 import dev.mooring.cmap.internal.auth.OidcMechanism
 import dev.mooring.cmap.internal.connection.socks.Socks5Handshake
 import dev.mooring.cmap.internal.connection.tls.ClientTls
@@ -56,7 +57,7 @@ internal class KtorConnection(
     private val establishGate: kotlinx.coroutines.sync.Semaphore? = null,
     /** Called once when this connection closes (the factory forgets it). */
     private val onClosed: (KtorConnection) -> Unit = {},
-) : ExhaustConnection {
+) : ExhaustConnection, ObservedCommand {
     private val closed = AtomicBoolean(false)
     private val busy = AtomicBoolean(false)
     private val establishStarted = AtomicBoolean(false)
@@ -163,12 +164,17 @@ internal class KtorConnection(
         oidc.reauthenticate(this)
     }
 
-    override suspend fun command(database: String, command: BsonDocument, timeoutMS: Long): BsonDocument {
+    override suspend fun command(database: String, command: BsonDocument, timeoutMS: Long): BsonDocument =
+        command(database, command, timeoutMS, currentCoroutineContext()[CommandRequestObserver])
+
+    override suspend fun command(database: String, command: BsonDocument, observer: CommandRequestObserver): BsonDocument =
+        command(database, command, settings.socketTimeoutMS, observer)
+
+    private suspend fun command(database: String, command: BsonDocument, timeoutMS: Long, observer: CommandRequestObserver?): BsonDocument {
         ensureOpen()
         acquire("command")
         try {
             val body = withApi(command, database)
-            val observer = currentCoroutineContext()[CommandRequestObserver]
             return guarded(timeoutMS, "running", command) {
                 roundTrip(body, observer)
             }
