@@ -56,8 +56,7 @@ class ServedWaitersSpec : FunSpec({
     }
 
     test("a waiter runs on its own dispatcher when a coroutine of another dispatcher checks the connection in") {
-        val executor = Executors.newSingleThreadExecutor { r -> Thread(r, "own-dispatcher") }
-        val own = executor.asCoroutineDispatcher()
+        val own = singleThread("own-dispatcher")
         val pool = ConnectionPool(TEST_ADDRESS, ConnectionPoolSettings(maxPoolSize = 1), FakeConnectionFactory())
         try {
             pool.ready()
@@ -67,7 +66,7 @@ class ServedWaitersSpec : FunSpec({
                 Thread.currentThread().name.substringBefore(" @") shouldBe "own-dispatcher" // " @coroutine#n" in debug mode
                 pool.checkIn(mine)
             }
-            withTimeout(20_000) { while (pool.statistics().waitQueueSize != 1) delay(1) }
+            awaitQueued(pool)
             withContext(Dispatchers.Default) { pool.checkIn(c) }
             withTimeout(20_000) { threadAfterCheckOut.join() }
             threadAfterCheckOut.isCancelled shouldBe false
@@ -79,8 +78,7 @@ class ServedWaitersSpec : FunSpec({
     }
 
     test("a waiter cancelled after it was served but before it ran gives the connection back") {
-        val executor = Executors.newSingleThreadExecutor { r -> Thread(r, "blocked-dispatcher") }
-        val blocked = executor.asCoroutineDispatcher()
+        val blocked = singleThread("blocked-dispatcher")
         val events: MutableList<ConnectionPoolEvent> = Collections.synchronizedList(ArrayList())
         val bus = EventBus().also { b -> b.addListener { e -> if (e is ConnectionPoolEvent) events.add(e) } }
         val pool = ConnectionPool(TEST_ADDRESS, ConnectionPoolSettings(maxPoolSize = 1), FakeConnectionFactory(), bus)
@@ -89,8 +87,8 @@ class ServedWaitersSpec : FunSpec({
             pool.ready()
             val c: Connection = pool.checkOut()
             val waiter = CoroutineScope(blocked).launch(start = CoroutineStart.UNDISPATCHED) { pool.checkOut() }
-            withTimeout(20_000) { while (pool.statistics().waitQueueSize != 1) delay(1) }
-            executor.execute { gate.await() } // the waiter's dispatcher cannot run it yet
+            awaitQueued(pool)
+            blocked.executor.execute { gate.await() } // the waiter's dispatcher cannot run it yet
             pool.checkIn(c) // served: the connection is now the waiter's, which has not run
             pool.statistics().inUseConnections shouldBe 1
             waiter.cancel()
@@ -110,3 +108,9 @@ class ServedWaitersSpec : FunSpec({
         }
     }
 })
+
+private fun singleThread(name: String) = Executors.newSingleThreadExecutor { r -> Thread(r, name) }.asCoroutineDispatcher()
+
+private suspend fun awaitQueued(pool: ConnectionPool) = withTimeout(20_000) {
+    while (pool.statistics().waitQueueSize != 1) delay(1)
+}
