@@ -129,6 +129,7 @@ public class ConnectionPool(
         address, settings, loadBalanced, connectionFactory, events,
         launchEstablishment = { p -> scope.launch(start = CoroutineStart.ATOMIC) { establisher.establish(p) } },
         wakeMaintenance = maintenance::wake,
+        served = lock.served,
     )
     private val establisher = Establisher(address, loadBalanced, lock, machine, poolJob, onEstablishmentError)
 
@@ -154,6 +155,7 @@ public class ConnectionPool(
     public suspend fun checkOut(): Connection {
         val start = System.nanoTime()
         // Only tail calls suspend here, so the uncontended path with an idle connection allocates nothing.
+        // (A checkout hands nothing to other waiters, so there are no served waiters to run after it.)
         if (!lock.tryLockSpinning()) return checkOutSlow(start)
         val r = try {
             machine.checkOut(start)

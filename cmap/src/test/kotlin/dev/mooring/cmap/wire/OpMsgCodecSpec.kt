@@ -32,6 +32,21 @@ class OpMsgCodecSpec : FunSpec({
     val body = BsonDocument("insert", BsonString("coll")).append("\$db", BsonString("test"))
     val docs = (1..3).map { BsonDocument("_id", BsonInt32(it)).append("x", BsonString("v$it")) }
 
+    test("a BsonBinaryWriter reused over one buffer encodes message after message exactly as a fresh encode") {
+        val out = org.bson.io.BasicOutputBuffer(64)
+        val writer = org.bson.BsonBinaryWriter(out)
+        val messages = listOf(
+            OpMsg(1, 0, 0, BsonDocument("ping", BsonInt32(1)).append("\$db", BsonString("admin"))),
+            OpMsg(2, 0, 0, BsonDocument("insert", BsonString("c")).append("\$db", BsonString("test")), listOf(DocumentSequence("documents", listOf(BsonDocument("_id", BsonInt32(1)), BsonDocument("_id", BsonInt32(2)))))),
+            OpMsg(3, 0, 0, BsonDocument("find", BsonString("a-longer-collection-name")).append("filter", BsonDocument("x", BsonDocument("\$gt", BsonInt32(5)))).append("\$db", BsonString("db"))),
+        )
+        for (m in messages) {
+            out.truncateToPosition(0)
+            OpMsgCodec.encodeInto(m, dev.mooring.cmap.internal.wire.MessageLimits.DEFAULT, out, writer)
+            out.toByteArray().toList() shouldBe OpMsgCodec.encode(m).toList()
+        }
+    }
+
     test("a kind-0 body round-trips with header fields intact") {
         val bytes = OpMsgCodec.encode(OpMsg(42, 7, 0, body))
         bytes.intLE(0) shouldBe bytes.size

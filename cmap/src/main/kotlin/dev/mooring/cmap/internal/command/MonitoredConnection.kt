@@ -40,7 +40,7 @@ internal class MonitoredConnection(
                 .also { monitor.started(it) }
         }
         val reply = try {
-            withContext(observer) { delegate.command(database, command) }
+            if (delegate is ObservedCommand) delegate.command(database, command, observer) else withContext(observer) { delegate.command(database, command) }
         } catch (e: Throwable) {
             if (started == null && e is MongoMessageEncodingException) throw e
             monitor.failed(started ?: unreported(database, name, command, sensitive, calledNanos), e)

@@ -64,6 +64,15 @@ internal class DirectSocketIo private constructor(
 
     /** Reads exactly [length] bytes into [dst] at [offset]; [EOFException] when the peer closes first. */
     suspend fun readFully(dst: ByteArray, offset: Int, length: Int) {
+        // Usually a reply's body arrived with its header: served from the buffer, no continuation.
+        if (buffer.remaining() >= length) {
+            buffer.get(dst, offset, length)
+            return
+        }
+        return readFullySlow(dst, offset, length)
+    }
+
+    private suspend fun readFullySlow(dst: ByteArray, offset: Int, length: Int) {
         var at = offset
         val end = offset + length
         while (at < end) {

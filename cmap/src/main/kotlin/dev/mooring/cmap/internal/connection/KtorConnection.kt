@@ -13,6 +13,7 @@ import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.MongoTlsException
 import dev.mooring.cmap.internal.auth.MechanismAuthenticator
 import dev.mooring.cmap.internal.command.CommandRequestObserver
+import dev.mooring.cmap.internal.command.ObservedCommand
 import dev.mooring.cmap.internal.auth.OidcMechanism
 import dev.mooring.cmap.internal.connection.socks.Socks5Handshake
 import dev.mooring.cmap.internal.connection.tls.ClientTls
@@ -35,6 +36,7 @@ import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withTimeout
+import org.bson.BsonBinaryWriter
 import org.bson.BsonDocument
 import org.bson.io.BasicOutputBuffer
 import java.util.concurrent.atomic.AtomicBoolean
@@ -56,7 +58,7 @@ internal class KtorConnection(
     private val establishGate: kotlinx.coroutines.sync.Semaphore? = null,
     /** Called once when this connection closes (the factory forgets it). */
     private val onClosed: (KtorConnection) -> Unit = {},
-) : ExhaustConnection {
+) : ExhaustConnection, ObservedCommand {
     private val closed = AtomicBoolean(false)
     private val busy = AtomicBoolean(false)
     private val establishStarted = AtomicBoolean(false)
@@ -75,6 +77,9 @@ internal class KtorConnection(
 
     /** The encode buffer reused by every command of this connection (guarded by [busy]). */
     private var sendBuffer: BasicOutputBuffer? = null
+
+    /** The BSON writer over [sendBuffer], reused likewise (null after an encoding failure). */
+    private var sendWriter: BsonBinaryWriter? = null
 
     override val isClosed: Boolean get() = closed.get()
 
@@ -163,12 +168,17 @@ internal class KtorConnection(
         oidc.reauthenticate(this)
     }
 
-    override suspend fun command(database: String, command: BsonDocument, timeoutMS: Long): BsonDocument {
+    override suspend fun command(database: String, command: BsonDocument, timeoutMS: Long): BsonDocument =
+        command(database, command, timeoutMS, currentCoroutineContext()[CommandRequestObserver])
+
+    override suspend fun command(database: String, command: BsonDocument, observer: CommandRequestObserver): BsonDocument =
+        command(database, command, settings.socketTimeoutMS, observer)
+
+    private suspend fun command(database: String, command: BsonDocument, timeoutMS: Long, observer: CommandRequestObserver?): BsonDocument {
         ensureOpen()
         acquire("command")
         try {
             val body = withApi(command, database)
-            val observer = currentCoroutineContext()[CommandRequestObserver]
             return guarded(timeoutMS, "running", command) {
                 roundTrip(body, observer)
             }
@@ -254,32 +264,43 @@ internal class KtorConnection(
     }
 
     /**
-     * Encodes [msg] for sending: into the reusable [sendBuffer] (returns null), or, when it
-     * is compressed, into a new array (returned). Encoding errors are [MongoMessageEncodingException]s.
+     * Encodes [msg] for sending: into the reusable [sendBuffer] with its reusable [sendWriter]
+     * (returns null), or, when it is compressed, into a new array (returned). Encoding errors are
+     * [MongoMessageEncodingException]s.
      */
     private fun prepare(msg: OpMsg): ByteArray? {
         if (compressor != null && OpCompressed.mayCompress(msg.body.keys.firstOrNull() ?: "")) return encode(msg)
-        val out = sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
+        var out = sendBuffer
+        var writer = sendWriter
+        if (out == null || writer == null) {
+            out = BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
+            writer = BsonBinaryWriter(out).also { sendWriter = it }
+        }
         out.truncateToPosition(0)
         try {
-            OpMsgCodec.encodeInto(msg, limits, out)
+            OpMsgCodec.encodeInto(msg, limits, out, writer)
         } catch (e: WireFormatException) {
+            sendWriter = null // a writer that failed mid-document is in an unknown state
             throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
         }
         return null
     }
 
-    /** Writes what [prepare] produced; drops the reusable buffer after an unusually large message. */
+    /** Writes what [prepare] produced. Only tail calls on the usual path, so it costs no continuation. */
     private suspend fun writePrepared(compressed: ByteArray?) {
-        if (compressed != null) {
-            transport().write(compressed)
-            return
-        }
+        if (compressed != null) return transport().write(compressed)
         val out = sendBuffer!!
+        if (out.internalBuffer.size <= MAX_KEPT_SEND_BUFFER) return transport().write(out.internalBuffer, 0, out.position)
+        return writeAndDropBuffer(out)
+    }
+
+    /** Writes an unusually large message and drops the buffer it grew (and its writer). */
+    private suspend fun writeAndDropBuffer(out: BasicOutputBuffer) {
         try {
             transport().write(out.internalBuffer, 0, out.position)
         } finally {
-            if (out.internalBuffer.size > MAX_KEPT_SEND_BUFFER) sendBuffer = null
+            sendBuffer = null
+            sendWriter = null
         }
     }
 

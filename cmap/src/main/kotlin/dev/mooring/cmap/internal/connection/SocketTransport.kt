@@ -58,23 +58,22 @@ internal class SocketTransport(private val socket: Socket, selector: SelectorMan
         tls?.handshake()
     }
 
+    // Only tail calls below, so the plain-text direct path allocates no continuation here.
     suspend fun write(bytes: ByteArray, offset: Int = 0, length: Int = bytes.size) {
-        when {
-            direct != null -> direct.write(bytes, offset, length)
-            tls != null -> tls.write(if (offset == 0 && length == bytes.size) bytes else bytes.copyOfRange(offset, offset + length))
-            else -> {
-                output!!.writeFully(bytes, offset, offset + length)
-                output.flush()
-            }
-        }
+        if (direct != null) return direct.write(bytes, offset, length)
+        if (tls != null) return tls.write(if (offset == 0 && length == bytes.size) bytes else bytes.copyOfRange(offset, offset + length))
+        return writeToChannel(bytes, offset, length)
+    }
+
+    private suspend fun writeToChannel(bytes: ByteArray, offset: Int, length: Int) {
+        output!!.writeFully(bytes, offset, offset + length)
+        output.flush()
     }
 
     private suspend fun readFully(dst: ByteArray) {
-        when {
-            direct != null -> direct.readFully(dst, 0, dst.size)
-            tls != null -> tls.readFully(dst, 0, dst.size)
-            else -> input!!.readFully(dst, 0, dst.size)
-        }
+        if (direct != null) return direct.readFully(dst, 0, dst.size)
+        if (tls != null) return tls.readFully(dst, 0, dst.size)
+        return input!!.readFully(dst, 0, dst.size)
     }
 
     /**

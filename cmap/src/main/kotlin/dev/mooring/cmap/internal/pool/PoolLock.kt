@@ -4,6 +4,7 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.withContext
+import kotlin.coroutines.coroutineContext
 import java.util.concurrent.atomic.AtomicLong
 import kotlin.coroutines.cancellation.CancellationException
 
@@ -17,30 +18,44 @@ import kotlin.coroutines.cancellation.CancellationException
 internal class PoolLock {
     private val mutex = Mutex()
 
+    /** The waiters served under this lock, resumed in order once it is released ([withLock], [runServed]). */
+    val served = ServedWaiters()
+
     /**
      * Test-only: a contended lock attempt queues at once (no spinning) and resumes on its own
-     * dispatcher (no inline hand-off in [lockedSlow]). The Lincheck model check sets it, because
-     * its thread model cannot follow a critical section run on the releasing thread; the logic
-     * under the lock is the same either way. Never set in production.
+     * dispatcher (no inline hand-off in [lockedSlow]), and served waiters are resumed through their
+     * dispatcher under the lock (no [ServedWaiters] run). The Lincheck model check sets it, because
+     * its thread model cannot follow a critical section or a waiter run on another coroutine's
+     * thread; the logic under the lock is the same either way. Never set in production.
      */
     @Volatile var modelChecking: Boolean = false
+        set(value) {
+            field = value
+            served.inline = !value
+        }
 
     /** Diagnostics for tests: how many lock acquisitions went through [lockedSlow] (contended past spinning). */
     val queuedLockAcquisitions = AtomicLong()
 
     /**
-     * Runs [block] holding the mutex: [tryLockSpinning] first, else [lockedSlow]. Completes even
-     * when the caller is cancelled (critical sections are short, and the pool's bookkeeping must
-     * never be left half done).
+     * Runs [block] holding the mutex: [tryLockSpinning] first, else [lockedSlow]; then, with the
+     * mutex released, runs the waiters [block] served ([runServed]). Completes even when the
+     * caller is cancelled (critical sections are short, and the pool's bookkeeping must never be
+     * left half done).
      */
     suspend inline fun <T> withLock(crossinline block: () -> T): T {
+        // The slow path is a tail call, so the fast path allocates no continuation.
         if (!tryLockSpinning()) return lockedSlow { block() }
         try {
             return block()
         } finally {
             unlock()
+            runServed()
         }
     }
+
+    /** Resumes, oldest first, the waiters served under the lock (see [ServedWaiters]); call it after releasing the mutex. */
+    suspend inline fun runServed() = served.runAfterUnlock(coroutineContext)
 
     /** Releases the mutex taken by a successful [tryLockSpinning]. */
     fun unlock() = mutex.unlock()
@@ -55,6 +70,7 @@ internal class PoolLock {
      * Only the caller's return to its own dispatcher is dispatched, after the mutex is released.
      * The block's result is returned even if the caller was cancelled meanwhile (a checked-out
      * connection or a finished check-in must not be lost); its next suspension point throws.
+     * Back on the caller's dispatcher, the waiters the block served are run ([runServed]).
      */
     suspend fun <T> lockedSlow(block: () -> T): T {
         val handOff = if (modelChecking) NonCancellable else NonCancellable + Dispatchers.Unconfined
@@ -71,6 +87,8 @@ internal class PoolLock {
             }
         } catch (e: CancellationException) {
             if (result === NO_RESULT) throw e
+        } finally {
+            runServed()
         }
         @Suppress("UNCHECKED_CAST")
         return result as T

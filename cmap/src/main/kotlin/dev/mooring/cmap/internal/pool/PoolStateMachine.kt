@@ -36,6 +36,7 @@ internal class PoolStateMachine(
     private val events: PoolEventEmitter,
     private val launchEstablishment: (PendingEstablishment) -> Job,
     private val wakeMaintenance: () -> Unit,
+    private val served: ServedWaiters,
 ) {
     private val maxIdleNanos = settings.maxIdleTimeMS * 1_000_000
     private val maxPool = if (settings.maxPoolSize == 0) Int.MAX_VALUE else settings.maxPoolSize
@@ -151,7 +152,7 @@ internal class PoolStateMachine(
         state = ConnectionPoolState.PAUSED
         clearCause = cause
         if (wasReady) events.poolCleared(null, interruptInUseConnections)
-        waiters.drain { w -> w.hand(checkOutFailed(ConnectionCheckOutFailedReason.CONNECTION_ERROR, w.startNanos, pausedError())) }
+        waiters.drain { w -> w.hand(served, checkOutFailed(ConnectionCheckOutFailedReason.CONNECTION_ERROR, w.startNanos, pausedError())) }
         if (!interruptInUseConnections) return ClearOutcome.Cleared(emptyList(), emptyList())
         val connections = live.filter { it.state == ConnState.IN_USE && it.gen <= oldGeneration }
         val establishments = pendings.filter { it.connection.gen <= oldGeneration }
@@ -172,7 +173,7 @@ internal class PoolStateMachine(
         if (state == ConnectionPoolState.CLOSED) return emptyList()
         state = ConnectionPoolState.CLOSED
         while (available.isNotEmpty()) close(available.removeLast(), ConnectionClosedReason.POOL_CLOSED, null)
-        waiters.drain { w -> w.hand(checkOutFailed(ConnectionCheckOutFailedReason.POOL_CLOSED, w.startNanos, PoolClosedException(address))) }
+        waiters.drain { w -> w.hand(served, checkOutFailed(ConnectionCheckOutFailedReason.POOL_CLOSED, w.startNanos, PoolClosedException(address))) }
         events.poolClosed()
         return pendings.toList()
     }
@@ -333,19 +334,19 @@ internal class PoolStateMachine(
         if (c != null) {
             val w = next()
             markInUse(c, w.startNanos)
-            w.hand(c)
+            w.hand(served, c)
             return true
         }
         val adoptable = unownedPending()
         if (adoptable != null) {
             val w = next()
             adoptable.owner = w
-            w.hand(adoptable)
+            w.hand(served, adoptable)
             return true
         }
         if (!canEstablish()) return false
         val w = next()
-        w.hand(startEstablishment(w))
+        w.hand(served, startEstablishment(w))
         return true
     }
 

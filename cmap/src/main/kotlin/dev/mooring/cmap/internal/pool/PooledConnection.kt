@@ -1,18 +1,21 @@
 package dev.mooring.cmap.internal.pool
 
 import dev.mooring.cmap.Connection
-import dev.mooring.cmap.ConnectionPurpose
 import dev.mooring.cmap.ConnectionDescription
+import dev.mooring.cmap.ConnectionPurpose
 import dev.mooring.cmap.EstablishableConnection
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.PoolClearedException
+import dev.mooring.cmap.internal.command.CommandRequestObserver
+import dev.mooring.cmap.internal.command.ObservedCommand
 import dev.mooring.events.ServerAddress
-import org.bson.BsonDocument
-import org.bson.types.ObjectId
+import kotlin.coroutines.cancellation.CancellationException
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.isActive
-import kotlin.coroutines.cancellation.CancellationException
+import kotlinx.coroutines.withContext
+import org.bson.BsonDocument
+import org.bson.types.ObjectId
 
 /**
  * Life-cycle states of a pooled connection (the CMAP spec's Connection.state). Only
@@ -45,7 +48,7 @@ internal class PooledConnection(
     override val id: Long,
     @JvmField var gen: Int,
     @JvmField val createdNanos: Long,
-) : Connection, CheckOutOutcome, Handed, Established {
+) : Connection, ObservedCommand, CheckOutOutcome, Handed, Established {
     /** Changed only by [PoolCounters.moveTo]. */
     @JvmField var state: ConnState = ConnState.PENDING
     @JvmField var availableSinceNanos: Long = 0L
@@ -65,11 +68,21 @@ internal class PooledConnection(
     override val description: ConnectionDescription? get() = raw.description
     override val isClosed: Boolean get() = raw.isClosed || state == ConnState.CLOSED
 
-    override suspend fun command(database: String, command: BsonDocument): BsonDocument {
+    override suspend fun command(database: String, command: BsonDocument): BsonDocument =
+        guarded { raw.command(database, command) }
+
+    override suspend fun command(database: String, command: BsonDocument, observer: CommandRequestObserver): BsonDocument =
+        guarded {
+            val r = raw
+            if (r is ObservedCommand) r.command(database, command, observer) else withContext(observer) { r.command(database, command) }
+        }
+
+    /** Runs [block] (a command on [raw]) if this connection is checked out and not interrupted, and maps its failures. */
+    private suspend inline fun guarded(block: () -> BsonDocument): BsonDocument {
         check(state == ConnState.IN_USE) { "connection $id to $address is not checked out" }
         if (interrupted) throw PoolClearedException(address, PoolClearedException.interruptedMessage(address))
         try {
-            return raw.command(database, command)
+            return block()
         } catch (e: CancellationException) {
             // Closing the socket under an in-flight read surfaces as the socket reader's cancellation,
             // although this caller was not cancelled: report the interruption instead.

@@ -1,25 +1,31 @@
 package dev.mooring.cmap.internal.pool
 
 import kotlinx.coroutines.CancellableContinuation
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.ExperimentalCoroutinesApi
+import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.suspendCancellableCoroutine
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.resume
 
 /**
  * One checkout waiting in the pool's wait queue. The pool hands it exactly one [Handed] outcome,
  * under its lock, with [hand].
- * [outcome], [queued] and the links are guarded by the pool's lock.
+ * [outcome] and [queued] are guarded by the pool's lock.
  *
  * The hand-over is a single-shot slot rather than a Deferred: the waiter parks its continuation in
- * [slot] with one CAS, and [hand] swaps in [HANDED] and resumes whatever continuation it found, so
- * exactly one side resumes it whether the hand-over comes before or after the waiter suspends.
+ * [slot] with one CAS, and [hand] swaps in [HANDED]: a waiter that had not suspended yet sees it
+ * and returns at once; one that had is queued in [ServedWaiters], which resumes it after the lock is
+ * released, in hand-over order. Exactly one side resumes it either way.
  */
 internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
     /** The handed outcome, or null while waiting. */
     @JvmField var outcome: Handed? = null
+
+    /** In the [WaitQueue] and not yet served, timed out nor abandoned. */
     @JvmField var queued = false
-    @JvmField var prev: Waiter? = null
-    @JvmField var next: Waiter? = null
 
     /** null (waiting, not parked), the parked continuation, or [HANDED] (a synchronisation slot, not an outcome). */
     @Volatile private var slot: Any? = null
@@ -27,15 +33,62 @@ internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
     /** True once an outcome was handed; safe without the pool's lock. */
     val isHandedVolatile: Boolean get() = slot === HANDED
 
-    /** Under the pool's lock: records [o] and resumes the parked waiter, if any. At most once. */
-    fun hand(o: Handed) {
+    /** The continuation [hand] found parked, until it is resumed from [ServedWaiters]. */
+    private var parked: CancellableContinuation<Handed>? = null
+
+    /**
+     * Under the pool's lock: records [o]; if the waiter is suspended, queues it in [served] to be
+     * resumed after the lock is released (or resumes it at once when [ServedWaiters.inline] is off).
+     * At most once.
+     */
+    fun hand(served: ServedWaiters, o: Handed) {
         check(outcome == null) { "waiter handed twice" }
         outcome = o
         val s = SLOT.getAndSet(this, HANDED)
         if (s is CancellableContinuation<*>) {
             @Suppress("UNCHECKED_CAST")
-            (s as CancellableContinuation<Handed>).resume(o)
+            val c = s as CancellableContinuation<Handed>
+            if (served.inline) {
+                parked = c
+                served.add(this)
+            } else {
+                c.resume(o)
+            }
         }
+    }
+
+    // The four members below are for ServedWaiters, after hand queued this waiter; the queue's
+    // happens-before orders hand's writes before their reads.
+
+    /** The context of the suspended checkout. */
+    val context: CoroutineContext get() = parked!!.context
+
+    /**
+     * The dispatcher to resume the suspended checkout on, or null when it needs none (or is not a
+     * [CoroutineDispatcher]), or when the checkout was cancelled (resuming it is then a no-op, and
+     * its dispatcher may be gone, e.g. a finished runBlocking).
+     */
+    fun dispatcherToResumeOn(): CoroutineDispatcher? {
+        val c = parked!!
+        if (c.isCancelled) return null
+        val ctx = c.context
+        val d = ctx[ContinuationInterceptor] as? CoroutineDispatcher ?: return null
+        return if (d.isDispatchNeeded(ctx)) d else null
+    }
+
+    /** Runs the suspended checkout on this thread, which belongs to [dispatcher] (its own); a no-op if it was cancelled. */
+    @OptIn(ExperimentalCoroutinesApi::class)
+    fun resumeHere(dispatcher: CoroutineDispatcher) {
+        val c = parked!!
+        parked = null
+        with(c) { dispatcher.resumeUndispatched(outcome!!) }
+    }
+
+    /** Resumes the suspended checkout through its dispatcher; a no-op if it was cancelled. */
+    fun resumeDispatched() {
+        val c = parked!!
+        parked = null
+        c.resume(outcome!!)
     }
 
     /**
@@ -60,46 +113,58 @@ internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
     }
 }
 
-/** FIFO of [Waiter]s with O(1) removal of a cancelled or timed-out waiter. Not thread-safe: guarded by the pool's lock. */
+/**
+ * The pool's FIFO of [Waiter]s: a [Channel] (unlimited buffer) the hand-over receives from with
+ * [Channel.tryReceive], skipping waiters that left the queue meanwhile. Not thread-safe: guarded
+ * by the pool's lock (every send and receive happens under it, so the channel's order is the
+ * order of [addLast]).
+ *
+ * A waiter that leaves early (timed out or cancelled, [remove]) is only marked ([Waiter.queued]
+ * false) and stays in the channel until [pollFirst] skips it; when such dead entries outnumber
+ * the live ones (and there are more than a few), the channel is compacted by re-sending the live
+ * waiters in order, so a queue whose waiters keep timing out while no connection comes back does
+ * not grow without bound (amortized O(1) per removal).
+ */
 internal class WaitQueue {
-    private var head: Waiter? = null
-    private var tail: Waiter? = null
+    private val channel = Channel<Waiter>(Channel.UNLIMITED)
 
-    /** Number of queued waiters. */
+    /** Number of queued (live) waiters. */
     var size: Int = 0
         private set
 
-    fun isEmpty(): Boolean = head == null
+    /** Waiters that left the queue but are still in the channel. */
+    private var dead = 0
+
+    fun isEmpty(): Boolean = size == 0
 
     fun addLast(w: Waiter) {
         check(!w.queued) { "waiter already queued" }
         w.queued = true
-        w.prev = tail
-        w.next = null
-        val t = tail
-        if (t == null) head = w else t.next = w
-        tail = w
+        channel.trySend(w).getOrThrow() // an unlimited channel never refuses
         size++
     }
 
-    /** Removes and returns the oldest waiter, or null. */
+    /** Removes and returns the oldest live waiter, or null. */
     fun pollFirst(): Waiter? {
-        val h = head ?: return null
-        remove(h)
-        return h
+        if (size == 0) return null
+        while (true) {
+            val w = channel.tryReceive().getOrNull() ?: error("wait queue: $size waiters counted, none in the channel")
+            if (w.queued) {
+                w.queued = false
+                size--
+                return w
+            }
+            dead--
+        }
     }
 
-    /** Removes [w] if queued; returns whether it was. */
+    /** Removes [w] if queued (it is skipped when its turn comes); returns whether it was. */
     fun remove(w: Waiter): Boolean {
         if (!w.queued) return false
-        val p = w.prev
-        val n = w.next
-        if (p == null) head = n else p.next = n
-        if (n == null) tail = p else n.prev = p
-        w.prev = null
-        w.next = null
         w.queued = false
         size--
+        dead++
+        if (dead > COMPACT_MIN_DEAD && dead > size) compact()
         return true
     }
 
@@ -109,5 +174,19 @@ internal class WaitQueue {
             val w = pollFirst() ?: return
             action(w)
         }
+    }
+
+    /** Drops the dead entries: receives everything and re-sends the live waiters, in order. */
+    private fun compact() {
+        repeat(size + dead) {
+            val w = channel.tryReceive().getOrThrow()
+            if (w.queued) channel.trySend(w).getOrThrow()
+        }
+        dead = 0
+    }
+
+    private companion object {
+        /** Dead entries tolerated before a compaction is considered. */
+        const val COMPACT_MIN_DEAD = 64
     }
 }

@@ -11,11 +11,16 @@ internal object BsonWriting {
     private val codec = BsonDocumentCodec()
     private val encoderContext = EncoderContext.builder().build()
 
-    /** Writes [doc] and returns its encoded size; throws [WireFormatException] when it exceeds [maxSize]. */
-    fun writeDocument(out: BasicOutputBuffer, doc: BsonDocument, maxSize: Int, what: String): Int {
+    /**
+     * Writes [doc] and returns its encoded size; throws [WireFormatException] when it exceeds [maxSize].
+     * [writer], when given, is a [BsonBinaryWriter] over [out] that is reused for every document
+     * written to [out] (a binary writer writes top-level documents one after another); after a
+     * failure it must be dropped.
+     */
+    fun writeDocument(out: BasicOutputBuffer, doc: BsonDocument, maxSize: Int, what: String, writer: BsonBinaryWriter? = null): Int {
         val start = out.position
         try {
-            BsonBinaryWriter(out).use { codec.encode(it, doc, encoderContext) }
+            if (writer != null) codec.encode(writer, doc, encoderContext) else BsonBinaryWriter(out).use { codec.encode(it, doc, encoderContext) }
         } catch (e: RuntimeException) {
             throw WireFormatException("cannot encode $what: ${e.message}", e)
         }

@@ -1,5 +1,6 @@
 package dev.mooring.cmap.internal.wire
 
+import org.bson.BsonBinaryWriter
 import org.bson.io.BasicOutputBuffer
 import java.util.zip.CRC32C
 
@@ -22,7 +23,14 @@ internal object OpMsgCodec {
      * buffer, truncated to 0, per connection). The message is `out.internalBuffer[start until
      * out.position]`. On failure the buffer's content is unspecified.
      */
-    internal fun encodeInto(msg: OpMsg, limits: MessageLimits, out: BasicOutputBuffer) {
+    internal fun encodeInto(msg: OpMsg, limits: MessageLimits, out: BasicOutputBuffer): Unit = encodeInto(msg, limits, out, null)
+
+    /**
+     * [encodeInto] with [writer], a `BsonBinaryWriter` over [out] reused for the documents of
+     * every message encoded into [out] (one allocation per connection instead of one per
+     * document); after a failure the caller drops it.
+     */
+    internal fun encodeInto(msg: OpMsg, limits: MessageLimits, out: BasicOutputBuffer, writer: BsonBinaryWriter?) {
         if (msg.flagBits and OpMsg.REQUIRED_MASK and OpMsg.KNOWN_REQUIRED.inv() != 0) {
             throw WireFormatException("unknown required OP_MSG flag bits ${Integer.toHexString(msg.flagBits)}")
         }
@@ -37,14 +45,14 @@ internal object OpMsgCodec {
         BsonWriting.writeHeader(out, msg.requestId, msg.responseTo, OpCode.OP_MSG)
         out.writeInt32(msg.flagBits)
         out.write(0)
-        BsonWriting.writeDocument(out, msg.body, limits.maxBsonObjectSize + MessageLimits.COMMAND_OVERHEAD, "command body")
+        BsonWriting.writeDocument(out, msg.body, limits.maxBsonObjectSize + MessageLimits.COMMAND_OVERHEAD, "command body", writer)
         for (s in msg.sequences) {
             out.write(1)
             val sizeAt = out.position
             out.writeInt32(0)
             BsonWriting.writeCString(out, s.identifier, "document sequence identifier")
             for (d in s.documents) {
-                BsonWriting.writeDocument(out, d, limits.maxBsonObjectSize, "document in sequence '${s.identifier}'")
+                BsonWriting.writeDocument(out, d, limits.maxBsonObjectSize, "document in sequence '${s.identifier}'", writer)
                 if (out.position - base > limits.maxMessageSizeBytes) {
                     throw WireFormatException("message is larger than maxMessageSizeBytes ${limits.maxMessageSizeBytes}")
                 }

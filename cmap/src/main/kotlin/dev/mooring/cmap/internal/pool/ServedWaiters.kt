@@ -1,0 +1,123 @@
+package dev.mooring.cmap.internal.pool
+
+import kotlinx.coroutines.CoroutineDispatcher
+import java.util.concurrent.ConcurrentLinkedDeque
+import java.util.concurrent.atomic.AtomicBoolean
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
+
+/**
+ * The waiters the pool served while they were suspended, in the order they were served, and the
+ * way they are resumed so that they also **run** in that order.
+ *
+ * A waiter served under the pool's lock ([Waiter.hand]) is not resumed there: it is added here
+ * (under the lock, so this queue's order is the hand-over order, FIFO), and whoever released the
+ * lock then drains the queue oldest first ([runAfterUnlock]) on its own thread. One thread drains
+ * at a time (a waiter added while another thread drains is left to that thread), so the waiters
+ * run exactly in the queue's order:
+ *
+ * - a waiter whose dispatcher is the draining coroutine's runs at once on this thread, without a
+ *   dispatch ([Waiter.resumeHere]: the thread already belongs to that dispatcher), until it
+ *   suspends again; a hand-over it makes meanwhile (its own check-in) is only queued here and run
+ *   next by this loop, never recursively;
+ * - at a waiter of another dispatcher the loop stops, leaves that waiter at the head of the queue
+ *   and dispatches a [Drain] task to its dispatcher, which continues the loop on one of that
+ *   dispatcher's threads (a waiter that needs no dispatch, `Dispatchers.Unconfined`, or was
+ *   cancelled, is simply resumed);
+ * - after [INLINE_BUDGET] waiters in a row the loop also stops and continues from a [Drain] task
+ *   on its own dispatcher, so one caller's check-in does not run other callers' code for long.
+ *
+ * A waiter stays in this queue until it runs: a task only says "continue here", so the order does
+ * not depend on when the scheduler gets to the task (a waiter carried inside a task did run late:
+ * a worker runs the task it dispatched last first).
+ *
+ * Resuming through the dispatcher instead (what a plain [kotlinx.coroutines.CancellableContinuation.resume]
+ * under the lock did) keeps the hand-over FIFO but not the run order: `Dispatchers.Default` runs
+ * the task a worker dispatched last first (its LIFO slot) and other workers steal, so 100,000
+ * waiters served in order ran with displacements up to ~95,000 (`waiters-100k`). It also cost a
+ * dispatch, and often an unpark of another worker, per hand-over.
+ *
+ * Thread-safe: [add] runs under the pool's lock; any thread may call [runAfterUnlock]. A waiter
+ * cancelled after it was served is still taken from here (resuming it is a no-op); its outcome is
+ * given back by its own `abandon`. With [inline] false (the Lincheck model check) [Waiter.hand]
+ * resumes at once instead.
+ */
+internal class ServedWaiters {
+    private val queue = ConcurrentLinkedDeque<Waiter>()
+    private val draining = AtomicBoolean()
+
+    /** False only under the model check: see [PoolLock.modelChecking]. */
+    @Volatile var inline: Boolean = true
+
+    /** Under the pool's lock: [w] was handed its outcome while suspended. */
+    fun add(w: Waiter) {
+        queue.addLast(w)
+    }
+
+    /** After releasing the pool's lock, in the releasing coroutine (whose context is [here]). */
+    fun runAfterUnlock(here: CoroutineContext) {
+        if (queue.isEmpty()) return
+        val d = here[ContinuationInterceptor] as? CoroutineDispatcher
+        drain(if (d != null && d.isDispatchNeeded(here)) d else null)
+    }
+
+    /**
+     * Resumes queued waiters oldest first on this thread, which belongs to [here] (null: to no
+     * dispatcher a waiter can share); see the class comment.
+     */
+    private fun drain(here: CoroutineDispatcher?) {
+        val active = ACTIVE.get()
+        if (this in active) return // an outer loop on this thread drains this queue and takes what was added since
+        while (true) {
+            // One thread drains at a time, so the waiters run in the queue's order exactly; a waiter
+            // added while another thread drains is taken by that thread.
+            if (!draining.compareAndSet(false, true)) return
+            var continueOn: CoroutineDispatcher? = null
+            var continueContext: CoroutineContext = EmptyCoroutineContext
+            active.add(this)
+            try {
+                var budget = INLINE_BUDGET
+                while (true) {
+                    val w = queue.pollFirst() ?: break
+                    val d = w.dispatcherToResumeOn()
+                    if (d == null) {
+                        w.resumeDispatched() // needs no dispatch (Unconfined), or its interceptor is no CoroutineDispatcher
+                    } else if (d === here && budget > 0) {
+                        budget--
+                        w.resumeHere(d)
+                    } else {
+                        // Another dispatcher's, or the budget is spent: the waiter keeps its place at the
+                        // head and a task on its own dispatcher continues from there.
+                        continueContext = w.context
+                        continueOn = d
+                        queue.offerFirst(w)
+                        break
+                    }
+                }
+            } finally {
+                active.remove(this)
+                draining.set(false)
+            }
+            if (continueOn != null) {
+                continueOn.dispatch(continueContext, Drain(this, continueOn))
+                return
+            }
+            // A waiter added after the last poll, whose thread found this one draining, is taken now.
+            if (queue.isEmpty()) return
+        }
+    }
+
+    /** Continues the drain on a thread of [dispatcher]. */
+    private class Drain(private val served: ServedWaiters, private val dispatcher: CoroutineDispatcher) : Runnable {
+        override fun run() = served.drain(dispatcher)
+    }
+
+    private companion object {
+        /** Waiters one loop resumes on its own thread before it continues on a fresh task. */
+        const val INLINE_BUDGET = 64
+
+        /** The queues being drained on the current thread (nested drains of other pools' queues are allowed). */
+        val ACTIVE: ThreadLocal<ArrayList<ServedWaiters>> = ThreadLocal.withInitial { ArrayList(2) }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.mooring.cmap.pool
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.ConnectionCheckedInEvent
+import dev.mooring.cmap.ConnectionCheckedOutEvent
+import dev.mooring.cmap.ConnectionPool
+import dev.mooring.cmap.ConnectionPoolEvent
+import dev.mooring.cmap.ConnectionPoolSettings
+import dev.mooring.events.EventBus
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.asCoroutineDispatcher
+import kotlinx.coroutines.cancel
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.joinAll
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
+import java.util.Collections
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.Executors
+import java.util.concurrent.atomic.AtomicInteger
+
+/** How served waiters are resumed (ServedWaiters): in hand-over order, on their own dispatcher, losing nothing when cancelled. */
+class ServedWaitersSpec : FunSpec({
+    test("waiters served in FIFO order also run in that order, on a multi-threaded dispatcher") {
+        val n = 2_000
+        val pool = ConnectionPool(TEST_ADDRESS, ConnectionPoolSettings(maxPoolSize = 4), FakeConnectionFactory())
+        pool.ready()
+        val held = List(4) { pool.checkOut() }
+        val scope = CoroutineScope(SupervisorJob() + Dispatchers.Default)
+        val ran = IntArray(n) { -1 }
+        val rank = AtomicInteger()
+        try {
+            // UNDISPATCHED: waiter i is the i-th in the wait queue when launch returns.
+            val jobs = List(n) { i ->
+                scope.launch(start = CoroutineStart.UNDISPATCHED) {
+                    val c = pool.checkOut()
+                    ran[i] = rank.getAndIncrement()
+                    pool.checkIn(c)
+                }
+            }
+            pool.statistics().waitQueueSize shouldBe n
+            held.forEach { pool.checkIn(it) }
+            withTimeout(60_000) { jobs.joinAll() }
+            ran.toList() shouldBe List(n) { it }
+            pool.statistics().inUseConnections shouldBe 0
+        } finally {
+            scope.cancel()
+            pool.close()
+        }
+    }
+
+    test("a waiter runs on its own dispatcher when a coroutine of another dispatcher checks the connection in") {
+        val own = singleThread("own-dispatcher")
+        val pool = ConnectionPool(TEST_ADDRESS, ConnectionPoolSettings(maxPoolSize = 1), FakeConnectionFactory())
+        try {
+            pool.ready()
+            val c = pool.checkOut()
+            val threadAfterCheckOut = CoroutineScope(own).launch(start = CoroutineStart.UNDISPATCHED) {
+                val mine = pool.checkOut()
+                Thread.currentThread().name.substringBefore(" @") shouldBe "own-dispatcher" // " @coroutine#n" in debug mode
+                pool.checkIn(mine)
+            }
+            awaitQueued(pool)
+            withContext(Dispatchers.Default) { pool.checkIn(c) }
+            withTimeout(20_000) { threadAfterCheckOut.join() }
+            threadAfterCheckOut.isCancelled shouldBe false
+            pool.statistics().availableConnections shouldBe 1
+        } finally {
+            pool.close()
+            own.close()
+        }
+    }
+
+    test("a waiter cancelled after it was served but before it ran gives the connection back") {
+        val blocked = singleThread("blocked-dispatcher")
+        val events: MutableList<ConnectionPoolEvent> = Collections.synchronizedList(ArrayList())
+        val bus = EventBus().also { b -> b.addListener { e -> if (e is ConnectionPoolEvent) events.add(e) } }
+        val pool = ConnectionPool(TEST_ADDRESS, ConnectionPoolSettings(maxPoolSize = 1), FakeConnectionFactory(), bus)
+        val gate = CountDownLatch(1)
+        try {
+            pool.ready()
+            val c: Connection = pool.checkOut()
+            val waiter = CoroutineScope(blocked).launch(start = CoroutineStart.UNDISPATCHED) { pool.checkOut() }
+            awaitQueued(pool)
+            blocked.executor.execute { gate.await() } // the waiter's dispatcher cannot run it yet
+            pool.checkIn(c) // served: the connection is now the waiter's, which has not run
+            pool.statistics().inUseConnections shouldBe 1
+            waiter.cancel()
+            gate.countDown()
+            withTimeout(20_000) { waiter.join() }
+            withTimeout(20_000) { while (pool.statistics().inUseConnections != 0) delay(1) }
+            val s = pool.statistics()
+            s.availableConnections shouldBe 1
+            s.totalConnections shouldBe 1
+            synchronized(events) {
+                events.count { it is ConnectionCheckedOutEvent } shouldBe events.count { it is ConnectionCheckedInEvent }
+            }
+        } finally {
+            gate.countDown()
+            pool.close()
+            blocked.close()
+        }
+    }
+})
+
+private fun singleThread(name: String) = Executors.newSingleThreadExecutor { r -> Thread(r, name) }.asCoroutineDispatcher()
+
+private suspend fun awaitQueued(pool: ConnectionPool) = withTimeout(20_000) {
+    while (pool.statistics().waitQueueSize != 1) delay(1)
+}
