@@ -161,8 +161,8 @@ internal class Topology(
      * As [onApplicationError] for an already classified [error]. The pool's generation (for the
      * stale check) is read under the pool's own lock and never while this topology's lock is
      * held: the lock is taken once to note the server's entry and its clear count, released for
-     * the read, and taken again for the step, which treats the error as stale when the topology
-     * cleared that pool (or replaced the entry) in between.
+     * the read, and taken again for the step, which treats an error of a known generation as stale
+     * when the topology cleared that pool (or replaced the entry) in between.
      */
     internal suspend fun onApplicationError(error: ApplicationError) {
         errorsReported.incrementAndGet()
@@ -181,7 +181,10 @@ internal class Topology(
         mutex.withLock {
             if (isClosed || !opened) return
             if (entries[address] !== entry) return // the server left (and maybe came back) since: the error is of its old pool
-            if (entry != null && pool != null && (entry.pool !== pool || entry.clearCount(clearKey(pool, error)) != clearsBefore)) return // cleared since: stale
+            // Cleared since (the error's connection is of an older generation than the pool's now): stale.
+            // An error of unknown generation is never stale by generation, so it goes on with the one read.
+            val clearedSince = entry != null && pool != null && (entry.pool !== pool || entry.clearCount(clearKey(pool, error)) != clearsBefore)
+            if (clearedSince && error.generation != null) return
             val update = ErrorHandling.onApplicationError(state.value, error, generation, topologySettings)
             if (update.ignored && update.actions.isEmpty()) return
             applyLocked(update, null, error.cause)
