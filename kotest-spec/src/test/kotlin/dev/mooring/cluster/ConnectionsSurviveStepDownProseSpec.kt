@@ -4,19 +4,20 @@ import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.PoolClearedEvent
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.testkit.ProseReport
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.collections.shouldHaveSize
 import io.kotest.matchers.shouldBe
+import kotlin.time.Duration.Companion.seconds
 import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonInt64
-import dev.mooring.sdam.ReadPreference
 import org.bson.BsonString
-import kotlin.time.Duration.Companion.seconds
 
 /**
  * The connections-survive-step-down README prose tests on the test kit's replica set (MongoDB
@@ -28,6 +29,7 @@ import kotlin.time.Duration.Companion.seconds
  * creates it on the first insert).
  */
 class ConnectionsSurviveStepDownProseSpec : FunSpec({
+    extension(ProseReport("connections-survive-step-down") { it.startsWith("connections-survive-step-down prose") })
     timeout = 120.seconds.inWholeMilliseconds
 
     fun insertTest() = BsonDocument("insert", BsonString("step-down"))

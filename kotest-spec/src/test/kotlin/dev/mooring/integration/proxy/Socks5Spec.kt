@@ -18,6 +18,7 @@ import dev.mooring.sdam.MongoServerSelectionTimeoutException
 import dev.mooring.sdam.ServerDescriptionChangedEvent
 import dev.mooring.sdam.ServerHeartbeatFailedEvent
 import dev.mooring.sdam.mongoClusterSettings
+import dev.mooring.testkit.ProseReport
 import dev.mooring.testkit.proxy.Socks5AddressType
 import dev.mooring.testkit.proxy.Socks5Proxy
 import dev.mooring.testkit.replset.ReplicaSetSimulator
@@ -32,12 +33,12 @@ import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.string.shouldNotContain
 import io.kotest.matchers.types.shouldBeInstanceOf
-import org.bson.BsonDocument
-import org.bson.BsonInt32
 import java.net.ServerSocket
 import java.nio.file.Files
 import java.util.concurrent.CopyOnWriteArrayList
 import kotlin.time.Duration.Companion.seconds
+import org.bson.BsonDocument
+import org.bson.BsonInt32
 
 /**
  * socks5.md against the test kit's [Socks5Proxy]: the prose tests of
@@ -46,6 +47,7 @@ import kotlin.time.Duration.Companion.seconds
  * with the proxy given in the URI and through the settings DSL), plus the rules behind them.
  */
 class Socks5Spec : FunSpec({
+    extension(ProseReport("socks5-support") { it.startsWith("prose:") })
     timeout = 300.seconds.inWholeMilliseconds
 
     val dir = Files.createTempDirectory("mooring-socks5")
