@@ -67,7 +67,13 @@ public class EstablishmentFailure(
  * a queued caller), and a queued caller's critical section runs on the thread that releases the
  * Mutex, so the lock is never held by a coroutine that is only waiting to be scheduled.
  * Checkouts that must wait are served strictly in FIFO order from the pool's wait queue; each
- * waiter is resumed exactly once with its connection or error.
+ * waiter is resumed exactly once with its connection or error, and served waiters also *run* in
+ * that order: after releasing the lock, the caller that served them (a check-in, an
+ * establishment, a clear) resumes them oldest first, one thread per pool at a time, on its own
+ * thread when the waiter has the same dispatcher (no dispatch) and through a task on the
+ * waiter's dispatcher otherwise. A served checkout therefore runs on that thread until it next
+ * suspends; code there must not block its thread (as in any coroutine): the pool's other served
+ * waiters wait for it, and one it blocked on would never be resumed.
  * Connections are established by coroutines the pool owns, never under the lock and never
  * blocking other checkouts. Events are published under the lock, so they are in pool order.
  *
