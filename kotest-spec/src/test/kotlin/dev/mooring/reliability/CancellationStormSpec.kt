@@ -19,8 +19,10 @@ import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.cancel
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
@@ -55,7 +57,8 @@ class CancellationStormSpec : FunSpec({
     }
 
     test("across all seeds, cancellation landed in every phase") {
-        // proves the storm exercises each point the issue names
+        // proves the storm exercises each point the issue names (the self-cancelling operations
+        // guarantee each; the random cancellations add to the counts)
         for (p in listOf(Phase.CHECKING_OUT, Phase.IN_USE, Phase.CHECKING_IN)) (phaseTotals[p]?.get() ?: 0) shouldBeGreaterThan 0
         println("cancellation storm: cancelled by phase ${phaseTotals.mapValues { it.value.get() }}")
     }
@@ -63,6 +66,9 @@ class CancellationStormSpec : FunSpec({
 
 /** Where an operation was when it was cancelled (CHECKING_OUT: waiting in the queue or for its establishment). */
 enum class Phase { CHECKING_OUT, IN_USE, CHECKING_IN, DONE }
+
+/** The phases in which the self-cancelling operations (every 10th) cancel themselves, in turn. */
+private val SELF_CANCELLED = listOf(Phase.CHECKING_OUT, Phase.IN_USE, Phase.CHECKING_IN)
 
 class StormResult(val phases: Map<Phase, Int>)
 
@@ -82,14 +88,25 @@ private suspend fun storm(seed: Long, operations: Int): StormResult {
         coroutineScope {
             repeat(operations) { i ->
                 val phase = AtomicReference(Phase.CHECKING_OUT)
+                // every 10th operation cancels itself on entering one phase (in turn), so every phase
+                // is hit whatever the scheduling; the others are cancelled from outside at random
+                val selfCancelAt = if (i % 10 == 0) SELF_CANCELLED[(i / 10) % SELF_CANCELLED.size] else null
+                suspend fun enter(p: Phase) {
+                    phase.set(p)
+                    if (p == selfCancelAt) {
+                        phases.computeIfAbsent(p) { AtomicInteger() }.incrementAndGet()
+                        currentCoroutineContext().cancel()
+                    }
+                }
                 val op: Job = launch(Dispatchers.Default) {
                     try {
+                        enter(Phase.CHECKING_OUT)
                         val c = pool.checkOut()
                         try {
-                            phase.set(Phase.IN_USE)
+                            enter(Phase.IN_USE)
                             c.command("admin", BsonDocument("ping", BsonInt32(1)))
                         } finally {
-                            phase.set(Phase.CHECKING_IN)
+                            enter(Phase.CHECKING_IN)
                             pool.checkIn(c)
                         }
                         phase.set(Phase.DONE)
@@ -104,7 +121,8 @@ private suspend fun storm(seed: Long, operations: Int): StormResult {
                 }
                 val cancelAfter = random.nextInt(0, 12)
                 val doClear = random.nextInt(100) == 0
-                launch(Dispatchers.Default) {
+                if (selfCancelAt != null && doClear) launch(Dispatchers.Default) { pool.clear(); pool.ready() }
+                if (selfCancelAt == null) launch(Dispatchers.Default) {
                     repeat(cancelAfter) { yield() }
                     val at = phase.get()
                     if (op.isActive) {
