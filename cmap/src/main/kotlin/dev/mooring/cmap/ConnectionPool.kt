@@ -14,6 +14,8 @@ import dev.mooring.cmap.internal.pool.Waiter
 import dev.mooring.events.EventBus
 import dev.mooring.events.LoggingSettings
 import dev.mooring.events.ServerAddress
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.cancellation.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
@@ -24,9 +26,8 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.coroutines.yield
 import org.bson.types.ObjectId
-import kotlin.coroutines.CoroutineContext
-import kotlin.coroutines.cancellation.CancellationException
 
 /** The CMAP pool states. */
 public enum class ConnectionPoolState {
@@ -73,7 +74,9 @@ public class EstablishmentFailure(
  * thread when the waiter has the same dispatcher (no dispatch) and through a task on the
  * waiter's dispatcher otherwise. A served checkout therefore runs on that thread until it next
  * suspends; code there must not block its thread (as in any coroutine): the pool's other served
- * waiters wait for it, and one it blocked on would never be resumed.
+ * waiters wait for it, and one it blocked on would never be resumed. [withConnection] runs its
+ * block only after a `yield()` (a dispatch of its own), so a block that blocks its thread, a Java
+ * caller's `join()` for example, never holds up the pool's other waiters.
  * Connections are established by coroutines the pool owns, never under the lock and never
  * blocking other checkouts. Events are published under the lock, so they are in pool order.
  *
@@ -213,6 +216,7 @@ public class ConnectionPool(
     public suspend fun <T> withConnection(block: suspend (Connection) -> T): T {
         val c = checkOut()
         try {
+            yield() // leave the thread that served this checkout before running the caller's code (see the class KDoc)
             return block(c)
         } catch (t: Throwable) {
             if (t is MongoNetworkException || t is MongoProtocolException) markPerished(c)

@@ -1,39 +1,36 @@
 package dev.mooring.sdam
 
-import dev.mooring.sdam.internal.tracing.OperationTracer
-import dev.mooring.sdam.internal.tracing.Tracing
-import dev.mooring.sdam.internal.tracing.trace
-import dev.mooring.sdam.internal.tracing.traceCommand
 import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.Connection
-import dev.mooring.cmap.internal.auth.Reauthentication
 import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolStatistics
 import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.DriverInfo
+import dev.mooring.cmap.MongoServerException
+import dev.mooring.cmap.internal.auth.Reauthentication
 import dev.mooring.cmap.internal.command.CommandMonitor
 import dev.mooring.cmap.internal.command.MonitoredOperation
 import dev.mooring.events.EventBus
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
-import dev.mooring.cmap.MongoServerException
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.internal.cursor.CommandCursor
 import dev.mooring.sdam.internal.cursor.CursorContext
 import dev.mooring.sdam.internal.cursor.CursorFlow
 import dev.mooring.sdam.internal.cursor.CursorPage
 import dev.mooring.sdam.internal.cursor.CursorTimeout
-import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.internal.retry.DefaultWriteConcern
 import dev.mooring.sdam.internal.retry.RetryableRead
 import dev.mooring.sdam.internal.retry.RetryableWrite
 import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
-import dev.mooring.sdam.internal.session.EndSessions
 import dev.mooring.sdam.internal.session.ClusterClock
 import dev.mooring.sdam.internal.session.ClusterTimeConnection
+import dev.mooring.sdam.internal.session.EndSessions
 import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.session.ServerSessionPool
 import dev.mooring.sdam.internal.session.SessionConnection
+import dev.mooring.sdam.internal.settings.UnhonouredSettings
 import dev.mooring.sdam.internal.srv.SrvPoller
 import dev.mooring.sdam.internal.srv.SrvSeedlistDiscovery
 import dev.mooring.sdam.internal.topology.MonitorFactory
@@ -43,7 +40,11 @@ import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
 import dev.mooring.sdam.internal.topology.ServerMonitorFactory
 import dev.mooring.sdam.internal.topology.ServerSelector
 import dev.mooring.sdam.internal.topology.Topology
-import dev.mooring.sdam.internal.settings.UnhonouredSettings
+import dev.mooring.sdam.internal.tracing.OperationTracer
+import dev.mooring.sdam.internal.tracing.Tracing
+import dev.mooring.sdam.internal.tracing.trace
+import dev.mooring.sdam.internal.tracing.traceCommand
+import kotlin.time.Duration
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
@@ -60,10 +61,10 @@ import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.coroutines.yield
 import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
-import kotlin.time.Duration
 
 /**
  * A MongoDB deployment as seen by one client: its live topology (server discovery and
@@ -543,6 +544,9 @@ public class MongoCluster internal constructor(
         return tracer.trace("withConnection", null) {
             runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE) { _, c ->
                 val monitoredConnection = monitored(c, op, s)
+                // the caller's code runs in a dispatch of its own, never on the thread that served the
+                // checkout (which resumes the pool's other waiters next; see ConnectionPool's KDoc)
+                yield()
                 block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
             }
         }

@@ -2,7 +2,6 @@ package dev.mooring.cmap.internal.wire
 
 /**
  * Wire protocol opcodes (OP_MSG.md, OP_COMPRESSED.md). Constants only; thread-safe.
- * Part of Mooring's internal wire layer: public only so the test kit can speak the protocol.
  */
 internal object OpCode {
     /** Legacy reply to an OP_QUERY. */

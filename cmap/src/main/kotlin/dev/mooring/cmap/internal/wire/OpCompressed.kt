@@ -6,8 +6,7 @@ import java.nio.ByteBuffer
 import java.nio.ByteOrder
 
 /**
- * Wraps and unwraps OP_COMPRESSED (OP_COMPRESSED.md). Stateless; thread-safe. Part of Mooring's
- * internal wire layer: public only so the test kit can speak the protocol.
+ * Wraps and unwraps OP_COMPRESSED (OP_COMPRESSED.md). Stateless; thread-safe.
  */
 internal object OpCompressed {
     /** originalOpcode + uncompressedSize + compressorId. */

@@ -14,8 +14,8 @@ import javax.net.ssl.SSLException
 
 /**
  * TLS over a pair of Ktor byte channels, driven by the JDK's [SSLEngine] (any protocol and
- * suite the JDK offers, TLS 1.3 included). Used by Mooring's connections (client mode) and by
- * the test kit's TLS-terminating server (server mode); public only for the test kit.
+ * suite the JDK offers, TLS 1.3 included). Used by Mooring's connections (client mode; the engine's
+ * mode decides the role).
  *
  * Concurrency: not thread-safe. [handshake] runs first; afterwards one [write] or one
  * [readFully] at a time (a connection is single-track, so reads and writes never overlap).
@@ -172,7 +172,7 @@ internal interface NetIo {
     suspend fun writeFully(src: ByteBuffer)
 }
 
-/** [NetIo] over Ktor's byte channels (the test kit's server side). */
+/** [NetIo] over Ktor's byte channels (the transport's fallback when [dev.mooring.cmap.internal.connection.DirectSocketIo] cannot reach the socket). */
 private class KtorChannelsIo(private val input: ByteReadChannel, private val output: ByteWriteChannel) : NetIo {
     override suspend fun readAvailable(dst: ByteBuffer): Int = input.readAvailable(dst)
 

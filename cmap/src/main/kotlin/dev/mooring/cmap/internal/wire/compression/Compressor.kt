@@ -2,8 +2,7 @@ package dev.mooring.cmap.internal.wire.compression
 
 /**
  * One OP_COMPRESSED algorithm (OP_COMPRESSED.md). Implementations are stateless and
- * thread-safe. Part of Mooring's internal wire layer: public only so the test kit can speak
- * the protocol.
+ * thread-safe.
  */
 internal interface Compressor {
     /** The name used in the handshake's `compression` list and the `compressors` option. */

@@ -2,7 +2,7 @@ package dev.mooring.cmap.internal.wire.compression
 
 /**
  * The compressors Mooring implements, looked up by handshake name or compressorId. Immutable;
- * thread-safe. Public only so the test kit can speak the protocol.
+ * thread-safe.
  */
 internal object Compressors {
     /** Handshake names of every supported compressor. */
