@@ -381,13 +381,21 @@ class JavaFacadeMongoJavaServerTest extends MongoJavaServerFixture {
             subscription.get().request(Long.MAX_VALUE);
             Await.until("the 4 buffered events arrive", () -> received.size() >= 4);
             cluster.runCommand("admin", ping()).join();
-            Await.until("the next events arrive", () -> received.stream().anyMatch(e -> e instanceof dev.mooring.events.EventsDropped)
-                    && received.get(received.size() - 1) instanceof ConnectionCheckedInEvent);
+            // Wait for the 4th command's check-in after the report (not for it to be the last event: a
+            // heartbeat's events may arrive after it).
+            Await.until("the next events arrive", () -> {
+                synchronized (received) {
+                    return received.size() > 5 && received.subList(5, received.size()).stream().anyMatch(e -> e instanceof ConnectionCheckedInEvent);
+                }
+            });
             dev.mooring.events.EventsDropped dropped = (dev.mooring.events.EventsDropped) received.get(4);
             assertTrue(dropped.getCount() >= 5, "missed " + dropped.getCount());
             // After the report, the 4th command's checkout arrives complete and in order.
-            List<Class<?>> after = received.subList(5, received.size()).stream()
-                    .filter(e -> e instanceof ConnectionPoolEvent).map(Object::getClass).collect(Collectors.toList());
+            List<Class<?>> after;
+            synchronized (received) {
+                after = received.subList(5, received.size()).stream()
+                        .filter(e -> e instanceof ConnectionPoolEvent).map(Object::getClass).collect(Collectors.toList());
+            }
             assertEquals(List.of(ConnectionCheckOutStartedEvent.class, ConnectionCheckedOutEvent.class, ConnectionCheckedInEvent.class), after);
         }
     }
