@@ -5,6 +5,8 @@ import dev.mooring.cmap.PoolClearedEvent
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.internal.topology.ClusterInternals
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.ProseReport
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import io.kotest.assertions.throwables.shouldThrow
@@ -13,6 +15,8 @@ import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.collections.shouldHaveSize
 import io.kotest.matchers.shouldBe
 import kotlin.time.Duration.Companion.seconds
+import kotlinx.coroutines.flow.first
+import kotlinx.coroutines.withTimeout
 import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonInt32
@@ -28,6 +32,14 @@ import org.bson.BsonString
  * `step-down` collection dropped with majority write concern before each test (the simulator
  * creates it on the first insert).
  */
+/** Closes [cluster] and checks that none of its coroutines survived. */
+private suspend fun closeAndCheckNoCoroutines(cluster: MongoCluster) {
+    cluster.closeSuspending()
+    val job = ClusterInternals.rootJob(cluster)
+    job.isCompleted shouldBe true
+    job.children.toList().shouldBeEmpty()
+}
+
 class ConnectionsSurviveStepDownProseSpec : FunSpec({
     extension(ProseReport("connections-survive-step-down") { it.startsWith("connections-survive-step-down prose") })
     timeout = 120.seconds.inWholeMilliseconds
@@ -43,7 +55,7 @@ class ConnectionsSurviveStepDownProseSpec : FunSpec({
             val cluster = MongoCluster(MongoClusterSettings.fromUri(rs.seedUri("retryWrites=false&serverSelectionTimeoutMS=20000")), listOf(recorder))
             try {
                 val primary = rs.primary!!
-                cluster.awaitTopology { it.primary?.address == primary.address }
+                withTimeout(20.seconds) { cluster.topology.first { it.primary?.address == primary.address } }
                 cluster.runCommand("step-down", BsonDocument("drop", BsonString("step-down")).apply { putAll(majority) })
                 recorder.clear()
                 primary.configureFailPoint(
@@ -58,7 +70,7 @@ class ConnectionsSurviveStepDownProseSpec : FunSpec({
                     recorder.ofType<PoolClearedEvent>().shouldBeEmpty()
                 }
             } finally {
-                cluster.closeAndCheckNoCoroutines()
+                closeAndCheckNoCoroutines(cluster)
             }
         }
     }
@@ -68,7 +80,7 @@ class ConnectionsSurviveStepDownProseSpec : FunSpec({
             val recorder = EventRecorder()
             val cluster = MongoCluster(MongoClusterSettings.fromUri(rs.seedUri("retryWrites=false&serverSelectionTimeoutMS=20000")), listOf(recorder))
             try {
-                cluster.awaitTopology { t -> t.primary != null && t.servers.values.count { it.type == dev.mooring.sdam.ServerType.RS_SECONDARY } == 2 }
+                withTimeout(20.seconds) { cluster.topology.first { t -> t.primary != null && t.servers.values.count { it.type == dev.mooring.sdam.ServerType.RS_SECONDARY } == 2 } }
                 cluster.runCommand("step-down", BsonDocument("drop", BsonString("step-down")).apply { putAll(majority) })
                 val five = BsonArray((1..5).map { BsonDocument("x", BsonInt32(it)) })
                 cluster.runCommand("step-down", BsonDocument("insert", BsonString("step-down")).append("documents", five).apply { putAll(majority) })
@@ -85,7 +97,7 @@ class ConnectionsSurviveStepDownProseSpec : FunSpec({
                 }
                 recorder.ofType<PoolClearedEvent>().shouldBeEmpty()
             } finally {
-                cluster.closeAndCheckNoCoroutines()
+                closeAndCheckNoCoroutines(cluster)
             }
         }
     }

@@ -1,6 +1,5 @@
 package dev.mooring.prose
 
-import dev.mooring.cluster.EventRecorder
 import dev.mooring.cmap.CommandFailedEvent
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.ConnectionCheckedInEvent
@@ -9,17 +8,18 @@ import dev.mooring.cmap.MongoCommandException
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.internal.topology.ClusterInternals
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.server.WireServer
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldHaveSize
 import io.kotest.matchers.longs.shouldBeGreaterThanOrEqual
 import io.kotest.matchers.shouldBe
+import kotlin.time.Duration.Companion.seconds
 import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
-import kotlin.time.Duration.Companion.seconds
 
 /**
  * The client-backpressure README prose tests (and the retry rules behind them) against a test-kit

@@ -2,7 +2,6 @@ package dev.mooring.reliability
 
 import de.bwaldvogel.mongo.MongoServer
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend
-import dev.mooring.cluster.EventRecorder
 import dev.mooring.cmap.ConnectionClosedEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
 import dev.mooring.cmap.ConnectionSettings
@@ -17,6 +16,7 @@ import dev.mooring.sdam.ServerHeartbeatStartedEvent
 import dev.mooring.sdam.ServerHeartbeatSucceededEvent
 import dev.mooring.sdam.ServerType
 import dev.mooring.sdam.internal.topology.ClusterInternals
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.proxy.Direction
 import dev.mooring.testkit.proxy.Fault
 import dev.mooring.testkit.proxy.FaultProxy
@@ -28,6 +28,14 @@ import io.kotest.matchers.ints.shouldBeLessThanOrEqual
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import java.net.InetAddress
+import java.net.InetSocketAddress
+import java.net.ServerSocket
+import java.net.Socket
+import java.util.Collections
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.concurrent.thread
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.first
@@ -37,14 +45,6 @@ import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
-import java.net.InetAddress
-import java.net.InetSocketAddress
-import java.net.ServerSocket
-import java.net.Socket
-import java.util.Collections
-import java.util.concurrent.atomic.AtomicInteger
-import kotlin.concurrent.thread
-import kotlin.time.Duration.Companion.seconds
 
 /** Bad input from servers: oversized replies, huge host lists, garbage handshakes. */
 class BadInputSpec : FunSpec({

@@ -1,16 +1,21 @@
 package dev.mooring.reliability
 
-import dev.mooring.cluster.EventRecorder
 import dev.mooring.cmap.ConnectionClosedEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
 import dev.mooring.events.MooringException
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.internal.topology.ClusterInternals
+import dev.mooring.testkit.EventRecorder
 import io.kotest.assertions.withClue
 import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.ints.shouldBeLessThanOrEqual
 import io.kotest.matchers.shouldBe
+import java.io.File
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.async
@@ -24,11 +29,6 @@ import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
-import java.io.File
-import java.util.concurrent.atomic.AtomicInteger
-import kotlin.time.Duration
-import kotlin.time.Duration.Companion.milliseconds
-import kotlin.time.Duration.Companion.seconds
 
 /** What one fault run observed; [line] is its row in target/reliability-report.md. */
 data class FaultReport(

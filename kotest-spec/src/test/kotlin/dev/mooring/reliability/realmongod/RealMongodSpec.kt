@@ -1,6 +1,5 @@
 package dev.mooring.reliability.realmongod
 
-import dev.mooring.cluster.EventRecorder
 import dev.mooring.cmap.ConnectionCheckedInEvent
 import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
@@ -12,10 +11,12 @@ import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ServerType
 import dev.mooring.sdam.TopologyType
+import dev.mooring.testkit.EventRecorder
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.coroutineScope
@@ -28,7 +29,6 @@ import org.bson.BsonInt32
 import org.bson.BsonString
 import org.testcontainers.DockerClientFactory
 import org.testcontainers.containers.MongoDBContainer
-import kotlin.time.Duration.Companion.seconds
 
 /**
  * Real mongod: a standalone and a single-node replica set (testcontainers), or the server that

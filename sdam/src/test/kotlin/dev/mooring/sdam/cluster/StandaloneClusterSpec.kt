@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import de.bwaldvogel.mongo.MongoServer
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend
@@ -15,6 +15,7 @@ import dev.mooring.sdam.TopologyClosedEvent
 import dev.mooring.sdam.TopologyDescriptionChangedEvent
 import dev.mooring.sdam.TopologyOpeningEvent
 import dev.mooring.sdam.TopologyType
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.server.WireServer
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
@@ -22,6 +23,8 @@ import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.types.shouldBeInstanceOf
+import java.net.ServerSocket
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
@@ -32,8 +35,6 @@ import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
-import java.net.ServerSocket
-import kotlin.time.Duration.Companion.seconds
 
 /** MongoCluster against a standalone server: mongo-java-server and the test kit's WireServer. */
 class StandaloneClusterSpec : FunSpec({

@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.events.LogComponent
 import dev.mooring.events.LogLevel

@@ -1,14 +1,16 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ServerType
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.sharded.ShardedClusterSimulator
 import io.kotest.core.spec.style.FunSpec
-import io.kotest.matchers.doubles.shouldBeLessThan
 import io.kotest.matchers.doubles.shouldBeBetween
+import io.kotest.matchers.doubles.shouldBeLessThan
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.coroutineScope
@@ -17,7 +19,6 @@ import kotlinx.coroutines.withTimeout
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
-import kotlin.time.Duration.Companion.seconds
 
 /**
  * The server-selection-tests.md prose test for multi-threaded drivers: operationCount-based

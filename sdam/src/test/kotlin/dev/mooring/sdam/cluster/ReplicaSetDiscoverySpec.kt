@@ -1,17 +1,18 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ServerClosedEvent
 import dev.mooring.sdam.ServerType
 import dev.mooring.sdam.TopologyType
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldContainExactlyInAnyOrder
 import io.kotest.matchers.shouldBe
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.withTimeout
-import kotlin.time.Duration.Companion.seconds
 
 /** Discovery of a replica set from one seed, hidden and arbiter members, reconfiguration. */
 class ReplicaSetDiscoverySpec : FunSpec({

@@ -1,7 +1,5 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
-import dev.mooring.events.EventListener
-import dev.mooring.events.MooringEvent
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.TopologyDescription
 import dev.mooring.sdam.internal.topology.ClusterInternals
@@ -10,7 +8,6 @@ import kotlinx.coroutines.flow.first
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonDocument
 import org.bson.BsonInt32
-import java.util.Collections
 import kotlin.time.Duration
 import kotlin.time.Duration.Companion.seconds
 
@@ -20,22 +17,6 @@ fun ping(): BsonDocument = BsonDocument("ping", BsonInt32(1))
 /** Waits (bounded) until the cluster's topology satisfies [predicate]; returns that description. */
 suspend fun MongoCluster.awaitTopology(limit: Duration = 20.seconds, predicate: (TopologyDescription) -> Boolean): TopologyDescription =
     withTimeout(limit) { topology.first(predicate) }
-
-/** Records every event it is given, as a synchronous listener (nothing is dropped). */
-class EventRecorder : EventListener {
-    private val list = Collections.synchronizedList(ArrayList<MooringEvent>())
-
-    override fun onEvent(event: MooringEvent) {
-        list.add(event)
-    }
-
-    /** A snapshot of the events so far. */
-    val events: List<MooringEvent> get() = synchronized(list) { list.toList() }
-
-    inline fun <reified T : MooringEvent> ofType(): List<T> = events.filterIsInstance<T>()
-
-    fun clear() = list.clear()
-}
 
 /** Closes [cluster] and checks that none of its coroutines survived. */
 suspend fun MongoCluster.closeAndCheckNoCoroutines() {

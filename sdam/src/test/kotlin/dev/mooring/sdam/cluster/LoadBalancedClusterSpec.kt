@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.PoolClearedEvent
@@ -7,16 +7,17 @@ import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ServerHeartbeatStartedEvent
 import dev.mooring.sdam.ServerType
 import dev.mooring.sdam.TopologyType
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.server.DefaultHello
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.WireServer
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
+import kotlin.time.Duration.Companion.seconds
 import org.bson.BsonDocument
 import org.bson.BsonString
 import org.bson.types.ObjectId
-import kotlin.time.Duration.Companion.seconds
 
 /** Load-balanced mode against a WireServer that answers hello as a server behind a load balancer. */
 class LoadBalancedClusterSpec : FunSpec({

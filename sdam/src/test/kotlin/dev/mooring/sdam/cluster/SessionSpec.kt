@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.MongoNetworkException
@@ -7,19 +7,20 @@ import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.MongoSessionNotSupportedException
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.server.DefaultHello
 import dev.mooring.testkit.server.WireServer
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
+import java.util.Collections
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.flow.toList
 import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
-import java.util.Collections
-import kotlin.time.Duration.Companion.seconds
 
 /** Explicit and implicit sessions (driver-sessions.md) against the test kit's wire server. */
 class SessionSpec : FunSpec({

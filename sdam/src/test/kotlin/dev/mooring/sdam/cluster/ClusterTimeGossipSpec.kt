@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.CommandSucceededEvent
@@ -7,6 +7,7 @@ import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.WireServer
@@ -14,6 +15,9 @@ import dev.mooring.testkit.sharded.ShardedClusterSimulator
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
+import java.util.Collections
+import java.util.concurrent.atomic.AtomicReference
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.withTimeout
@@ -24,9 +28,6 @@ import org.bson.BsonInt32
 import org.bson.BsonInt64
 import org.bson.BsonString
 import org.bson.BsonTimestamp
-import java.util.Collections
-import java.util.concurrent.atomic.AtomicReference
-import kotlin.time.Duration.Companion.seconds
 
 /** Gossipping the cluster time (driver-sessions.md), against scripted servers and the test kit's replica set and mongoses. */
 class ClusterTimeGossipSpec : FunSpec({

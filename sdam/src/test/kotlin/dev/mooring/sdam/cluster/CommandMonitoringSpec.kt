@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.CommandFailedEvent
@@ -9,12 +9,14 @@ import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.server.WireServer
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
 import io.kotest.matchers.types.shouldBeInstanceOf
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
@@ -23,7 +25,6 @@ import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonDocument
 import org.bson.BsonString
-import kotlin.time.Duration.Companion.seconds
 
 /** Command monitoring through MongoCluster against the test kit's server: which commands, in which order, with which fields. */
 class CommandMonitoringSpec : FunSpec({

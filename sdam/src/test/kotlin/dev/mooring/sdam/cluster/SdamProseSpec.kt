@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.MongoNetworkException
@@ -17,6 +17,7 @@ import dev.mooring.sdam.ServerType
 import dev.mooring.sdam.TopologySettings
 import dev.mooring.sdam.TopologyStateMachine
 import dev.mooring.sdam.TopologyType
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.server.WireServer
 import io.kotest.assertions.throwables.shouldThrow
@@ -24,6 +25,7 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.longs.shouldBeGreaterThanOrEqual
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.async
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.withTimeout
@@ -31,7 +33,6 @@ import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
-import kotlin.time.Duration.Companion.seconds
 
 /**
  * The prose tests of server-discovery-and-monitoring-tests.md on the test kit (the replica set

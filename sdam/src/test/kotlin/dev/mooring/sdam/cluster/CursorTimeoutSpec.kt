@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.MongoCommandException
@@ -9,11 +9,13 @@ import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.RunCursorCommandOptions
 import dev.mooring.sdam.TimeoutMode
 import dev.mooring.sdam.internal.cursor.CursorPage
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.server.WireServer
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.types.shouldBeInstanceOf
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
 import org.bson.BsonArray
@@ -21,7 +23,6 @@ import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
-import kotlin.time.Duration.Companion.seconds
 
 /** runCursorCommand under client-side-operations-timeout.md "Cursors": maxTimeMS per timeoutMode, error translation, validation, retries, limit. */
 class CursorTimeoutSpec : FunSpec({

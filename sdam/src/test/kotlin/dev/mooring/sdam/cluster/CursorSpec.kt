@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.CommandSucceededEvent
@@ -12,11 +12,12 @@ import dev.mooring.sdam.MongoCursorProtocolException
 import dev.mooring.sdam.MongoCursorServerUnavailableException
 import dev.mooring.sdam.MongoMissingCursorException
 import dev.mooring.sdam.MongoOperationTimeoutException
-import dev.mooring.sdam.TimeoutMode
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.RunCursorCommandOptions
 import dev.mooring.sdam.ServerType
+import dev.mooring.sdam.TimeoutMode
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.WireServer
@@ -26,6 +27,7 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.take
@@ -35,7 +37,6 @@ import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonInt64
 import org.bson.BsonString
-import kotlin.time.Duration.Companion.seconds
 
 /** runCursorCommand over the test kit's servers: batches, getMore routing, killCursors, pinning, typed errors. */
 class CursorSpec : FunSpec({

@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.ConnectionCheckOutFailedEvent
 import dev.mooring.cmap.ConnectionCheckOutFailedReason
@@ -7,12 +7,14 @@ import dev.mooring.cmap.ConnectionPoolSettings
 import dev.mooring.cmap.PoolCreatedEvent
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import dev.mooring.testkit.server.Reply
 import dev.mooring.testkit.server.WireServer
 import io.kotest.assertions.throwables.shouldThrowAny
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
@@ -22,7 +24,6 @@ import kotlinx.coroutines.flow.first
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonDocument
 import org.bson.BsonInt32
-import kotlin.time.Duration.Companion.seconds
 
 /** The CMAP prose tests (cmap-tests-README.md "Prose Tests" 1–5), each a named test. */
 class CmapProseSpec : FunSpec({

@@ -1,4 +1,4 @@
-package dev.mooring.cluster
+package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.PoolClearedEvent
@@ -9,12 +9,14 @@ import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ServerDescriptionChangedEvent
 import dev.mooring.sdam.ServerHeartbeatStartedEvent
 import dev.mooring.sdam.ServerType
+import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.types.shouldBeInstanceOf
+import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
@@ -24,7 +26,6 @@ import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
 import org.bson.Document
-import kotlin.time.Duration.Companion.seconds
 
 private fun insertOne(id: Int): BsonDocument = BsonDocument("insert", BsonString("c"))
     .append("documents", BsonArray(listOf(BsonDocument("_id", BsonInt32(id)))))
