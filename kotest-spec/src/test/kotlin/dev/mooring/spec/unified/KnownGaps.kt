@@ -12,8 +12,10 @@ import kotlinx.serialization.json.jsonPrimitive
  */
 object KnownGaps {
     private const val NO_LEGACY_WAIT_QUEUE = "sets the legacy URI option %s and expects it in the 'Connection pool created' " +
-        "message; Mooring does not support that option (its connection string parser warns about an unknown option and " +
-        "ignores it), so the message lists only the pool options Mooring has"
+        "message; connection-monitoring-and-pooling.md's table for that message says of waitQueueSize and waitQueueMultiple " +
+        "\"Optional; only required to include if the driver supports this option and the user specified a value\", the " +
+        "options are deprecated there (\"Why are waitQueueSize and waitQueueMultiple deprecated?\"), and Mooring does not " +
+        "support them (its connection string parser warns about an unknown option and ignores it)"
 
     private val gaps = mapOf(
         ("connection-pool-options" to "waitQueueSize should be included in connection pool created message when specified") to

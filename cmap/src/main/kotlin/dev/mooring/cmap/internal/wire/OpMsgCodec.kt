@@ -21,16 +21,12 @@ internal object OpMsgCodec {
     /**
      * Encodes [msg] like [encode], into [out] from its current position (callers reuse one
      * buffer, truncated to 0, per connection). The message is `out.internalBuffer[start until
-     * out.position]`. On failure the buffer's content is unspecified.
+     * out.position]`. On failure the buffer's content is unspecified. [writer], when given, is a
+     * `BsonBinaryWriter` over [out] reused for the documents of every message encoded into [out]
+     * (one allocation per connection instead of one per document); after a failure the caller
+     * drops it.
      */
-    internal fun encodeInto(msg: OpMsg, limits: MessageLimits, out: BasicOutputBuffer): Unit = encodeInto(msg, limits, out, null)
-
-    /**
-     * [encodeInto] with [writer], a `BsonBinaryWriter` over [out] reused for the documents of
-     * every message encoded into [out] (one allocation per connection instead of one per
-     * document); after a failure the caller drops it.
-     */
-    internal fun encodeInto(msg: OpMsg, limits: MessageLimits, out: BasicOutputBuffer, writer: BsonBinaryWriter?) {
+    internal fun encodeInto(msg: OpMsg, limits: MessageLimits, out: BasicOutputBuffer, writer: BsonBinaryWriter? = null) {
         if (msg.flagBits and OpMsg.REQUIRED_MASK and OpMsg.KNOWN_REQUIRED.inv() != 0) {
             throw WireFormatException("unknown required OP_MSG flag bits ${Integer.toHexString(msg.flagBits)}")
         }
