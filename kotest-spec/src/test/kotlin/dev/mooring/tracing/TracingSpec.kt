@@ -148,6 +148,57 @@ class TracingSpec : FunSpec({
         }
     }
 
+    /** A `{times: 1}` overload error on [command]: runCommand retries it once (client-backpressure.md). */
+    fun overloadOnce(command: String) = server.configureFailPoint(
+        BsonDocument.parse(
+            "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['$command'], errorCode: 462, " +
+                "errorLabels: ['SystemOverloadedError', 'RetryableError']}}",
+        ),
+    )
+
+    /** One operation span under [parent] with two command spans (the failed attempt, then the retry). */
+    fun checkRetriedRunCommand(all: List<SpanData>, parent: String, operation: String, command: String) {
+        val callerSpan = all.single { it.name == parent }
+        val op = all.single { it.name == operation }
+        op.parentSpanId shouldBe callerSpan.spanId
+        op.traceId shouldBe callerSpan.traceId
+        op.attr("db.operation.name") shouldBe "runCommand"
+        op.status.statusCode shouldBe StatusCode.UNSET
+        val commands = all.filter { it.name == command }.sortedBy { it.startEpochNanos }
+        commands shouldHaveSize 2
+        commands.forEach { it.parentSpanId shouldBe op.spanId }
+        commands[0].status.statusCode shouldBe StatusCode.ERROR
+        commands[0].attr("db.response.status_code") shouldBe "462"
+        commands[1].status.statusCode shouldBe StatusCode.UNSET
+        op.events.filter { it.name == "server selected" } shouldHaveSize 2
+    }
+
+    test("Kotlin: runCommand inside the caller's span, hopping threads, retried once after an overload error") {
+        MongoCluster(settings(TracingSettings(enabled = true))).use { cluster ->
+            val parent = caller.spanBuilder("kotlin caller").startSpan()
+            withContext(parent.asContextElement()) {
+                withContext(Dispatchers.IO) {
+                    overloadOnce("count")
+                    cluster.runCommand("db", BsonDocument("count", BsonString("items")))
+                }
+            }
+            parent.end()
+        }
+        withSpans { all -> checkRetriedRunCommand(all, "kotlin caller", "runCommand db", "count") }
+    }
+
+    test("Java: runCommand's future under the calling thread's current span, retried once after an overload error") {
+        MongoClusters.create(MongoClusters.settingsBuilder(settings(TracingSettings())).tracing(true, 0)).use { cluster ->
+            val parent = caller.spanBuilder("java caller").startSpan()
+            parent.makeCurrent().use {
+                overloadOnce("count")
+                cluster.runCommand("db", BsonDocument("count", BsonString("items"))).join()
+            }
+            parent.end()
+        }
+        withSpans { all -> checkRetriedRunCommand(all, "java caller", "runCommand db", "count") }
+    }
+
     test("off: no spans at all, even with an SDK installed") {
         MongoCluster(settings(TracingSettings(enabled = false))).use { cluster ->
             val parent = caller.spanBuilder("caller").startSpan()
