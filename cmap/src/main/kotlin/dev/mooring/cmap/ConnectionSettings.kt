@@ -1,11 +1,38 @@
 package dev.mooring.cmap
 
-/** The declared Stable API version (`serverApi`), sent in every command when set. */
+/**
+ * The declared Stable API (versioned-api.md's `serverApi` client option; never a URI option).
+ * Immutable.
+ *
+ * When declared, every command a connection sends carries `apiVersion`, plus `apiStrict` and
+ * `apiDeprecationErrors` when the user set them (even to the server's default) and never when not
+ * — `getMore`, `killCursors`, `endSessions` and authentication commands included — and every
+ * handshake and monitoring check is `hello` over OP_MSG (never the legacy hello). The command
+ * document is not inspected: API fields the caller put in a command are replaced by the declared
+ * ones (versioned-api.md leaves declaring both undefined; Mooring's rule is "the client wins").
+ *
+ * @property version one of [KNOWN_VERSIONS]; any other is refused at construction, since a new
+ *   API version may need driver changes.
+ */
 public data class ServerApi(
-    val version: String = "1",
+    val version: String = V1,
     val strict: Boolean? = null,
     val deprecationErrors: Boolean? = null,
-)
+) {
+    init {
+        require(version in KNOWN_VERSIONS) {
+            "unknown Stable API version '$version': this version of Mooring supports ${KNOWN_VERSIONS.joinToString { "'$it'" }}"
+        }
+    }
+
+    public companion object {
+        /** Stable API version 1. */
+        public const val V1: String = "1"
+
+        /** The API versions this version of Mooring can declare. */
+        public val KNOWN_VERSIONS: Set<String> = setOf(V1)
+    }
+}
 
 /**
  * TLS options as the URI options spec names them. Immutable.

@@ -32,9 +32,6 @@ object KnownGaps {
     private const val SESSION_OPTIONS = "needs session options (%s %s): Mooring's sessions have no snapshot reads, causal " +
         "consistency or default transaction options"
 
-    private const val STABLE_API = "needs the Stable API (client option serverApi: apiVersion, apiStrict, apiDeprecationErrors), " +
-        "which Mooring does not implement"
-
     private val features = mapOf(
         "operation" to mapOf(
             "createChangeStream" to CHANGE_STREAMS,
@@ -81,21 +78,7 @@ object KnownGaps {
             val missing = test["operations"]!!.jsonArray.map { it.jsonObject["name"]!!.jsonPrimitive.content }.filter { it !in TRACED }.distinct()
             if (missing.isNotEmpty()) return NO_CRUD_HELPER.format(missing.joinToString(", "), missing.joinToString(" or "))
         }
-        if (usesStableApi(file, text)) return STABLE_API
         Regex("\"sessionOptions\":\\{\"(\\w+)\"").findAll(file.toString() + text).forEach { m -> missingFeature("sessionOptions", m.groupValues[1])?.let { return it } }
         return null
-    }
-
-    /** True when [testText] names a client created with `serverApi`, or a database or collection of one. */
-    private fun usesStableApi(file: JsonObject, testText: String): Boolean {
-        val entities = (file["createEntities"] as? kotlinx.serialization.json.JsonArray)?.map { it as JsonObject } ?: return false
-        val apiClients = entities.mapNotNull { (it["client"] as? JsonObject)?.takeIf { c -> "serverApi" in c }?.get("id")?.jsonPrimitive?.content }.toMutableSet()
-        if (apiClients.isEmpty()) return false
-        val named = apiClients.toMutableSet()
-        for (kind in listOf("database", "collection")) {
-            val owner = if (kind == "database") "client" else "database"
-            entities.mapNotNull { it[kind] as? JsonObject }.filter { it[owner]?.jsonPrimitive?.content in named }.forEach { named += it["id"]!!.jsonPrimitive.content }
-        }
-        return named.any { testText.contains("\"object\":\"$it\"") || testText.contains("\"client\":\"$it\"") }
     }
 }

@@ -1,5 +1,6 @@
 package dev.mooring.spec.unified
 
+import dev.mooring.cmap.ServerApi
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.MooringException
@@ -117,6 +118,11 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     o["observeLogMessages"]?.let { observe ->
                         val capture = LogCapture(observe.jsonObject).also { logCaptures[id] = it }
                         settings = settings.copy(logging = capture.settings)
+                    }
+                    o["serverApi"]?.jsonObject?.let { api ->
+                        fun flag(name: String) = (api[name] as? JsonPrimitive)?.booleanOrNull
+                        val declared = ServerApi(api["version"]!!.jsonPrimitive.content, flag("strict"), flag("deprecationErrors"))
+                        settings = settings.copy(connection = settings.connection.copy(serverApi = declared))
                     }
                     o["observeTracingMessages"]?.let { observe ->
                         val payload = (observe.jsonObject["enableCommandPayload"] as? JsonPrimitive)?.booleanOrNull ?: false

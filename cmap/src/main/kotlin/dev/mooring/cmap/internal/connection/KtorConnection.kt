@@ -330,10 +330,11 @@ internal class KtorConnection(
         val d = BsonDocument()
         d.putAll(command)
         d["\$db"] = databaseValue(database)
+        // versioned-api.md: the command is not inspected; the declared API replaces any the caller wrote
         settings.serverApi?.let { api ->
-            if (!d.containsKey("apiVersion")) d["apiVersion"] = org.bson.BsonString(api.version)
-            api.strict?.let { if (!d.containsKey("apiStrict")) d["apiStrict"] = org.bson.BsonBoolean(it) }
-            api.deprecationErrors?.let { if (!d.containsKey("apiDeprecationErrors")) d["apiDeprecationErrors"] = org.bson.BsonBoolean(it) }
+            d["apiVersion"] = org.bson.BsonString(api.version)
+            api.strict?.let { d["apiStrict"] = org.bson.BsonBoolean(it) }
+            api.deprecationErrors?.let { d["apiDeprecationErrors"] = org.bson.BsonBoolean(it) }
         }
         return d
     }
