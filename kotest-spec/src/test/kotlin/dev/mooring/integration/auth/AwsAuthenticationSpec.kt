@@ -4,6 +4,7 @@ import dev.mooring.cmap.ConnectionSettings
 import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.MongoAuthenticationException
 import dev.mooring.cmap.MongoCredential
+import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.internal.auth.AuthHooks
 import dev.mooring.cmap.internal.auth.aws.AwsCredentialCache
 import dev.mooring.cmap.internal.auth.aws.AwsCredentials
@@ -17,6 +18,8 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.string.shouldStartWith
+import org.bson.BsonArray
+import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
@@ -158,6 +161,23 @@ class AwsAuthenticationSpec : FunSpec({
             s.cache.get() shouldBe null
             s.find()
             s.cache.get()!!.accessKeyId shouldBe s.metadata.credentials.accessKeyId
+        }
+    }
+
+    test("a failure that is not a refusal (the connection drops mid-conversation) clears the cache too (auth.md: 'for any reason')") {
+        withAws { s ->
+            s.find()
+            s.cache.get()!!.accessKeyId shouldBe s.metadata.credentials.accessKeyId
+            s.server.configureFailPoint(
+                BsonDocument("configureFailPoint", BsonString("failCommand"))
+                    .append("mode", BsonDocument("times", BsonInt32(1)))
+                    .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("saslContinue")))).append("closeConnection", BsonBoolean(true))),
+            )
+            shouldThrow<MongoNetworkException> { s.find() }
+            s.cache.get() shouldBe null
+            s.find()
+            s.cache.get()!!.accessKeyId shouldBe s.metadata.credentials.accessKeyId
+            s.metadata.hitsOf("ec2-credentials") shouldBe 2
         }
     }
 
