@@ -5,6 +5,7 @@ import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.MongoAuthenticationException
 import dev.mooring.cmap.MongoCredential
 import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.cmap.internal.auth.AuthHooks
 import dev.mooring.cmap.internal.auth.aws.AwsCredentialCache
 import dev.mooring.cmap.internal.auth.aws.AwsCredentials
@@ -214,6 +215,29 @@ class AwsAuthenticationSpec : FunSpec({
         withAws { s ->
             s.env["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"] = "/no/such/path"
             shouldThrow<MongoAuthenticationException> { s.find() }.message!! shouldContain "HTTP 404"
+        }
+    }
+
+    test("an endpoint that never answers is cut off by connectTimeoutMS: the connection's timeout, not 'cannot reach' the endpoint") {
+        withAws { s ->
+            java.net.ServerSocket(0).use { silent -> // accepts (backlog) and never answers
+                s.env["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"] = "/creds"
+                val settings = ConnectionSettings(
+                    connectTimeoutMS = 300, socketTimeoutMS = 10_000,
+                    credential = MongoCredential("MONGODB-AWS", null, "\$external", null),
+                )
+                val hooks = AuthHooks(
+                    environment = { s.env[it] },
+                    awsEndpoints = AwsEndpoints(ecs = "http://127.0.0.1:${silent.localPort}"),
+                    awsCache = s.cache,
+                )
+                DefaultConnectionFactory(settings, emptyList(), null, hooks).use { f ->
+                    val e = shouldThrow<MongoNetworkTimeoutException> { f.create(s.server.address, 1, 0).establish() }
+                    e.message!! shouldContain "300 ms"
+                    f.awaitClosed()
+                }
+                s.cache.get() shouldBe null
+            }
         }
     }
 
