@@ -182,6 +182,16 @@ class ConnectionStringSpec : FunSpec({
         shouldThrow<InvalidSettingsException> { mongoClusterSettings { proxy("p", 1080, "", "pw") } }
     }
 
+    test("socks5.md: proxyPort without proxyHost is an error even when its value is invalid (it was specified)") {
+        for (uri in listOf("mongodb://a/?proxyPort=abc", "mongodb://a/?proxyPort=0", "mongodb://a/?proxyPort=", "mongodb://a/?proxyHost=&proxyPort=1080")) {
+            shouldThrow<InvalidConnectionStringException> { ConnectionString.parse(uri) }.message!! shouldContain "proxyHost"
+        }
+        // with proxyHost, an invalid port is ignored with a warning (the default 1080 applies)
+        val cs = ConnectionString.parse("mongodb://a/?proxyHost=p&proxyPort=abc")
+        cs.settings.proxy!!.port shouldBe 1080
+        cs.warnings.shouldNotBeEmpty()
+    }
+
     test("mongodb+srv: one host, no port, TLS on unless tls=false, SRV options kept") {
         val cs = ConnectionString.parse("mongodb+srv://Cluster0.Example.com/?srvServiceName=custom&srvMaxHosts=3")
         cs.isSrv shouldBe true
