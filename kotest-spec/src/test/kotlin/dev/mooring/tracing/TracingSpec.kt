@@ -104,7 +104,7 @@ class TracingSpec : FunSpec({
                     "network.transport" to "tcp",
                 )
                 c.attr("db.mongodb.driver_connection_id").shouldNotBeNull()
-                c.attr("db.query.text") shouldBe """{"find": "items", "f""" // 20 characters
+                c.attr("db.query.text") shouldBe """{"find": "items", "f...""" // 20 characters and logging.md's ellipsis
             }
             commands[0].status.statusCode shouldBe StatusCode.ERROR
             commands[0].attr("db.response.status_code") shouldBe "6"

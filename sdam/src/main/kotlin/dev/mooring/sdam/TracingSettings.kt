@@ -24,8 +24,10 @@ public data class TracingSettings(
     /** Trace this cluster (true), do not (false), or follow [ENABLED_ENV] (null, the default). */
     val enabled: Boolean? = null,
     /**
-     * The most characters of the `db.query.text` attribute (the command as relaxed extended JSON);
-     * 0 leaves the attribute out; null follows [QUERY_TEXT_MAX_LENGTH_ENV] (default 0).
+     * The most characters of the `db.query.text` attribute (the command as relaxed extended JSON,
+     * without `lsid`, `$db`, `$clusterTime`); a longer command is cut there and gets a trailing
+     * `...` (not counted), as logging.md truncates documents; 0 leaves the attribute out; null
+     * follows [QUERY_TEXT_MAX_LENGTH_ENV] (default 0).
      */
     val queryTextMaxLength: Int? = null,
 ) {
