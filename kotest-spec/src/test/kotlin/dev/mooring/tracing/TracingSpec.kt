@@ -21,7 +21,10 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter
 import io.opentelemetry.sdk.trace.SdkTracerProvider
 import io.opentelemetry.sdk.trace.data.SpanData
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor
+import dev.mooring.sdam.RunCursorCommandOptions
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.flow.take
+import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.withContext
 import org.bson.BsonArray
 import org.bson.BsonDocument
@@ -218,6 +221,39 @@ class TracingSpec : FunSpec({
         withSpans { all ->
             val op = all.single { it.name == "withConnection" }
             all.filter { it.parentSpanId == op.spanId }.map { it.name } shouldBe listOf("ping")
+        }
+    }
+
+    test("a cursor: the opening command's operation span carries the cursor id; each getMore is an operation span on the collection; killCursors and endSessions are nested in one too") {
+        MongoCluster(settings(TracingSettings(enabled = true))).use { cluster ->
+            cluster.runRetryableWrite("db", BsonDocument.parse("{insert: 'cursor', documents: [{_id: 1}, {_id: 2}, {_id: 3}, {_id: 4}, {_id: 5}]}"))
+            exporter.reset()
+            val find = BsonDocument.parse("{find: 'cursor', filter: {}, batchSize: 2}")
+            cluster.runCursorCommand("db", find, RunCursorCommandOptions(batchSize = 2)).toList().size shouldBe 5
+            // stopped early: the cursor is still open on the server, so closing it sends killCursors
+            cluster.runCursorCommand("db", find, RunCursorCommandOptions(batchSize = 2)).take(3).toList().size shouldBe 3
+        }
+        withSpans { all ->
+            val roots = all.filter { s -> all.none { it.spanId == s.parentSpanId } }.sortedBy { it.startEpochNanos }
+            roots.map { it.name } shouldBe listOf(
+                "find db.cursor", "getMore db.cursor", "getMore db.cursor", "find db.cursor", "getMore db.cursor", "killCursors db.cursor",
+                "endSessions admin", // closing the cluster
+            )
+            fun children(op: SpanData) = all.filter { it.parentSpanId == op.spanId }
+            val cursorId = roots[0].attr("db.mongodb.cursor_id") as Long
+            (cursorId != 0L) shouldBe true
+            children(roots[0]).single().attr("db.mongodb.cursor_id") shouldBe cursorId
+            for (getMore in listOf(roots[1], roots[2])) {
+                getMore.shouldHave("db.operation.name" to "getMore", "db.collection.name" to "cursor", "db.mongodb.cursor_id" to cursorId)
+                children(getMore).single().shouldHave(
+                    "db.command.name" to "getMore", "db.collection.name" to "cursor", "db.query.summary" to "getMore db.cursor",
+                    "db.mongodb.cursor_id" to cursorId, // the drained reply's 0 does not replace the id sent
+                )
+            }
+            val kill = roots[5]
+            kill.shouldHave("db.operation.name" to "killCursors", "db.collection.name" to "cursor")
+            children(kill).single().shouldHave("db.command.name" to "killCursors", "db.mongodb.cursor_id" to roots[3].attr("db.mongodb.cursor_id"))
+            children(roots[6]).single().shouldHave("db.command.name" to "endSessions", "db.namespace" to "admin", "db.collection.name" to null)
         }
     }
 })

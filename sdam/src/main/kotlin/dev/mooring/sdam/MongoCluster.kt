@@ -617,7 +617,8 @@ public class MongoCluster internal constructor(
         val op = monitoredOperation()
         withTimeoutOrNull(settings.serverSelectionTimeoutMS) {
             try {
-                pool.withConnection { c -> EndSessions.send(monitored(c, op), commands) }
+                // OpenTelemetry: an operation span of its own around the endSessions command spans
+                tracer.trace("endSessions", "admin") { pool.withConnection { c -> EndSessions.send(monitored(c, op), commands) } }
             } catch (e: MongoServerException) {
                 // driver-sessions.md: errors of endSessions are ignored
             }

@@ -90,6 +90,9 @@ internal class OpenTelemetryTracer(private val config: TracingConfig) : Operatio
         span.setStatus(StatusCode.ERROR, e.message ?: e.javaClass.simpleName)
     }
 
+    /** The operation running in the calling coroutine, or null (a command outside any operation span). */
+    internal suspend fun currentOperation(): OperationTrace? = callerContext().get(OperationTrace.KEY)
+
     /** The caller's context: the coroutine context's OpenTelemetry context, else the thread's current one. */
     private suspend fun callerContext(): Context {
         val fromCoroutine = currentCoroutineContext().getOpenTelemetryContext()

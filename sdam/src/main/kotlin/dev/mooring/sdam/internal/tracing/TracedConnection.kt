@@ -18,7 +18,12 @@ internal class TracedConnection(private val delegate: Connection, private val tr
         val span = tracer.commandSpan(delegate, database, name, command)
         try {
             val reply = delegate.command(database, command)
-            CommandAttributes.replyCursorId(reply)?.let { span.setAttribute("db.mongodb.cursor_id", it) }
+            // the cursor the command used, else the one it opened: on the command span and on its operation's
+            val cursorId = CommandAttributes.cursorId(command) ?: CommandAttributes.replyCursorId(reply)
+            if (cursorId != null) {
+                span.setAttribute("db.mongodb.cursor_id", cursorId)
+                tracer.currentOperation()?.span?.setAttribute("db.mongodb.cursor_id", cursorId)
+            }
             if (reply.getNumber("ok", null)?.doubleValue() == 0.0) {
                 reply.getNumber("code", null)?.let { span.setAttribute("db.response.status_code", it.intValue().toString()) }
             }
