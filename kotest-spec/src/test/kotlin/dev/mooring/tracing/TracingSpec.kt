@@ -256,4 +256,35 @@ class TracingSpec : FunSpec({
             children(roots[6]).single().shouldHave("db.command.name" to "endSessions", "db.namespace" to "admin", "db.collection.name" to null)
         }
     }
+
+    test("a failed command: error.type (the server's code) on its command span, not on the operation span") {
+        MongoCluster(settings(TracingSettings(enabled = true))).use { cluster ->
+            failFindOnce(8) // UnknownError: not retryable
+            runCatching { cluster.runRetryableRead("db", find) }.isFailure shouldBe true
+        }
+        withSpans { all ->
+            val op = all.single { it.name == "find db.items" }
+            op.status.statusCode shouldBe StatusCode.ERROR
+            op.attr("error.type") shouldBe null
+            all.single { it.name == "find" }.shouldHave("db.response.status_code" to "8", "error.type" to "8")
+        }
+    }
+
+    test("a sensitive command's failure: the operation span records the error's type and code, never its message or stack trace") {
+        MongoCluster(settings(TracingSettings(enabled = true))).use { cluster ->
+            runCatching { cluster.runCommand("admin", BsonDocument.parse("{saslStart: 1, mechanism: 'SCRAM-SHA-256', payload: 'secret'}")) }
+                .isFailure shouldBe true
+        }
+        withSpans { all ->
+            val op = all.single { it.name == "runCommand admin" }
+            all.filter { it.parentSpanId == op.spanId } shouldHaveSize 0 // no command span for a sensitive command
+            op.status.statusCode shouldBe StatusCode.ERROR
+            op.status.description shouldBe op.attr("exception.type")
+            op.attr("exception.type").shouldNotBeNull()
+            op.attr("exception.message") shouldBe null
+            op.attr("exception.stacktrace") shouldBe null
+            op.events.flatMap { e -> e.attributes.asMap().keys.map { it.key } }.filter { it == "exception.message" || it == "exception.stacktrace" } shouldBe emptyList()
+        }
+    }
 })
+

@@ -44,7 +44,8 @@ internal class OpenTelemetryTracer(private val config: TracingConfig) : Operatio
         try {
             return withContext(parent.with(span).with(OperationTrace.KEY, operation).asContextElement()) { block() }
         } catch (e: Throwable) {
-            if (e !is CancellationException) recordError(span, e)
+            if (e is CancellationException) throw e
+            if (operation.isSensitiveFailure(e)) recordRedactedError(span, e) else recordError(span, e)
             throw e
         } finally {
             span.end()
@@ -80,14 +81,31 @@ internal class OpenTelemetryTracer(private val config: TracingConfig) : Operatio
         return builder.startSpan()
     }
 
-    /** Records [e] on [span]: the exception attributes, the exception event, status ERROR, and the server's code when it sent one. */
-    internal fun recordError(span: Span, e: Throwable) {
+    /**
+     * Records [e] on [span]: the exception attributes, the exception event, status ERROR, and the
+     * server's code when it sent one (`db.response.status_code`); on a command span also
+     * `error.type` (semantic conventions for database spans: the status code, else the exception's class).
+     */
+    internal fun recordError(span: Span, e: Throwable, commandSpan: Boolean = false) {
         span.setAttribute("exception.type", e.javaClass.name)
         e.message?.let { span.setAttribute("exception.message", it) }
         span.setAttribute("exception.stacktrace", StringWriter().also { e.printStackTrace(PrintWriter(it)) }.toString())
-        if (e is MongoCommandException) span.setAttribute("db.response.status_code", e.code.toString())
+        val code = (e as? MongoCommandException)?.code?.toString()
+        code?.let { span.setAttribute("db.response.status_code", it) }
+        if (commandSpan) span.setAttribute("error.type", code ?: e.javaClass.name)
         span.recordException(e)
         span.setStatus(StatusCode.ERROR, e.message ?: e.javaClass.simpleName)
+    }
+
+    /**
+     * Records the failure of a security-sensitive command (open-telemetry.md "Security
+     * Implication": as command monitoring redacts it) on the operation [span]: the exception's
+     * type and the server's code only, no message, stack trace or exception event.
+     */
+    private fun recordRedactedError(span: Span, e: Throwable) {
+        span.setAttribute("exception.type", e.javaClass.name)
+        (e as? MongoCommandException)?.let { span.setAttribute("db.response.status_code", it.code.toString()) }
+        span.setStatus(StatusCode.ERROR, e.javaClass.name)
     }
 
     /** The operation running in the calling coroutine, or null (a command outside any operation span). */
@@ -116,6 +134,16 @@ internal class OpenTelemetryTracer(private val config: TracingConfig) : Operatio
         /** When the running attempt's checkout started; null between attempts. */
         @Volatile
         var checkoutStartNanos: Long? = null
+
+        /** The last failure of a security-sensitive command of this operation (recorded redacted if the operation fails with it). */
+        @Volatile
+        var sensitiveFailure: Throwable? = null
+
+        /** [e] is (or was caused by) the failure of a sensitive command of this operation. */
+        fun isSensitiveFailure(e: Throwable): Boolean {
+            val failure = sensitiveFailure ?: return false
+            return generateSequence(e) { it.cause }.take(8).any { it === failure } || e.suppressed.any { it === failure }
+        }
 
         companion object {
             val KEY: ContextKey<OperationTrace> = ContextKey.named("dev.mooring.operation")
