@@ -22,6 +22,8 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider
 import io.opentelemetry.sdk.trace.data.SpanData
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor
 import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.internal.tracing.CallerTracingContext
+import kotlin.coroutines.EmptyCoroutineContext
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
@@ -285,6 +287,19 @@ class TracingSpec : FunSpec({
             op.attr("exception.stacktrace") shouldBe null
             op.events.flatMap { e -> e.attributes.asMap().keys.map { it.key } }.filter { it == "exception.message" || it == "exception.stacktrace" } shouldBe emptyList()
         }
+    }
+
+    test("Java facade: the calling thread's context is carried into the operation only by a cluster that traces (nothing per call otherwise)") {
+        val parent = caller.spanBuilder("java caller").startSpan()
+        parent.makeCurrent().use {
+            MongoCluster(settings(TracingSettings(enabled = false))).use { off ->
+                CallerTracingContext.current(off) shouldBe EmptyCoroutineContext
+            }
+            MongoCluster(settings(TracingSettings(enabled = true))).use { on ->
+                (CallerTracingContext.current(on) == EmptyCoroutineContext) shouldBe false
+            }
+        }
+        parent.end()
     }
 })
 

@@ -138,7 +138,7 @@ public class MongoCluster internal constructor(
     /** The settings this cluster runs with (for `mongodb+srv`: after the seed list lookup). */
     public val settings: MongoClusterSettings = seedlist.settings
 
-    private val tracer: OperationTracer? = Tracing.create(settings.tracing) // null when tracing is off
+    internal val tracer: OperationTracer? = Tracing.create(settings.tracing) // null when tracing is off
 
     private val job = SupervisorJob()
     private val scope = CoroutineScope(job + Dispatchers.Default)
