@@ -301,5 +301,22 @@ class TracingSpec : FunSpec({
         }
         parent.end()
     }
+
+    test("a retry's server selection wait starts when the failed attempt ended, not when the operation started") {
+        MongoCluster(settings(TracingSettings(enabled = true))).use { cluster ->
+            failFindOnce(6) // HostUnreachable: retried once
+            cluster.runRetryableRead("db", find)
+        }
+        withSpans { all ->
+            val op = all.single { it.name == "find db.items" }
+            val firstAttempt = all.filter { it.name == "find" }.minBy { it.startEpochNanos }
+            val retrySelected = op.events.filter { it.name == "server selected" }.also { it shouldHaveSize 2 }[1]
+            val waitMs = retrySelected.attributes.get(AttributeKey.doubleKey("mooring.selection.wait_ms"))!!
+            // measured from no earlier than the failed attempt's end (the span clock and the wait share System.nanoTime)
+            withClue("wait $waitMs ms, since the first attempt ended ${(retrySelected.epochNanos - firstAttempt.endEpochNanos) / 1e6} ms") {
+                (waitMs * 1e6 <= (retrySelected.epochNanos - firstAttempt.endEpochNanos).toDouble()) shouldBe true
+            }
+        }
+    }
 })
 

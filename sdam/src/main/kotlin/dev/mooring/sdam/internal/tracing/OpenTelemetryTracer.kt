@@ -130,7 +130,14 @@ internal class OpenTelemetryTracer(private val config: TracingConfig) : Operatio
     }
 
     /** What the pool-event recorder needs of the running operation. */
-    internal class OperationTrace(val span: Span, val startNanos: Long) {
+    internal class OperationTrace(val span: Span, startNanos: Long) {
+        /**
+         * When the running attempt's server selection started: the operation's start, then the end
+         * of the last command or failed checkout (a retry selects again after its attempt failed).
+         */
+        @Volatile
+        var selectionStartNanos: Long = startNanos
+
         /** When the running attempt's checkout started; null between attempts. */
         @Volatile
         var checkoutStartNanos: Long? = null

@@ -44,6 +44,7 @@ internal class TracedConnection(private val delegate: Connection, private val tr
             throw e
         } finally {
             span.end()
+            tracer.currentOperation()?.selectionStartNanos = System.nanoTime() // a retry selects again from here
         }
     }
 }
