@@ -1,5 +1,6 @@
 package dev.mooring.tracing
 
+import dev.mooring.cmap.internal.connection.DriverVersion
 import dev.mooring.java.MongoClusters
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
@@ -98,6 +99,9 @@ class TracingSpec : FunSpec({
                 "db.operation.name" to "find", "db.operation.summary" to "find db.items",
             )
             op.status.statusCode shouldBe StatusCode.UNSET
+            // open-telemetry.md "Tracer Attributes": the scope's version is the handshake's client.driver.version
+            op.instrumentationScopeInfo.name shouldBe "dev.mooring"
+            op.instrumentationScopeInfo.version shouldBe DriverVersion.value
             val commands = all.filter { it.name == "find" }.sortedBy { it.startEpochNanos }
             commands shouldHaveSize 2
             commands.forEach { c ->

@@ -2,8 +2,8 @@ package dev.mooring.sdam.internal.tracing
 
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.internal.connection.DriverVersion
 import dev.mooring.events.EventListener
-import dev.mooring.sdam.MongoCluster
 import io.opentelemetry.api.GlobalOpenTelemetry
 import io.opentelemetry.api.trace.Span
 import io.opentelemetry.api.trace.SpanBuilder
@@ -28,8 +28,8 @@ import java.io.StringWriter
  */
 internal class OpenTelemetryTracer(private val config: TracingConfig) : OperationTracer {
     private val tracer: Tracer by lazy {
-        GlobalOpenTelemetry.get().tracerBuilder(SCOPE_NAME)
-            .setInstrumentationVersion(MongoCluster::class.java.`package`?.implementationVersion ?: "unknown").build()
+        // open-telemetry.md "Tracer Attributes": the version as the handshake's client.driver.version
+        GlobalOpenTelemetry.get().tracerBuilder(SCOPE_NAME).setInstrumentationVersion(DriverVersion.value).build()
     }
 
     override suspend fun <T> operation(name: String, database: String?, collection: String?, block: suspend () -> T): T {
