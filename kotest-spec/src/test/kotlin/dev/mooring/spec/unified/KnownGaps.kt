@@ -90,6 +90,10 @@ object KnownGaps {
         return models.none { m -> m.jsonObject.keys.any { it == "updateMany" || it == "deleteMany" } }
     }
 
+    private const val MULTI_CLIENT_BULK_WRITE = "expects the client bulk write's operation span to be 'bulkWrite admin'; its " +
+        "updateMany/deleteMany models make it a non-retryable write, which Mooring can only send through runCommand (span " +
+        "'runCommand admin'), having no client bulk write helper"
+
     private const val CURSOR_COMMAND_NAMED_AFTER_COMMAND = "expects the operation span of %s to be named runCommand; Mooring's " +
         "runCursorCommand names it after the command it opens the cursor with (its find, aggregate and list helpers rely on that)"
 
@@ -105,6 +109,7 @@ object KnownGaps {
             names.filter { it in CURSOR_COMMAND }.distinct().takeIf { it.isNotEmpty() }?.let { return CURSOR_COMMAND_NAMED_AFTER_COMMAND.format(it.joinToString(" and ")) }
             val missing = test["operations"]!!.jsonArray.map { it.jsonObject }.filterNot(::tracedAsDriversDo)
                 .map { it["name"]!!.jsonPrimitive.content }.distinct()
+            if (missing == listOf("clientBulkWrite")) return MULTI_CLIENT_BULK_WRITE
             if (missing.isNotEmpty()) return NO_CRUD_HELPER.format(missing.joinToString(", "), missing.joinToString(" or "))
         }
         Regex("\"sessionOptions\":\\{\"(\\w+)\"").findAll(file.toString() + text).forEach { m -> missingFeature("sessionOptions", m.groupValues[1])?.let { return it } }
