@@ -138,7 +138,7 @@ public class MongoCluster internal constructor(
     /** The settings this cluster runs with (for `mongodb+srv`: after the seed list lookup). */
     public val settings: MongoClusterSettings = seedlist.settings
 
-    private val tracer: OperationTracer? = Tracing.create(settings.tracing) // null when tracing is off
+    internal val tracer: OperationTracer? = Tracing.create(settings.tracing) // null when tracing is off
 
     private val job = SupervisorJob()
     private val scope = CoroutineScope(job + Dispatchers.Default)
@@ -617,7 +617,8 @@ public class MongoCluster internal constructor(
         val op = monitoredOperation()
         withTimeoutOrNull(settings.serverSelectionTimeoutMS) {
             try {
-                pool.withConnection { c -> EndSessions.send(monitored(c, op), commands) }
+                // OpenTelemetry: an operation span of its own around the endSessions command spans
+                tracer.trace("endSessions", "admin") { pool.withConnection { c -> EndSessions.send(monitored(c, op), commands) } }
             } catch (e: MongoServerException) {
                 // driver-sessions.md: errors of endSessions are ignored
             }

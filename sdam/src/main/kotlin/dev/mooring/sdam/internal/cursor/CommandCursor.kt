@@ -125,7 +125,10 @@ internal class CommandCursor(
             try {
                 val t = timeout.forClose() // client-side-operations-timeout.md: timeoutMS is refreshed for killCursors
                 withTimeoutOrNull(timeout.closeBoundMS) {
-                    context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { t.withMaxTimeMS(session.attach(kill, c), server(r)) } }
+                    // OpenTelemetry: killCursors is an operation span of its own (with its command span inside)
+                    context.tracer.traceCommand(ns.substringBefore('.'), kill) {
+                        context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { t.withMaxTimeMS(session.attach(kill, c), server(r)) } }
+                    }
                 }
             } catch (e: Exception) {
                 // run-command.md: the outcome of killCursors is ignored
