@@ -445,9 +445,16 @@ public class MongoCluster internal constructor(
     private fun sessionTimeoutMinutes(): Int? =
         live.description.value.let { if (it.type == TopologyType.LOAD_BALANCED) null else it.logicalSessionTimeoutMinutes }
 
-    /** The session of one operation: [explicit]'s, or an implicit one from the pool. */
+    /**
+     * The session of one operation: [explicit]'s (held until the operation releases it, so ending
+     * the session meanwhile keeps its server session out of the pool), or an implicit one from the pool.
+     */
     private fun operationSession(explicit: ClientSession?): OperationSession =
-        OperationSession(sessions, explicit?.checkUsable(live.id), ::sessionTimeoutMinutes, explicit?.clock)
+        if (explicit == null) {
+            OperationSession(sessions, null, ::sessionTimeoutMinutes)
+        } else {
+            OperationSession(sessions, explicit.hold(live.id), ::sessionTimeoutMinutes, explicit.clock, explicit::releaseHold)
+        }
 
     /**
      * Runs the write [command] (insert, update, delete, findAndModify, ...) on [database] on
@@ -541,14 +548,18 @@ public class MongoCluster internal constructor(
         val op = monitoredOperation()
         val timeout = operationTimeout(timeoutMS)
         val s = session?.let { operationSession(it) }
-        return tracer.trace("withConnection", null) {
-            runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE) { _, c ->
-                val monitoredConnection = monitored(c, op, s)
-                // the caller's code runs in a dispatch of its own, never on the thread that served the
-                // checkout (which resumes the pool's other waiters next; see ConnectionPool's KDoc)
-                yield()
-                block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
+        try {
+            return tracer.trace("withConnection", null) {
+                runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE) { _, c ->
+                    val monitoredConnection = monitored(c, op, s)
+                    // the caller's code runs in a dispatch of its own, never on the thread that served the
+                    // checkout (which resumes the pool's other waiters next; see ConnectionPool's KDoc)
+                    yield()
+                    block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
+                }
             }
+        } finally {
+            s?.release()
         }
     }
 

@@ -4,6 +4,7 @@ import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.MongoSessionNotSupportedException
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.RunCursorCommandOptions
@@ -135,6 +136,55 @@ class SessionSpec : FunSpec({
             // the first explicit session reuses the ping's implicit one: 10,001 server sessions in the pool
             ended.map { it.getArray("endSessions").size } shouldBe listOf(10_000, 1)
             ended.flatMap { it.getArray("endSessions") }.toSet().size shouldBe 10_001
+        } finally {
+            server.close()
+        }
+    }
+
+    test("ending an explicit session while its cursor is open: the getMores keep its lsid, and no other session gets the server session until the cursor ends") {
+        val server = WireServer.start()
+        try {
+            val recorder = EventRecorder()
+            MongoCluster(MongoClusterSettings.fromUri(uri(server)), listOf(recorder)).use { cluster ->
+                cluster.runCommand("db", insert(6))
+                val session = cluster.startSession()
+                val lsid = session.lsid
+                val docs = ArrayList<BsonDocument>()
+                cluster.runCursorCommand("db", find(), RunCursorCommandOptions(session = session, batchSize = 2)).collect { d ->
+                    docs.add(d)
+                    if (docs.size == 1) {
+                        session.close() // endSession with the cursor still open
+                        shouldThrow<IllegalStateException> { cluster.runCommand("db", ping(), ReadPreference.PRIMARY, session) }
+                        cluster.runCommand("db", ping()) // an implicit session meanwhile
+                        cluster.startSession().use { other -> other.lsid shouldNotBe lsid }
+                    }
+                }
+                docs.size shouldBe 6
+                val sent = recorder.ofType<CommandStartedEvent>()
+                sent.filter { it.commandName == "getMore" }.map { it.command["lsid"] }.toSet() shouldBe setOf(lsid)
+                sent.filter { it.commandName == "ping" }.map { it.command["lsid"] }.single() shouldNotBe lsid
+                // the cursor is exhausted: the server session is back in the pool, the most recently released
+                cluster.startSession().use { it.lsid shouldBe lsid }
+            }
+        } finally {
+            server.close()
+        }
+    }
+
+    test("a command cut off by timeoutMS while in flight makes its session dirty (the server's view of the session is unknown)") {
+        val server = WireServer.start()
+        try {
+            MongoCluster(MongoClusterSettings.fromUri(uri(server))).use { cluster ->
+                cluster.runCommand("db", ping())
+                val session = cluster.startSession()
+                server.configureFailPoint(
+                    BsonDocument.parse("""{configureFailPoint: "failCommand", mode: {times: 1}, data: {failCommands: ["ping"], blockConnection: true, blockTimeMS: 2000}}"""),
+                )
+                shouldThrow<MongoOperationTimeoutException> { cluster.runCommand("db", ping(), ReadPreference.PRIMARY, session, timeoutMS = 300) }
+                session.isDirty shouldBe true
+                session.close()
+                cluster.startSession().use { it.lsid shouldNotBe session.lsid }
+            }
         } finally {
             server.close()
         }
