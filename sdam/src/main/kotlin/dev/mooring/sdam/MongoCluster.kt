@@ -356,7 +356,10 @@ public class MongoCluster internal constructor(
      * [runCommand]'s (or [runRetryableRead]'s); it carries `maxTimeMS` (remaining time minus the
      * server's minimum round trip time, overwriting one in [command]) in CURSOR_LIFETIME mode and
      * for a tailable-await cursor, none in ITERATION mode otherwise. Each getMore is bounded by
-     * the remaining lifetime (CURSOR_LIFETIME) or a fresh timeoutMS (ITERATION), without
+     * the remaining lifetime (CURSOR_LIFETIME) or a fresh timeoutMS (ITERATION: one per document
+     * awaited, so the getMores a tailable cursor sends over empty batches while the collector
+     * waits for its next document share one timeoutMS, and the wait ends with
+     * [MongoOperationTimeoutException] when it expires), without
      * `maxTimeMS` but for a tailable-await cursor's `min(maxTimeMS, remaining - minRoundTripTime)`;
      * killCursors gets a fresh timeoutMS (with its `maxTimeMS`). The command, each
      * getMore and the killCursors are published as command monitoring events and log messages.
