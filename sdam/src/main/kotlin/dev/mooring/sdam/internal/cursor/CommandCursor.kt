@@ -175,7 +175,8 @@ internal class CommandCursor(
             timeout.checkReply(context.monitored(connection, operation, session).command(db, build()))
         } catch (e: Throwable) {
             session.onError(e)
-            if (e is MongoNetworkException && route is CursorRoute.Pinned) pinnedNetworkError = true
+            // load-balancers.md: after a network error (or a command cut off in flight, which closes the connection) the pinned connection is no longer valid
+            if (route is CursorRoute.Pinned && (e is MongoNetworkException || connection.isClosed)) pinnedNetworkError = true
             throw timeout.translate(e)
         }
 }
