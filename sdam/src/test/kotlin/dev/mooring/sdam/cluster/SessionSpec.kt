@@ -7,16 +7,20 @@ import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.MongoSessionNotSupportedException
 import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.internal.topology.ClusterInternals
 import dev.mooring.sdam.RunCursorCommandOptions
 import dev.mooring.testkit.EventRecorder
 import dev.mooring.testkit.server.DefaultHello
 import dev.mooring.testkit.server.WireServer
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
 import java.util.Collections
 import kotlin.time.Duration.Companion.seconds
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.toList
 import org.bson.BsonArray
 import org.bson.BsonDocument
@@ -185,6 +189,28 @@ class SessionSpec : FunSpec({
                 session.close()
                 cluster.startSession().use { it.lsid shouldNotBe session.lsid }
             }
+        } finally {
+            server.close()
+        }
+    }
+
+    test("endSessions errors are ignored, a failed connection handshake included: the cluster still closes") {
+        val server = WireServer.start()
+        try {
+            val cluster = MongoCluster(uri(server))
+            cluster.runCommand("db", ping()) // an implicit session in the pool: close sends endSessions
+            var closing: Result<Unit>? = null
+            runCatching { // the operation holding the connection is interrupted by the close
+                coroutineScope {
+                    cluster.withConnection { _ ->
+                        // the only connection is in use: endSessions needs a new one, whose handshake now fails
+                        server.hello = { ctx, cmd -> DefaultHello.standalone(ctx, cmd).apply { put("maxWireVersion", BsonInt32(2)) } }
+                        closing = async { runCatching { cluster.closeSuspending() } }.await()
+                    }
+                }
+            }
+            closing.shouldNotBeNull().exceptionOrNull() shouldBe null
+            ClusterInternals.rootJob(cluster).isCompleted shouldBe true
         } finally {
             server.close()
         }
