@@ -182,4 +182,30 @@ class JavaCursorPublisherTest extends MongoJavaServerFixture {
             assertTrue(!r.completed, "no onComplete after cancel");
         }
     }
+
+    @Test
+    void closingTheClusterEndsAWaitingSubscriberWithAnErrorAndACancelledOneSilently() {
+        Recorder waiting = new Recorder();
+        Recorder cancelled = new Recorder();
+        JavaMongoCluster cluster = MongoClusters.create(uri);
+        try {
+            List<BsonDocument> docs = new ArrayList<>();
+            for (int i = 0; i < 10; i++) docs.add(new BsonDocument("_id", new BsonInt32(i)));
+            cluster.runCommand("db", new BsonDocument("insert", new BsonString("c")).append("documents", new BsonArray(docs))).join();
+            BsonDocument find = new BsonDocument("find", new BsonString("c")).append("batchSize", new BsonInt32(5));
+            cluster.runCursorCommand("db", find).subscribe(waiting);
+            waiting.subscription.request(5);
+            Await.until("the first batch", () -> waiting.received.size() == 5); // the cursor is open, waiting for demand
+            cluster.runCursorCommand("db", find).subscribe(cancelled);
+            cancelled.subscription.cancel();
+            cancelled.subscription.request(0); // after cancel: a no-op (rule 3.6), no onError
+        } finally {
+            cluster.close(); // waits for every subscription's work to end
+        }
+        assertInstanceOf(dev.mooring.sdam.MongoClusterClosedException.class, waiting.error.get(), "a publisher that stops must signal it (rule 1.4)");
+        assertTrue(!waiting.completed);
+        assertNull(cancelled.error.get());
+        assertTrue(!cancelled.completed);
+        assertEquals(0, cancelled.received.size());
+    }
 }

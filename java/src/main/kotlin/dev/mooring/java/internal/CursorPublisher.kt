@@ -1,5 +1,6 @@
 package dev.mooring.java.internal
 
+import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.internal.cursor.CursorPage
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
@@ -26,7 +27,10 @@ import java.util.concurrent.Flow as JFlow
  * `onNext` throws is cancelled likewise. Signals are serialized, on the coroutines of [scope],
  * and none comes before `onSubscribe` has returned (Reactive Streams rule 1.3), even for a
  * subscriber that requests, or requests n ≤ 0, from within `onSubscribe`. A subscriber whose
- * `onSubscribe` throws is treated as cancelled (rule 2.13).
+ * `onSubscribe` throws is treated as cancelled (rule 2.13). After `cancel()`, `request` is a
+ * no-op (rule 3.6) and nothing is signalled; a subscription the cluster's close ends (the
+ * subscriber still waiting for documents, or subscribed after the close) gets `onError` with
+ * [MongoClusterClosedException] (rule 1.4), never silence.
  */
 internal class CursorPublisher(private val scope: CoroutineScope, private val pages: () -> Flow<CursorPage>) : JFlow.Publisher<BsonDocument> {
     override fun subscribe(subscriber: JFlow.Subscriber<in BsonDocument>) {
@@ -37,6 +41,7 @@ internal class CursorPublisher(private val scope: CoroutineScope, private val pa
     private inner class CursorSubscription(private val subscriber: JFlow.Subscriber<in BsonDocument>) : JFlow.Subscription {
         private val demand = MutableStateFlow(0L)
         @Volatile private var invalidRequest: Long? = null
+        @Volatile private var cancelled = false
         /** Completed when `onSubscribe` has returned: no other signal may overlap it (rule 1.3). */
         private val subscribed = CompletableDeferred<Unit>()
         // ATOMIC: the body runs even when cancelled at once (request(0) must still signal onError);
@@ -55,6 +60,7 @@ internal class CursorPublisher(private val scope: CoroutineScope, private val pa
         }
 
         override fun request(n: Long) {
+            if (cancelled) return // rule 3.6
             if (n <= 0) {
                 invalidRequest = n
                 job.cancel()
@@ -64,6 +70,7 @@ internal class CursorPublisher(private val scope: CoroutineScope, private val pa
         }
 
         override fun cancel() {
+            cancelled = true
             job.cancel()
         }
 
@@ -89,8 +96,12 @@ internal class CursorPublisher(private val scope: CoroutineScope, private val pa
                 log.warn("a cursor subscriber's onNext threw; the subscription is cancelled", e.cause)
                 return
             } catch (e: CancellationException) {
-                val n = invalidRequest ?: return // cancelled by the subscriber: no signal
-                IllegalArgumentException("request($n): the demand must be positive (Reactive Streams rule 3.9)")
+                val n = invalidRequest
+                when {
+                    n != null -> IllegalArgumentException("request($n): the demand must be positive (Reactive Streams rule 3.9)")
+                    cancelled -> return // cancelled by the subscriber: no signal
+                    else -> MongoClusterClosedException("the cluster was closed before the cursor was read to its end")
+                }
             } catch (e: Throwable) {
                 e
             }
