@@ -11,6 +11,7 @@ import dev.mooring.cmap.OidcCredential
 import dev.mooring.events.MooringEvent
 import dev.mooring.integration.auth.OidcFixture.Companion.machine
 import dev.mooring.sdam.InvalidSettingsException
+import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.testkit.server.auth.oidc.OidcMetadataServer
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
@@ -337,6 +338,26 @@ class OidcMachineSpec : FunSpec({
             cb.contexts.size shouldBe 2
             cb.contexts[0].timeout shouldBeLessThanOrEqualTo 10.seconds
             cb.contexts[1].timeout shouldBe 1.minutes
+            // ... and for an operation with timeoutMS, what is left of it (auth.md: "remaining timeoutMS")
+            val timed = Counting(f)
+            f.findAcrossReauthentication(f.settings(machine(timed)) { timeoutMS = 5_000 })["ok"]!!.asNumber().intValue() shouldBe 1
+            timed.contexts.size shouldBe 2
+            timed.contexts[1].timeout shouldBeLessThanOrEqualTo 5.seconds
+            timed.contexts[1].timeout shouldBeGreaterThan Duration.ZERO
+        }
+    }
+
+    test("a reauthentication whose callback outlasts the operation's timeoutMS ends as the operation's timeout") {
+        withFixture { f ->
+            val calls = AtomicInteger()
+            val never = CompletableDeferred<OidcCredential>()
+            val cb = OidcCallback { if (calls.incrementAndGet() == 1) OidcCredential(f.idp.issue("machine-user"), 60.minutes) else never.await() }
+            f.cluster(f.settings(machine(cb)) { timeoutMS = 1_000 }).use { c ->
+                c.find()
+                f.failPoint("find", "errorCode" to 391)
+                shouldThrow<MongoOperationTimeoutException> { c.find() }
+            }
+            calls.get() shouldBe 2
         }
     }
 

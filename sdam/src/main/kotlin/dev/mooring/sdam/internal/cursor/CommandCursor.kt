@@ -169,7 +169,7 @@ internal class CommandCursor(
      */
     private suspend fun send(connection: Connection, db: String, timeout: OperationTimeout, build: () -> BsonDocument): BsonDocument =
         try {
-            timeout.checkReply(context.monitored(connection, operation, session).command(db, build()))
+            timeout.checkReply(context.monitored(connection, operation, session, timeout).command(db, build()))
         } catch (e: Throwable) {
             session.onError(e)
             if (e is MongoNetworkException && route is CursorRoute.Pinned) pinnedNetworkError = true

@@ -12,6 +12,7 @@ import dev.mooring.cmap.OidcCallback
 import dev.mooring.cmap.OidcCallbackContext
 import dev.mooring.cmap.OidcCredential
 import dev.mooring.cmap.internal.auth.AuthFailure
+import dev.mooring.cmap.internal.auth.OperationDeadline
 import dev.mooring.cmap.internal.auth.authenticating
 import dev.mooring.cmap.internal.connection.EstablishmentDeadline
 import kotlinx.coroutines.CancellationException
@@ -106,11 +107,16 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
      * auth.md "OIDC Callback": the machine callback's timeout is `min(remaining connectTimeoutMS,
      * remaining timeoutMS)`, 1 minute when CSOT is not applied. A connection being established
      * ([EstablishmentDeadline] in the context) gives it the remaining connectTimeoutMS (the
-     * establishment runs in the pool, under no operation's timeoutMS); otherwise (reauthentication,
-     * connectTimeoutMS=0) it is 1 minute.
+     * establishment runs in the pool, under no operation's timeoutMS); a reauthentication for an
+     * operation with a timeoutMS deadline ([OperationDeadline]) the remaining timeoutMS; otherwise
+     * (nothing bounds the call: connectTimeoutMS=0, or a reauthentication without timeoutMS) 1 minute.
      */
-    private suspend fun machineLimit(): CallbackLimit =
-        currentCoroutineContext()[EstablishmentDeadline]?.let { CallbackLimit.Establishment(it) } ?: CallbackLimit.Fixed(MACHINE_TIMEOUT)
+    private suspend fun machineLimit(): CallbackLimit {
+        val context = currentCoroutineContext()
+        context[EstablishmentDeadline]?.let { return CallbackLimit.Establishment(it) }
+        context[OperationDeadline]?.let { return CallbackLimit.Operation(it) }
+        return CallbackLimit.Fixed(MACHINE_TIMEOUT)
+    }
 
     private suspend fun humanAuth(connection: Connection, callback: OidcCallback) {
         checkAllowed(connection)
@@ -190,13 +196,14 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
         val timeout = limit.timeout()
         val context = OidcCallbackContext(timeout, credential.username, CALLBACK_VERSION, idp, refresh)
         val result = try {
-            withTimeout(timeout) { callback.onRequest(context) }
+            // an operation's deadline is enforced by the operation's own bound (its timeout error)
+            if (limit is CallbackLimit.Operation) callback.onRequest(context) else withTimeout(timeout) { callback.onRequest(context) }
         } catch (e: TimeoutCancellationException) {
             // only our own limit is a callback failure; an enclosing bound (connectTimeoutMS around
             // the handshake) or a cancellation of the caller must reach its owner unchanged
             if (!currentCoroutineContext().isActive) throw e
             when (limit) {
-                is CallbackLimit.Fixed -> throw AuthFailure("the OIDC callback did not return within $timeout", e)
+                is CallbackLimit.Fixed, is CallbackLimit.Operation -> throw AuthFailure("the OIDC callback did not return within $timeout", e)
                 is CallbackLimit.Establishment -> throw MongoNetworkTimeoutException(
                     "timed out after connectTimeoutMS=${limit.deadline.connectTimeoutMS} ms establishing on ${connection.address}: " +
                         "the $MECHANISM callback did not return within the remaining $timeout",
