@@ -148,8 +148,8 @@ class OidcHumanSpec : FunSpec({
 
     test("auth.md 'OIDC Human Callback': a human callback slower than connectTimeoutMS is not cut off by it (5 minutes)") {
         withFixture { f ->
-            val cb = SlowHuman(f, connectTimeoutMS = 500)
-            DefaultConnectionFactory(humanConnection(f, 500, cb)).use { factory ->
+            val cb = SlowHuman(f, connectTimeoutMS = 1_000)
+            DefaultConnectionFactory(humanConnection(f, 1_000, cb)).use { factory ->
                 val c = factory.create(f.server.address, 1, 0)
                 c.establish()
                 c.command("test", OidcFixture.find)["ok"]!!.asNumber().intValue() shouldBe 1
@@ -163,15 +163,15 @@ class OidcHumanSpec : FunSpec({
 
     test("after a slow human callback, a round trip that stalls is still cut off by connectTimeoutMS (a network timeout)") {
         withFixture { f ->
-            val cb = SlowHuman(f, connectTimeoutMS = 500)
+            val cb = SlowHuman(f, connectTimeoutMS = 1_000)
             f.server.configureFailPoint(
                 BsonDocument("configureFailPoint", BsonString("failCommand")).append("mode", BsonDocument("times", BsonInt32(1)))
                     .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("saslContinue")))).append("blockConnection", BsonBoolean(true)).append("blockTimeMS", BsonInt32(60_000))),
             )
-            DefaultConnectionFactory(humanConnection(f, 500, cb)).use { factory ->
+            DefaultConnectionFactory(humanConnection(f, 1_000, cb)).use { factory ->
                 val c = factory.create(f.server.address, 1, 0)
                 val e = shouldThrow<MongoNetworkTimeoutException> { c.establish() }
-                e.message!! shouldContain "connectTimeoutMS=500 ms"
+                e.message!! shouldContain "connectTimeoutMS=1000 ms"
                 e.message!! shouldContain "saslContinue"
                 e.handshakeCompleted shouldBe false
                 c.isClosed shouldBe true

@@ -231,7 +231,7 @@ internal class KtorConnection(
         val remaining = deadline.remainingMS()
         if (remaining <= 0) {
             close()
-            throw MongoNetworkTimeoutException("connectTimeoutMS expired ${describe(action, command)} on $address", address, generation, false)
+            throw MongoNetworkTimeoutException("timed out ${describe(action, command)} on $address: no time was left", address, generation, false)
         }
         return guarded(if (timeoutMS in 1 until remaining) timeoutMS else remaining, action, command) { roundTrip(body, observer) }
     }
