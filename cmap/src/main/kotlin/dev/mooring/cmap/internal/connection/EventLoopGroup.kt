@@ -1,0 +1,119 @@
+package dev.mooring.cmap.internal.connection
+
+import io.ktor.network.selector.ClosedChannelCancellationException
+import io.ktor.network.selector.SelectInterest
+import io.ktor.network.selector.Selectable
+import io.ktor.network.selector.SelectorManager
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.CompletableJob
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.cancel
+import kotlinx.coroutines.suspendCancellableCoroutine
+import java.io.IOException
+import java.nio.channels.spi.SelectorProvider
+import java.util.concurrent.atomic.AtomicBoolean
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.coroutines.CoroutineContext
+
+/**
+ * The event loops of one connection factory: [size] daemon threads (`mooring-loop-N-i`), each an
+ * [EventLoop] with a selector of its own. The group is both
+ *
+ * - the Ktor [SelectorManager] of the factory's sockets: a coroutine waiting for a socket is
+ *   registered with the loop of the thread it runs on, or, when it runs on no loop of this
+ *   group, with the socket's home loop (chosen by the socket's identity), and
+ * - a [CoroutineDispatcher] for the coroutines that want to run on those loops (public as
+ *   `DefaultConnectionFactory.dispatcher` and `MongoCluster.dispatcher`). A coroutine of this
+ *   dispatcher that waits for a socket is resumed directly by the loop that sees the socket
+ *   become ready, on that loop's thread, without a dispatch: one thread reads the reply,
+ *   decodes it, hands the connection to the pool's next waiter and writes that waiter's request.
+ *   A dispatch from a loop thread stays on that loop; from any other thread it goes to the loops
+ *   in turn.
+ *
+ * Code running on this dispatcher must not block its thread: the thread is a selector's.
+ *
+ * Thread-safe. [close] stops every loop (sockets still registered fail their waiters with
+ * [ClosedChannelCancellationException]); [job] completes once every thread has stopped. A task
+ * dispatched after [close] cancels its coroutine's job and runs on [Dispatchers.IO], as
+ * kotlinx.coroutines does for a closed executor.
+ */
+internal class EventLoopGroup(size: Int) : CoroutineDispatcher(), SelectorManager {
+    init {
+        require(size >= 1) { "an event loop group needs at least one loop, was $size" }
+    }
+
+    override val provider: SelectorProvider = SelectorProvider.provider()
+
+    /** Completes when every loop's thread has stopped. */
+    val job: CompletableJob = Job()
+
+    override val coroutineContext: CoroutineContext = this + job
+
+    private val closed = AtomicBoolean(false)
+    private val next = AtomicInteger()
+    private val id = ids.incrementAndGet()
+    private val loops: Array<EventLoop> = Array(size) { i -> EventLoop(this, "mooring-loop-$id-$i", ::rejected) }
+
+    init {
+        val running = AtomicInteger(size)
+        for (loop in loops) {
+            loop.stopped.invokeOnCompletion { if (running.decrementAndGet() == 0) job.complete() }
+            loop.start()
+        }
+    }
+
+    val size: Int get() = loops.size
+
+    /** Tasks the loops have run so far (for tests: replies resumed by a loop itself run no task). */
+    fun tasksRun(): Long = loops.sumOf { it.tasksRun }
+
+    /** The loops' threads (for tests). */
+    fun threads(): List<Thread> = loops.map { it.thread }
+
+    /** The loop of the current thread, or null when it is no loop of this group. */
+    private fun currentLoop(): EventLoop? = (Thread.currentThread() as? EventLoopThread)?.loop?.takeIf { it.group === this }
+
+    private fun nextLoop(): EventLoop = loops[(next.getAndIncrement() and Int.MAX_VALUE) % loops.size]
+
+    private fun homeOf(selectable: Selectable): EventLoop = loops[(System.identityHashCode(selectable) and Int.MAX_VALUE) % loops.size]
+
+    override fun dispatch(context: CoroutineContext, block: Runnable) {
+        if (closed.get()) {
+            context.cancel(kotlinx.coroutines.CancellationException("Mooring's event loops are closed"))
+            Dispatchers.IO.dispatch(context, block)
+            return
+        }
+        (currentLoop() ?: nextLoop()).execute(block)
+    }
+
+    private fun rejected(task: Runnable) {
+        Dispatchers.IO.dispatch(kotlin.coroutines.EmptyCoroutineContext, task)
+    }
+
+    override suspend fun select(selectable: Selectable, interest: SelectInterest) {
+        if (selectable.isClosed) throw IOException("the socket is closed")
+        check(selectable.interestedOps and interest.flag != 0) { "the socket is not interested in $interest" }
+        val loop = currentLoop() ?: homeOf(selectable)
+        suspendCancellableCoroutine<Unit> { c ->
+            selectable.suspensions.addSuspension(interest, c)
+            if (!c.isCancelled) loop.publish(selectable)
+        }
+    }
+
+    override fun notifyClosed(selectable: Selectable) {
+        selectable.suspensions.invokeForEachPresent { _ -> resumeWith(Result.failure(ClosedChannelCancellationException())) }
+        for (loop in loops) loop.forget(selectable)
+    }
+
+    /** Stops every loop; idempotent and non-blocking ([job] completes when the threads have stopped). */
+    override fun close() {
+        if (closed.compareAndSet(false, true)) loops.forEach { it.close() }
+    }
+
+    override fun toString(): String = "Mooring event loops $id ($size threads)"
+
+    private companion object {
+        val ids = AtomicInteger()
+    }
+}
