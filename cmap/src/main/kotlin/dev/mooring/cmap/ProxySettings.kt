@@ -12,19 +12,25 @@ package dev.mooring.cmap
  *
  * Immutable and safe to share between threads. [toString] never shows the password.
  *
+ * A zero-length username or password is ignored, as if it were not given (socks5.md
+ * "proxyUsername", "proxyPassword": "Drivers MUST ignore this option if it specifies a
+ * zero-length string"); the other one alone is then an error.
+ *
  * @throws IllegalArgumentException for an empty host, a port outside 1..65535, a username without
- *   a password (or the reverse), or a username or password that is empty or longer than 255 UTF-8 bytes.
+ *   a password (or the reverse), or a username or password longer than 255 UTF-8 bytes.
  */
 public class ProxySettings(
     /** The proxy's host name or IP literal. */
     public val host: String,
     /** The proxy's port (1080 unless given). */
     public val port: Int = DEFAULT_PORT,
-    /** The SOCKS5 username, or null for no authentication. */
-    public val username: String? = null,
+    username: String? = null,
     password: String? = null,
 ) {
-    private val secret: String? = password
+    /** The SOCKS5 username, or null for no authentication (also when given as a zero-length string). */
+    public val username: String? = username?.takeIf { it.isNotEmpty() }
+
+    private val secret: String? = password?.takeIf { it.isNotEmpty() }
 
     /** The SOCKS5 password, or null. Never logged. */
     public val password: String? get() = secret
@@ -32,13 +38,11 @@ public class ProxySettings(
     init {
         require(host.isNotEmpty()) { "proxyHost must not be empty" }
         require(port in 1..65535) { "proxyPort must be in 1..65535, was $port" }
-        require((username == null) == (secret == null)) { "proxyUsername and proxyPassword must be given together" }
-        if (username != null) {
-            require(username.isNotEmpty()) { "proxyUsername must not be empty" }
-            require(username.toByteArray(Charsets.UTF_8).size <= MAX_CREDENTIAL_BYTES) { "proxyUsername must be at most $MAX_CREDENTIAL_BYTES bytes (RFC 1929)" }
+        require((this.username == null) == (secret == null)) { "proxyUsername and proxyPassword must be given together (a zero-length one counts as not given)" }
+        if (this.username != null) {
+            require(this.username.toByteArray(Charsets.UTF_8).size <= MAX_CREDENTIAL_BYTES) { "proxyUsername must be at most $MAX_CREDENTIAL_BYTES bytes (RFC 1929)" }
         }
         if (secret != null) {
-            require(secret.isNotEmpty()) { "proxyPassword must not be empty" }
             require(secret.toByteArray(Charsets.UTF_8).size <= MAX_CREDENTIAL_BYTES) { "proxyPassword must be at most $MAX_CREDENTIAL_BYTES bytes (RFC 1929)" }
         }
     }

@@ -129,11 +129,12 @@ public interface JavaMongoCluster : AutoCloseable {
      * load-balanced mode, with the same `lsid`) is sent only when the subscriber has demand after
      * the batch before it. `onComplete` follows the last document of an exhausted cursor;
      * `onError` carries the errors `MongoCluster.runCursorCommand` documents (and an
-     * `IllegalArgumentException` for `request(n)` with n ≤ 0). `cancel()` ends the cursor: a
+     * `IllegalArgumentException` for `request(n)` with n ≤ 0, a `MongoClusterClosedException`
+     * when the cluster closes before the subscription ended). `cancel()` ends the cursor: a
      * cursor still open on the server is killed with `killCursors` (bounded), and its connection
      * and session go back; a subscriber whose `onNext` throws is cancelled the same way.
-     * Signals to one subscriber are serialized and arrive on Mooring's threads (don't block in
-     * them). [IllegalArgumentException] at once for an empty database name or command, or
+     * Signals to one subscriber are serialized, none before `onSubscribe` returns, and arrive on
+     * Mooring's threads (don't block in them); after `cancel()` nothing is signalled. [IllegalArgumentException] at once for an empty database name or command, or
      * options that conflict with the cluster's timeoutMS.
      */
     public fun runCursorCommand(database: String, command: Bson, options: RunCursorCommandOptions): Flow.Publisher<BsonDocument>

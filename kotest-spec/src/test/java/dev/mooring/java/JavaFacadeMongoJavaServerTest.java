@@ -363,7 +363,12 @@ class JavaFacadeMongoJavaServerTest extends MongoJavaServerFixture {
 
     @Test
     void aSubscriberThatFallsBehindIsToldHowManyEventsItMissed() throws InterruptedException {
-        ClusterSettingsBuilder builder = MongoClusters.settingsBuilder(uri).eventBufferCapacity(4);
+        // The buffer is small enough for 10 commands without demand to overflow it, and large enough
+        // for one command's events (3 pool + 2 command events) to fit while a loaded machine delays
+        // delivery: with a buffer of 4, those 5 events could overflow it again (a second drop report
+        // instead of the check-in this test waits for).
+        final int capacity = 16;
+        ClusterSettingsBuilder builder = MongoClusters.settingsBuilder(uri).eventBufferCapacity(capacity);
         try (JavaMongoCluster cluster = MongoClusters.create(builder)) {
             cluster.runCommand("admin", ping()).join();
             List<MooringEvent> received = Collections.synchronizedList(new ArrayList<>());
@@ -376,24 +381,25 @@ class JavaFacadeMongoJavaServerTest extends MongoJavaServerFixture {
                 @Override public void onComplete() { }
             });
             assertTrue(subscribed.await(30, TimeUnit.SECONDS));
-            // No demand yet: 3 commands publish 9 pool events, the buffer keeps 4.
-            for (int i = 0; i < 3; i++) cluster.runCommand("admin", ping()).join();
+            // No demand yet: 10 commands publish at least 30 pool events, the buffer keeps 16.
+            for (int i = 0; i < 10; i++) cluster.runCommand("admin", ping()).join();
             subscription.get().request(Long.MAX_VALUE);
-            Await.until("the 4 buffered events arrive", () -> received.size() >= 4);
+            Await.until("the buffered events arrive", () -> received.size() >= capacity);
             cluster.runCommand("admin", ping()).join();
-            // Wait for the 4th command's check-in after the report (not for it to be the last event: a
+            // Wait for the next command's check-in after the report (not for it to be the last event: a
             // heartbeat's events may arrive after it).
             Await.until("the next events arrive", () -> {
                 synchronized (received) {
-                    return received.size() > 5 && received.subList(5, received.size()).stream().anyMatch(e -> e instanceof ConnectionCheckedInEvent);
+                    return received.size() > capacity + 1
+                            && received.subList(capacity + 1, received.size()).stream().anyMatch(e -> e instanceof ConnectionCheckedInEvent);
                 }
             });
-            dev.mooring.events.EventsDropped dropped = (dev.mooring.events.EventsDropped) received.get(4);
-            assertTrue(dropped.getCount() >= 5, "missed " + dropped.getCount());
-            // After the report, the 4th command's checkout arrives complete and in order.
+            dev.mooring.events.EventsDropped dropped = (dev.mooring.events.EventsDropped) received.get(capacity);
+            assertTrue(dropped.getCount() >= 30 - capacity, "missed " + dropped.getCount());
+            // After the report, the next command's checkout arrives complete and in order.
             List<Class<?>> after;
             synchronized (received) {
-                after = received.subList(5, received.size()).stream()
+                after = received.subList(capacity + 1, received.size()).stream()
                         .filter(e -> e instanceof ConnectionPoolEvent).map(Object::getClass).collect(Collectors.toList());
             }
             assertEquals(List.of(ConnectionCheckOutStartedEvent.class, ConnectionCheckedOutEvent.class, ConnectionCheckedInEvent.class), after);

@@ -1,5 +1,6 @@
 package dev.mooring.tracing
 
+import dev.mooring.cmap.internal.connection.DriverVersion
 import dev.mooring.java.MongoClusters
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
@@ -21,7 +22,12 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter
 import io.opentelemetry.sdk.trace.SdkTracerProvider
 import io.opentelemetry.sdk.trace.data.SpanData
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor
+import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.internal.tracing.CallerTracingContext
+import kotlin.coroutines.EmptyCoroutineContext
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.flow.take
+import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.withContext
 import org.bson.BsonArray
 import org.bson.BsonDocument
@@ -93,6 +99,9 @@ class TracingSpec : FunSpec({
                 "db.operation.name" to "find", "db.operation.summary" to "find db.items",
             )
             op.status.statusCode shouldBe StatusCode.UNSET
+            // open-telemetry.md "Tracer Attributes": the scope's version is the handshake's client.driver.version
+            op.instrumentationScopeInfo.name shouldBe "dev.mooring"
+            op.instrumentationScopeInfo.version shouldBe DriverVersion.value
             val commands = all.filter { it.name == "find" }.sortedBy { it.startEpochNanos }
             commands shouldHaveSize 2
             commands.forEach { c ->
@@ -104,7 +113,7 @@ class TracingSpec : FunSpec({
                     "network.transport" to "tcp",
                 )
                 c.attr("db.mongodb.driver_connection_id").shouldNotBeNull()
-                c.attr("db.query.text") shouldBe """{"find": "items", "f""" // 20 characters
+                c.attr("db.query.text") shouldBe """{"find": "items", "f...""" // 20 characters and logging.md's ellipsis
             }
             commands[0].status.statusCode shouldBe StatusCode.ERROR
             commands[0].attr("db.response.status_code") shouldBe "6"
@@ -220,4 +229,98 @@ class TracingSpec : FunSpec({
             all.filter { it.parentSpanId == op.spanId }.map { it.name } shouldBe listOf("ping")
         }
     }
+
+    test("a cursor: the opening command's operation span carries the cursor id; each getMore is an operation span on the collection; killCursors and endSessions are nested in one too") {
+        MongoCluster(settings(TracingSettings(enabled = true))).use { cluster ->
+            cluster.runRetryableWrite("db", BsonDocument.parse("{insert: 'cursor', documents: [{_id: 1}, {_id: 2}, {_id: 3}, {_id: 4}, {_id: 5}]}"))
+            exporter.reset()
+            val find = BsonDocument.parse("{find: 'cursor', filter: {}, batchSize: 2}")
+            cluster.runCursorCommand("db", find, RunCursorCommandOptions(batchSize = 2)).toList().size shouldBe 5
+            // stopped early: the cursor is still open on the server, so closing it sends killCursors
+            cluster.runCursorCommand("db", find, RunCursorCommandOptions(batchSize = 2)).take(3).toList().size shouldBe 3
+        }
+        withSpans { all ->
+            val roots = all.filter { s -> all.none { it.spanId == s.parentSpanId } }.sortedBy { it.startEpochNanos }
+            roots.map { it.name } shouldBe listOf(
+                "find db.cursor", "getMore db.cursor", "getMore db.cursor", "find db.cursor", "getMore db.cursor", "killCursors db.cursor",
+                "endSessions admin", // closing the cluster
+            )
+            fun children(op: SpanData) = all.filter { it.parentSpanId == op.spanId }
+            val cursorId = roots[0].attr("db.mongodb.cursor_id") as Long
+            (cursorId != 0L) shouldBe true
+            children(roots[0]).single().attr("db.mongodb.cursor_id") shouldBe cursorId
+            for (getMore in listOf(roots[1], roots[2])) {
+                getMore.shouldHave("db.operation.name" to "getMore", "db.collection.name" to "cursor", "db.mongodb.cursor_id" to cursorId)
+                children(getMore).single().shouldHave(
+                    "db.command.name" to "getMore", "db.collection.name" to "cursor", "db.query.summary" to "getMore db.cursor",
+                    "db.mongodb.cursor_id" to cursorId, // the drained reply's 0 does not replace the id sent
+                )
+            }
+            val kill = roots[5]
+            kill.shouldHave("db.operation.name" to "killCursors", "db.collection.name" to "cursor")
+            children(kill).single().shouldHave("db.command.name" to "killCursors", "db.mongodb.cursor_id" to roots[3].attr("db.mongodb.cursor_id"))
+            children(roots[6]).single().shouldHave("db.command.name" to "endSessions", "db.namespace" to "admin", "db.collection.name" to null)
+        }
+    }
+
+    test("a failed command: error.type (the server's code) on its command span, not on the operation span") {
+        MongoCluster(settings(TracingSettings(enabled = true))).use { cluster ->
+            failFindOnce(8) // UnknownError: not retryable
+            runCatching { cluster.runRetryableRead("db", find) }.isFailure shouldBe true
+        }
+        withSpans { all ->
+            val op = all.single { it.name == "find db.items" }
+            op.status.statusCode shouldBe StatusCode.ERROR
+            op.attr("error.type") shouldBe null
+            all.single { it.name == "find" }.shouldHave("db.response.status_code" to "8", "error.type" to "8")
+        }
+    }
+
+    test("a sensitive command's failure: the operation span records the error's type and code, never its message or stack trace") {
+        MongoCluster(settings(TracingSettings(enabled = true))).use { cluster ->
+            runCatching { cluster.runCommand("admin", BsonDocument.parse("{saslStart: 1, mechanism: 'SCRAM-SHA-256', payload: 'secret'}")) }
+                .isFailure shouldBe true
+        }
+        withSpans { all ->
+            val op = all.single { it.name == "runCommand admin" }
+            all.filter { it.parentSpanId == op.spanId } shouldHaveSize 0 // no command span for a sensitive command
+            op.status.statusCode shouldBe StatusCode.ERROR
+            op.status.description shouldBe op.attr("exception.type")
+            op.attr("exception.type").shouldNotBeNull()
+            op.attr("exception.message") shouldBe null
+            op.attr("exception.stacktrace") shouldBe null
+            op.events.flatMap { e -> e.attributes.asMap().keys.map { it.key } }.filter { it == "exception.message" || it == "exception.stacktrace" } shouldBe emptyList()
+        }
+    }
+
+    test("Java facade: the calling thread's context is carried into the operation only by a cluster that traces (nothing per call otherwise)") {
+        val parent = caller.spanBuilder("java caller").startSpan()
+        parent.makeCurrent().use {
+            MongoCluster(settings(TracingSettings(enabled = false))).use { off ->
+                CallerTracingContext.current(off) shouldBe EmptyCoroutineContext
+            }
+            MongoCluster(settings(TracingSettings(enabled = true))).use { on ->
+                (CallerTracingContext.current(on) == EmptyCoroutineContext) shouldBe false
+            }
+        }
+        parent.end()
+    }
+
+    test("a retry's server selection wait starts when the failed attempt ended, not when the operation started") {
+        MongoCluster(settings(TracingSettings(enabled = true))).use { cluster ->
+            failFindOnce(6) // HostUnreachable: retried once
+            cluster.runRetryableRead("db", find)
+        }
+        withSpans { all ->
+            val op = all.single { it.name == "find db.items" }
+            val firstAttempt = all.filter { it.name == "find" }.minBy { it.startEpochNanos }
+            val retrySelected = op.events.filter { it.name == "server selected" }.also { it shouldHaveSize 2 }[1]
+            val waitMs = retrySelected.attributes.get(AttributeKey.doubleKey("mooring.selection.wait_ms"))!!
+            // measured from no earlier than the failed attempt's end (the span clock and the wait share System.nanoTime)
+            withClue("wait $waitMs ms, since the first attempt ended ${(retrySelected.epochNanos - firstAttempt.endEpochNanos) / 1e6} ms") {
+                (waitMs * 1e6 <= (retrySelected.epochNanos - firstAttempt.endEpochNanos).toDouble()) shouldBe true
+            }
+        }
+    }
 })
+

@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicBoolean
  *
  * **Closing.** [close] (endSession) returns the server session to the cluster's pool (or discards
  * it when [isDirty]); it is idempotent and never blocks. After it, operations given the session
- * fail with [IllegalStateException]. A cursor still open in the session keeps the server session
- * until it ends.
+ * fail with [IllegalStateException]. An operation still running in the session, such as a cursor
+ * still open, keeps the server session (its getMores and killCursors send the same `lsid`) until
+ * it ends: only then does the server session go back to the pool, so no other session can use
+ * it meanwhile.
  */
 public class ClientSession internal constructor(
     internal val clusterId: TopologyId,
@@ -30,6 +32,10 @@ public class ClientSession internal constructor(
     private val onEnd: (ServerSession) -> Unit,
 ) : AutoCloseable {
     private val ended = AtomicBoolean(false)
+
+    /** The operations (cursors included) running in this session, and whether the server session went back; guarded by `this`. */
+    private var holders = 0
+    private var returned = false
 
     /** The logical session id `{id: <UUID>}` this session sends as `lsid` (a copy). */
     public val lsid: BsonDocument get() = serverSession.lsid.clone()
@@ -63,9 +69,12 @@ public class ClientSession internal constructor(
     /** True once [close] was called. */
     public val isEnded: Boolean get() = ended.get()
 
-    /** Ends the session (endSession): returns its server session to the pool. Idempotent, non-blocking. */
+    /**
+     * Ends the session (endSession): returns its server session to the pool, or once the
+     * operations still running in it (an open cursor) have ended. Idempotent, non-blocking.
+     */
     override fun close() {
-        if (ended.compareAndSet(false, true)) onEnd(serverSession)
+        if (ended.compareAndSet(false, true)) returnWhenUnused()
     }
 
     /** The server session for an operation of the cluster [id]; fails for another cluster or an ended session. */
@@ -73,5 +82,30 @@ public class ClientSession internal constructor(
         require(id == clusterId) { "this session belongs to cluster $clusterId, not to $id" }
         check(!ended.get()) { "this session has ended" }
         return serverSession
+    }
+
+    /**
+     * [checkUsable], and holds the server session for one operation until [releaseHold]: [close]
+     * does not return it to the pool meanwhile.
+     */
+    internal fun hold(id: TopologyId): ServerSession {
+        val s = checkUsable(id)
+        synchronized(this) { holders++ }
+        if (ended.get()) { // ended concurrently (a misuse: sessions are sequential); refuse, as checkUsable would have
+            releaseHold()
+            checkUsable(id)
+        }
+        return s
+    }
+
+    /** Ends one operation's hold ([hold]); the last one after [close] returns the server session. */
+    internal fun releaseHold() {
+        synchronized(this) { holders-- }
+        if (ended.get()) returnWhenUnused()
+    }
+
+    private fun returnWhenUnused() {
+        val now = synchronized(this) { (holders == 0 && !returned).also { if (it) returned = true } }
+        if (now) onEnd(serverSession)
     }
 }

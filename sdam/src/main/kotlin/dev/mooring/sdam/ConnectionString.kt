@@ -149,6 +149,11 @@ public class ConnectionString private constructor(
                     if (name in opts.present) throw InvalidConnectionStringException("option '$name' is only allowed with a mongodb+srv URI")
                 }
             }
+            // socks5.md: "Drivers MUST error if this option [proxyPort] was specified and proxyHost was
+            // not specified", also when the value itself is invalid (and so ignored with a warning)
+            if ("proxyPort" in opts.present && opts.typed["proxyHost"] == null) {
+                throw InvalidConnectionStringException("option 'proxyPort' requires proxyHost")
+            }
             val credential = buildCredential(userInfo, database, opts.typed, warnings)
             for (w in warnings) log.warn("{}", w)
             return try {

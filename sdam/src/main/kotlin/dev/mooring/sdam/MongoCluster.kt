@@ -138,7 +138,7 @@ public class MongoCluster internal constructor(
     /** The settings this cluster runs with (for `mongodb+srv`: after the seed list lookup). */
     public val settings: MongoClusterSettings = seedlist.settings
 
-    private val tracer: OperationTracer? = Tracing.create(settings.tracing) // null when tracing is off
+    internal val tracer: OperationTracer? = Tracing.create(settings.tracing) // null when tracing is off
 
     private val job = SupervisorJob()
     private val scope = CoroutineScope(job + Dispatchers.Default)
@@ -375,7 +375,10 @@ public class MongoCluster internal constructor(
      * [runCommand]'s (or [runRetryableRead]'s); it carries `maxTimeMS` (remaining time minus the
      * server's minimum round trip time, overwriting one in [command]) in CURSOR_LIFETIME mode and
      * for a tailable-await cursor, none in ITERATION mode otherwise. Each getMore is bounded by
-     * the remaining lifetime (CURSOR_LIFETIME) or a fresh timeoutMS (ITERATION), without
+     * the remaining lifetime (CURSOR_LIFETIME) or a fresh timeoutMS (ITERATION: one per document
+     * awaited, so the getMores a tailable cursor sends over empty batches while the collector
+     * waits for its next document share one timeoutMS, and the wait ends with
+     * [MongoOperationTimeoutException] when it expires), without
      * `maxTimeMS` but for a tailable-await cursor's `min(maxTimeMS, remaining - minRoundTripTime)`;
      * killCursors gets a fresh timeoutMS (with its `maxTimeMS`). The command, each
      * getMore and the killCursors are published as command monitoring events and log messages.
@@ -464,9 +467,16 @@ public class MongoCluster internal constructor(
     private fun sessionTimeoutMinutes(): Int? =
         live.description.value.let { if (it.type == TopologyType.LOAD_BALANCED) null else it.logicalSessionTimeoutMinutes }
 
-    /** The session of one operation: [explicit]'s, or an implicit one from the pool. */
+    /**
+     * The session of one operation: [explicit]'s (held until the operation releases it, so ending
+     * the session meanwhile keeps its server session out of the pool), or an implicit one from the pool.
+     */
     private fun operationSession(explicit: ClientSession?): OperationSession =
-        OperationSession(sessions, explicit?.checkUsable(live.id), ::sessionTimeoutMinutes, explicit?.clock)
+        if (explicit == null) {
+            OperationSession(sessions, null, ::sessionTimeoutMinutes)
+        } else {
+            OperationSession(sessions, explicit.hold(live.id), ::sessionTimeoutMinutes, explicit.clock, explicit::releaseHold)
+        }
 
     /**
      * Runs the write [command] (insert, update, delete, findAndModify, ...) on [database] on
@@ -560,14 +570,18 @@ public class MongoCluster internal constructor(
         val op = monitoredOperation()
         val timeout = operationTimeout(timeoutMS)
         val s = session?.let { operationSession(it) }
-        return tracer.trace("withConnection", null) {
-            runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE) { _, c ->
-                val monitoredConnection = monitored(c, op, s)
-                // the caller's code runs in a dispatch of its own, never on the thread that served the
-                // checkout (which resumes the pool's other waiters next; see ConnectionPool's KDoc)
-                yield()
-                block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
+        try {
+            return tracer.trace("withConnection", null) {
+                runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE) { _, c ->
+                    val monitoredConnection = monitored(c, op, s)
+                    // the caller's code runs in a dispatch of its own, never on the thread that served the
+                    // checkout (which resumes the pool's other waiters next; see ConnectionPool's KDoc)
+                    yield()
+                    block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
+                }
             }
+        } finally {
+            s?.release()
         }
     }
 
@@ -636,7 +650,8 @@ public class MongoCluster internal constructor(
         val op = monitoredOperation()
         withTimeoutOrNull(settings.serverSelectionTimeoutMS) {
             try {
-                pool.withConnection { c -> EndSessions.send(monitored(c, op), commands) }
+                // OpenTelemetry: an operation span of its own around the endSessions command spans
+                tracer.trace("endSessions", "admin") { pool.withConnection { c -> EndSessions.send(monitored(c, op), commands) } }
             } catch (e: MongoServerException) {
                 // driver-sessions.md: errors of endSessions are ignored
             }

@@ -3,7 +3,10 @@ package dev.mooring.sdam
 /**
  * OpenTelemetry tracing of a cluster's operations and commands (open-telemetry.md): an
  * operation span per `runCommand` / `runRetryableRead` / `runRetryableWrite` / `withConnection`
- * call and a command span per command sent (each retry its own), nested under the caller's span
+ * call, per cursor-opening command of `runCursorCommand` and per getMore and killCursors of its
+ * cursor (named after the command: `find db.coll`, `getMore db.coll`; the cursor id on the span),
+ * per `endSessions` when the cluster closes, and a command span per command sent (each retry its
+ * own; none for security-sensitive commands), nested under the caller's span
  * (the coroutine context's OpenTelemetry context for Kotlin callers, `Context.current()` for
  * Java callers of `mooring-java`), with server selection and connection checkout recorded as
  * events of the operation span.
@@ -24,8 +27,10 @@ public data class TracingSettings(
     /** Trace this cluster (true), do not (false), or follow [ENABLED_ENV] (null, the default). */
     val enabled: Boolean? = null,
     /**
-     * The most characters of the `db.query.text` attribute (the command as relaxed extended JSON);
-     * 0 leaves the attribute out; null follows [QUERY_TEXT_MAX_LENGTH_ENV] (default 0).
+     * The most characters of the `db.query.text` attribute (the command as relaxed extended JSON,
+     * without `lsid`, `$db`, `$clusterTime`); a longer command is cut there and gets a trailing
+     * `...` (not counted), as logging.md truncates documents; 0 leaves the attribute out; null
+     * follows [QUERY_TEXT_MAX_LENGTH_ENV] (default 0).
      */
     val queryTextMaxLength: Int? = null,
 ) {

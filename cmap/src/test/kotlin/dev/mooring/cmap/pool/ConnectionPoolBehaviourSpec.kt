@@ -10,10 +10,12 @@ import dev.mooring.cmap.ConnectionPoolSettings
 import dev.mooring.cmap.ConnectionPoolState
 import dev.mooring.cmap.EstablishmentFailure
 import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.MongoSocks5Exception
 import dev.mooring.cmap.PoolClearedEvent
 import dev.mooring.cmap.PoolClearedException
 import dev.mooring.cmap.PoolClosedException
 import dev.mooring.cmap.PoolErrorLabels
+import dev.mooring.cmap.Socks5Failure
 import dev.mooring.cmap.WaitQueueTimeoutException
 import dev.mooring.events.EventBus
 import io.kotest.assertions.throwables.shouldThrow
@@ -201,6 +203,23 @@ class ConnectionPoolBehaviourSpec : FunSpec({
         e3.errorLabels shouldBe emptySet()
         f.eventsOf<ConnectionCheckOutFailedEvent>().map { it.reason }.toSet() shouldBe setOf(ConnectionCheckOutFailedReason.CONNECTION_ERROR)
         f.pool.statistics().totalConnections shouldBe 0
+        f.pool.close()
+    }
+
+    test("SOCKS5 proxy failures are network errors that never indicate overload: no backpressure labels (socks5.md)") {
+        val f = Fixture()
+        f.pool.ready()
+        for (failure in Socks5Failure.entries) {
+            f.factory.establishError = {
+                MongoSocks5Exception("SOCKS5 proxy proxy.example:1080 for $TEST_ADDRESS: $failure", TEST_ADDRESS, 0, "proxy.example:1080", failure)
+            }
+            val e = shouldThrow<MongoSocks5Exception> { f.pool.checkOut() }
+            e.failure shouldBe failure
+            e.errorLabels shouldBe emptySet()
+        }
+        // a plain network error during the same phase still gets them: the exemption is for the proxy only
+        f.factory.establishError = { MongoNetworkException("connection reset", TEST_ADDRESS, 0, false) }
+        shouldThrow<MongoNetworkException> { f.pool.checkOut() }.hasErrorLabel(PoolErrorLabels.SYSTEM_OVERLOADED_ERROR) shouldBe true
         f.pool.close()
     }
 

@@ -197,6 +197,6 @@ internal class DefaultJavaMongoCluster(
 
     private fun <T> launch(block: suspend CoroutineScope.() -> T): CompletableFuture<T> {
         if (closing.get() || !job.isActive) return CompletableFuture.failedFuture(MongoClusterClosedException("the cluster is closed"))
-        return scope.future(CallerTracingContext.current(), block = block) // the caller's span is the parent
+        return scope.future(CallerTracingContext.current(cluster), block = block) // the caller's span is the parent (when tracing)
     }
 }

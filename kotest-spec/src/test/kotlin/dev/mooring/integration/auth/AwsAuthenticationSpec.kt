@@ -4,6 +4,8 @@ import dev.mooring.cmap.ConnectionSettings
 import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.MongoAuthenticationException
 import dev.mooring.cmap.MongoCredential
+import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.cmap.internal.auth.AuthHooks
 import dev.mooring.cmap.internal.auth.aws.AwsCredentialCache
 import dev.mooring.cmap.internal.auth.aws.AwsCredentials
@@ -17,6 +19,8 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.string.shouldStartWith
+import org.bson.BsonArray
+import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
@@ -161,6 +165,23 @@ class AwsAuthenticationSpec : FunSpec({
         }
     }
 
+    test("a failure that is not a refusal (the connection drops mid-conversation) clears the cache too (auth.md: 'for any reason')") {
+        withAws { s ->
+            s.find()
+            s.cache.get()!!.accessKeyId shouldBe s.metadata.credentials.accessKeyId
+            s.server.configureFailPoint(
+                BsonDocument("configureFailPoint", BsonString("failCommand"))
+                    .append("mode", BsonDocument("times", BsonInt32(1)))
+                    .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("saslContinue")))).append("closeConnection", BsonBoolean(true))),
+            )
+            shouldThrow<MongoNetworkException> { s.find() }
+            s.cache.get() shouldBe null
+            s.find()
+            s.cache.get()!!.accessKeyId shouldBe s.metadata.credentials.accessKeyId
+            s.metadata.hitsOf("ec2-credentials") shouldBe 2
+        }
+    }
+
     test("environment variables: not cached, and cached credentials win over variables set later") {
         withAws { s ->
             s.find()
@@ -194,6 +215,29 @@ class AwsAuthenticationSpec : FunSpec({
         withAws { s ->
             s.env["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"] = "/no/such/path"
             shouldThrow<MongoAuthenticationException> { s.find() }.message!! shouldContain "HTTP 404"
+        }
+    }
+
+    test("an endpoint that never answers is cut off by connectTimeoutMS: the connection's timeout, not 'cannot reach' the endpoint") {
+        withAws { s ->
+            java.net.ServerSocket(0).use { silent -> // accepts (backlog) and never answers
+                s.env["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"] = "/creds"
+                val settings = ConnectionSettings(
+                    connectTimeoutMS = 300, socketTimeoutMS = 10_000,
+                    credential = MongoCredential("MONGODB-AWS", null, "\$external", null),
+                )
+                val hooks = AuthHooks(
+                    environment = { s.env[it] },
+                    awsEndpoints = AwsEndpoints(ecs = "http://127.0.0.1:${silent.localPort}"),
+                    awsCache = s.cache,
+                )
+                DefaultConnectionFactory(settings, emptyList(), null, hooks).use { f ->
+                    val e = shouldThrow<MongoNetworkTimeoutException> { f.create(s.server.address, 1, 0).establish() }
+                    e.message!! shouldContain "300 ms"
+                    f.awaitClosed()
+                }
+                s.cache.get() shouldBe null
+            }
         }
     }
 

@@ -1,6 +1,10 @@
 package dev.mooring.integration.auth
 
 import dev.mooring.cmap.CommandStartedEvent
+import dev.mooring.cmap.ConnectionSettings
+import dev.mooring.cmap.DefaultConnectionFactory
+import dev.mooring.cmap.MongoCredential
+import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.cmap.OidcCallback
 import dev.mooring.cmap.OidcCallbackContext
 import dev.mooring.cmap.OidcCredential
@@ -13,6 +17,7 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.string.shouldNotContain
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.launch
 import java.nio.file.Files
@@ -275,6 +280,26 @@ class OidcMachineSpec : FunSpec({
             }
             f.oidc.authenticatedUsers shouldBe setOf("test_user1")
             Files.delete(file)
+        }
+    }
+
+    test("a callback cut off by connectTimeoutMS (which bounds the whole handshake) is the connection's timeout, not a callback failure") {
+        withFixture { f ->
+            val called = CompletableDeferred<Unit>()
+            val never = CompletableDeferred<OidcCredential>()
+            val cb = OidcCallback { called.complete(Unit); never.await() }
+            val settings = ConnectionSettings(
+                connectTimeoutMS = 300, socketTimeoutMS = 10_000,
+                credential = MongoCredential("MONGODB-OIDC", null, "\$external", null, machine(cb)),
+            )
+            DefaultConnectionFactory(settings).use { factory ->
+                val c = factory.create(f.server.address, 1, 0)
+                val e = shouldThrow<MongoNetworkTimeoutException> { c.establish() }
+                e.message!! shouldContain "300 ms"
+                e.message!! shouldNotContain "did not return within 1m"
+                called.isCompleted shouldBe true
+                factory.awaitClosed()
+            }
         }
     }
 

@@ -48,24 +48,54 @@ object KnownGaps {
 
     /**
      * CRUD helpers the runner sends through runCommand (they are neither retryable reads nor
-     * retryable writes): their operation span is runCommand's ("runCommand db"), where a driver
-     * with the helper names it after the helper.
+     * retryable writes, and must not be sent as such: a multi-statement write or an index or
+     * collection command with a `txnNumber` is refused by the server, and runRetryableWrite would
+     * retry them): their operation span is runCommand's ("runCommand db"), where a driver with the
+     * helper names it after the helper.
      */
     private val SENT_WITH_RUN_COMMAND = setOf(
-        "createCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "runCommand", "mapReduce",
+        "createCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "mapReduce",
     )
+
+    /**
+     * Commands the runner sends through runCursorCommand as given: Mooring names that operation
+     * span after the command (`find db.coll`, as the find, aggregate and list helpers built on it
+     * need), where the unified `runCursorCommand` / `createCommandCursor` expect the driver's
+     * runCommand operation (`runCommand db`).
+     */
+    private val CURSOR_COMMAND = setOf("runCursorCommand", "createCommandCursor")
 
     /**
      * Operations of the open-telemetry suite whose operation span Mooring produces as a driver
      * names it: the CRUD helpers sent as retryable reads and writes or cursor commands (their
-     * span is named after the command, which is the helper's operation name).
+     * span is named after the command, which is the helper's operation name), runCommand (sent
+     * with Mooring's runCommand: "runCommand db"), a find cursor and its iteration (each getMore
+     * an operation span of its own) and the test runner's fail points.
      */
-    private val TRACED = CrudOperations.OPERATIONS - SENT_WITH_RUN_COMMAND + "failPoint"
-
+    private val TRACED = CrudOperations.OPERATIONS - SENT_WITH_RUN_COMMAND +
+        (CursorOperations.OPERATIONS - CURSOR_COMMAND) + "close" + "failPoint"
 
     private const val NO_CRUD_HELPER = "needs the CRUD helper(s) %s: an operation span is named after its helper (open-telemetry.md's covered " +
-        "operations), and Mooring sends command documents through runCommand / runRetryableRead / runRetryableWrite / " +
-        "withConnection with no %s helper"
+        "operations), and Mooring has no %s helper: such a command document can only be sent through runCommand, whose operation " +
+        "span is 'runCommand db'"
+
+    /**
+     * The runner sends a client bulk write through runRetryableWrite (span `bulkWrite admin`, as
+     * drivers name it) unless a model is an updateMany or deleteMany (not retryable: runCommand).
+     */
+    private fun tracedAsDriversDo(operation: JsonObject): Boolean {
+        val name = operation["name"]!!.jsonPrimitive.content
+        if (name != "clientBulkWrite") return name in TRACED
+        val models = operation["arguments"]?.jsonObject?.get("models")?.jsonArray ?: return true
+        return models.none { m -> m.jsonObject.keys.any { it == "updateMany" || it == "deleteMany" } }
+    }
+
+    private const val MULTI_CLIENT_BULK_WRITE = "expects the client bulk write's operation span to be 'bulkWrite admin'; its " +
+        "updateMany/deleteMany models make it a non-retryable write, which Mooring can only send through runCommand (span " +
+        "'runCommand admin'), having no client bulk write helper"
+
+    private const val CURSOR_COMMAND_NAMED_AFTER_COMMAND = "expects the operation span of %s to be named runCommand; Mooring's " +
+        "runCursorCommand names it after the command it opens the cursor with (its find, aggregate and list helpers rely on that)"
 
     /** The reason [test] of [file] cannot pass on Mooring, or null. */
     fun reason(file: JsonObject, test: JsonObject): String? {
@@ -75,7 +105,11 @@ object KnownGaps {
         Regex("\"name\":\"(\\w+)\",\"object\"").findAll(text).forEach { m -> missingFeature("operation", m.groupValues[1])?.let { return it } }
         Regex("\\{\"(\\w+)\":\\{\"id\"").findAll(file.toString() + text).forEach { m -> missingFeature("entity", m.groupValues[1])?.let { return it } }
         if (test.containsKey("expectTracingMessages")) {
-            val missing = test["operations"]!!.jsonArray.map { it.jsonObject["name"]!!.jsonPrimitive.content }.filter { it !in TRACED }.distinct()
+            val names = test["operations"]!!.jsonArray.map { it.jsonObject["name"]!!.jsonPrimitive.content }
+            names.filter { it in CURSOR_COMMAND }.distinct().takeIf { it.isNotEmpty() }?.let { return CURSOR_COMMAND_NAMED_AFTER_COMMAND.format(it.joinToString(" and ")) }
+            val missing = test["operations"]!!.jsonArray.map { it.jsonObject }.filterNot(::tracedAsDriversDo)
+                .map { it["name"]!!.jsonPrimitive.content }.distinct()
+            if (missing == listOf("clientBulkWrite")) return MULTI_CLIENT_BULK_WRITE
             if (missing.isNotEmpty()) return NO_CRUD_HELPER.format(missing.joinToString(", "), missing.joinToString(" or "))
         }
         Regex("\"sessionOptions\":\\{\"(\\w+)\"").findAll(file.toString() + text).forEach { m -> missingFeature("sessionOptions", m.groupValues[1])?.let { return it } }

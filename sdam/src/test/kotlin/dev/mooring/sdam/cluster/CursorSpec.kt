@@ -151,6 +151,31 @@ class CursorSpec : FunSpec({
         }
     }
 
+    test("load-balanced: a getMore cut off by timeoutMS leaves the connection unusable: close sends no killCursors on it and checks it in") {
+        val lb = LoadBalancerSimulator.start(backends = 1)
+        try {
+            val recorder = EventRecorder()
+            val cluster = MongoCluster(MongoClusterSettings.fromUri(lb.seedUri()), listOf(recorder))
+            try {
+                cluster.runCommand("db", insertCommand(0, 20))
+                recorder.clear()
+                lb.configureFailPoint(
+                    BsonDocument.parse("""{configureFailPoint: "failCommand", mode: {times: 1}, data: {failCommands: ["getMore"], blockConnection: true, blockTimeMS: 2000}}"""),
+                )
+                val options = RunCursorCommandOptions(timeoutMS = 500, timeoutMode = TimeoutMode.ITERATION, batchSize = 5)
+                shouldThrow<MongoOperationTimeoutException> { cluster.runCursorCommand("db", find(5), options).toList() }
+                recorder.ofType<CommandStartedEvent>().map { it.commandName } shouldContainExactly listOf("find", "getMore")
+                recorder.ofType<ConnectionCheckedOutEvent>().size shouldBe 1
+                recorder.ofType<ConnectionCheckedInEvent>().size shouldBe 1
+                cluster.poolStatistics().values.sumOf { it.inUseConnections } shouldBe 0
+            } finally {
+                cluster.closeAndCheckNoCoroutines()
+            }
+        } finally {
+            lb.close()
+        }
+    }
+
     test("an exception in the collector kills the cursor; an exhausted cursor sends no killCursors") {
         onStandalone { server, cluster ->
             cluster.runCommand("db", insertCommand(0, 300))

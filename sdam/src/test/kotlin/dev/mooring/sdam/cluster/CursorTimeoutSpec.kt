@@ -18,6 +18,7 @@ import io.kotest.matchers.types.shouldBeInstanceOf
 import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
+import kotlinx.coroutines.withTimeoutOrNull
 import org.bson.BsonArray
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
@@ -138,6 +139,25 @@ class CursorTimeoutSpec : FunSpec({
                 .toList().flatMap { it.documents }
             docs.map { it.getInt32("_id").value } shouldBe (0 until 25).toList()
             recorder.started("getMore").map { it.command.getInt32("batchSize").value } shouldBe listOf(10, 5)
+        }
+    }
+
+    test("ITERATION: the getMores a tailable cursor sends over empty batches while awaiting its next document share one timeoutMS") {
+        onStandalone { _, cluster, recorder ->
+            val await = find(30).append("tailable", BsonBoolean.TRUE).append("awaitData", BsonBoolean.TRUE)
+            val docs = ArrayList<BsonDocument>()
+            val error = withTimeoutOrNull(30.seconds) {
+                shouldThrow<MongoOperationTimeoutException> {
+                    cluster.runCursorCommand("db", await, RunCursorCommandOptions(timeoutMS = 1_000, cursorType = CursorType.TAILABLE_AWAIT, maxTimeMS = 300))
+                        .collect { docs.add(it) }
+                }
+            }
+            error.shouldBeInstanceOf<MongoOperationTimeoutException>() // not an endless series of getMores, each with a fresh timeoutMS
+            docs.size shouldBe 30
+            // each getMore waited its maxTimeMS on the server for data that never came: together at most the one timeoutMS
+            val waits = recorder.started("getMore").map { it.command.getNumber("maxTimeMS").longValue() }
+            (waits.size >= 2) shouldBe true
+            (waits.sum() <= 1_000) shouldBe true
         }
     }
 })

@@ -3,14 +3,17 @@ package dev.mooring.sdam.uri
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.ConnectionString
 import dev.mooring.sdam.InvalidConnectionStringException
+import dev.mooring.sdam.InvalidSettingsException
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.ServerMonitoringMode
 import dev.mooring.sdam.WriteAcknowledgement
+import dev.mooring.sdam.mongoClusterSettings
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.collections.shouldHaveSize
+import io.kotest.matchers.collections.shouldNotBeEmpty
 import io.kotest.matchers.nulls.shouldBeNull
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
@@ -152,6 +155,41 @@ class ConnectionStringSpec : FunSpec({
             "mongodb://a/?w",
         )
         for (uri in bad) shouldThrow<InvalidConnectionStringException> { ConnectionString.parse(uri) }
+    }
+
+    test("socks5.md: a zero-length proxyUsername or proxyPassword is ignored, in the URI and in the settings") {
+        // ignored options: no authentication, no error
+        for (uri in listOf(
+            "mongodb://a/?proxyHost=p&proxyPassword=",
+            "mongodb://a/?proxyHost=p&proxyUsername=",
+            "mongodb://a/?proxyHost=p&proxyUsername=&proxyPassword=",
+        )) {
+            val cs = ConnectionString.parse(uri)
+            val proxy = cs.settings.proxy!!
+            proxy.host shouldBe "p"
+            proxy.username.shouldBeNull()
+            proxy.password.shouldBeNull()
+            cs.warnings.shouldNotBeEmpty()
+        }
+        // once ignored, the other one stands alone: an error
+        shouldThrow<InvalidConnectionStringException> { ConnectionString.parse("mongodb://a/?proxyHost=p&proxyUsername=u&proxyPassword=") }
+        shouldThrow<InvalidConnectionStringException> { ConnectionString.parse("mongodb://a/?proxyHost=p&proxyUsername=&proxyPassword=pw") }
+        // the equivalent MongoClient options
+        val dsl = mongoClusterSettings { proxy("p", 1080, "", "") }.proxy!!
+        dsl.username.shouldBeNull()
+        dsl.password.shouldBeNull()
+        shouldThrow<InvalidSettingsException> { mongoClusterSettings { proxy("p", 1080, "u", "") } }
+        shouldThrow<InvalidSettingsException> { mongoClusterSettings { proxy("p", 1080, "", "pw") } }
+    }
+
+    test("socks5.md: proxyPort without proxyHost is an error even when its value is invalid (it was specified)") {
+        for (uri in listOf("mongodb://a/?proxyPort=abc", "mongodb://a/?proxyPort=0", "mongodb://a/?proxyPort=", "mongodb://a/?proxyHost=&proxyPort=1080")) {
+            shouldThrow<InvalidConnectionStringException> { ConnectionString.parse(uri) }.message!! shouldContain "proxyHost"
+        }
+        // with proxyHost, an invalid port is ignored with a warning (the default 1080 applies)
+        val cs = ConnectionString.parse("mongodb://a/?proxyHost=p&proxyPort=abc")
+        cs.settings.proxy!!.port shouldBe 1080
+        cs.warnings.shouldNotBeEmpty()
     }
 
     test("mongodb+srv: one host, no port, TLS on unless tls=false, SRV options kept") {

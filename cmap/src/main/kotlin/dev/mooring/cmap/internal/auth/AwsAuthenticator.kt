@@ -2,7 +2,6 @@ package dev.mooring.cmap.internal.auth
 
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionDescription
-import dev.mooring.cmap.MongoAuthenticationException
 import dev.mooring.cmap.internal.auth.aws.AwsConversation
 import dev.mooring.cmap.internal.auth.aws.AwsCredentialChain
 import java.time.ZoneOffset
@@ -10,8 +9,8 @@ import java.time.ZonedDateTime
 
 /**
  * MONGODB-AWS (auth.md): credentials from [chain], then `saslStart` with the client nonce and
- * `saslContinue` with the signed GetCallerIdentity request. Any failure clears the credential
- * cache. Thread-safe: a new [AwsConversation] per connection.
+ * `saslContinue` with the signed GetCallerIdentity request. Any failure (refusal, network error,
+ * cancellation) clears the credential cache. Thread-safe: a new [AwsConversation] per connection.
  */
 internal class AwsAuthenticator(private val chain: AwsCredentialChain, private val source: String) : MechanismAuthenticator {
     override val mechanismName: String get() = AuthMechanism.MONGODB_AWS.mechanismName
@@ -29,7 +28,9 @@ internal class AwsAuthenticator(private val chain: AwsCredentialChain, private v
                         conversation.clientSecond(serverFirst, credentials, ZonedDateTime.now(ZoneOffset.UTC))
                     }
                 }
-            } catch (e: MongoAuthenticationException) {
+            } catch (e: Throwable) {
+                // auth.md "Caching Credentials": "If AWS authentication fails for any reason, the cache
+                // MUST be cleared" (a refusal, a network error mid-conversation, a cancellation alike)
                 chain.forget()
                 throw e
             }

@@ -1,6 +1,7 @@
 package dev.mooring.cmap.internal.pool
 
 import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.MongoSocks5Exception
 import dev.mooring.cmap.PoolErrorLabels
 import java.net.UnknownHostException
 import java.nio.channels.UnresolvedAddressException
@@ -12,13 +13,17 @@ import javax.net.ssl.SSLPeerUnverifiedException
  * establishing a connection (TCP/TLS connect and the hello) get `SystemOverloadedError` and
  * `RetryableError`, so SDAM does not clear the pool for them. Errors that cannot come from an
  * overloaded server get no labels: DNS failures, certificate and hostname verification failures
- * (non-I/O TLS errors), and failures during authentication after the hello ([helloCompleted]:
- * the connection already has its [dev.mooring.cmap.ConnectionDescription]).
+ * (non-I/O TLS errors), failures during authentication after the hello ([helloCompleted]:
+ * the connection already has its [dev.mooring.cmap.ConnectionDescription]), and every SOCKS5
+ * failure ([MongoSocks5Exception]: proxy unreachable, handshake or proxy authentication refused),
+ * which socks5.md says to treat "the same as a network error (e.g. `ECONNREFUSED`) which does not
+ * indicate server overload for backpressure purposes".
  */
 internal object BackpressureLabels {
     fun applyTo(error: Throwable, helloCompleted: Boolean) {
         if (error !is MongoNetworkException) return
         if (helloCompleted) return
+        if (error is MongoSocks5Exception) return
         if (causedByNonOverload(error)) return
         error.addErrorLabel(PoolErrorLabels.SYSTEM_OVERLOADED_ERROR)
         error.addErrorLabel(PoolErrorLabels.RETRYABLE_ERROR)

@@ -52,6 +52,8 @@ internal class CommandCursor(
     private var ns = ""
     private var pinnedNetworkError = false
     private var returned = 0
+    /** True when the last getMore returned no document: the next getMore continues the same `next` (its timeout). */
+    private var lastGetMoreEmpty = false
 
     /** The documents still to return under [limit] (null: no limit). */
     private val leftUnderLimit: Int? get() = limit?.let { it - returned }
@@ -98,7 +100,7 @@ internal class CommandCursor(
         val getMore = BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(ns.substringAfter('.')))
         listOfNotNull(options.batchSize, leftUnderLimit).minOrNull()?.let { getMore["batchSize"] = BsonInt32(it) }
         options.comment?.let { getMore["comment"] = it }
-        val reply = timeout.getMore { t ->
+        val reply = timeout.getMore(continuesNext = lastGetMoreEmpty) { t ->
             // client-side-operations-timeout.md: no maxTimeMS on a getMore but a tailable-await cursor's await time
             options.maxTimeMS?.let { getMore["maxTimeMS"] = BsonInt64(if (options.cursorType == CursorType.TAILABLE_AWAIT) t.awaitTimeMS(it, server(r)) else it) }
             // OpenTelemetry: each getMore is an operation span of its own (with its command span inside)
@@ -109,6 +111,7 @@ internal class CommandCursor(
         val batch = CursorBatch.next(reply, id, ns, r.address)
         id = batch.id
         returned += batch.documents.size
+        lastGetMoreEmpty = batch.documents.isEmpty()
         if (id == 0L) finish(r)
         return batch.documents
     }
@@ -125,7 +128,10 @@ internal class CommandCursor(
             try {
                 val t = timeout.forClose() // client-side-operations-timeout.md: timeoutMS is refreshed for killCursors
                 withTimeoutOrNull(timeout.closeBoundMS) {
-                    context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { t.withMaxTimeMS(session.attach(kill, c), server(r)) } }
+                    // OpenTelemetry: killCursors is an operation span of its own (with its command span inside)
+                    context.tracer.traceCommand(ns.substringBefore('.'), kill) {
+                        context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { t.withMaxTimeMS(session.attach(kill, c), server(r)) } }
+                    }
                 }
             } catch (e: Exception) {
                 // run-command.md: the outcome of killCursors is ignored
@@ -172,7 +178,8 @@ internal class CommandCursor(
             timeout.checkReply(context.monitored(connection, operation, session).command(db, build()))
         } catch (e: Throwable) {
             session.onError(e)
-            if (e is MongoNetworkException && route is CursorRoute.Pinned) pinnedNetworkError = true
+            // load-balancers.md: after a network error (or a command cut off in flight, which closes the connection) the pinned connection is no longer valid
+            if (route is CursorRoute.Pinned && (e is MongoNetworkException || connection.isClosed)) pinnedNetworkError = true
             throw timeout.translate(e)
         }
 }

@@ -21,11 +21,14 @@ import org.bson.BsonDocument
  *   tailable-await cursor; in ITERATION mode otherwise it is bounded client-side only.
  * - Each getMore ([getMore]) runs under the remaining lifetime (CURSOR_LIFETIME) or a fresh
  *   timeoutMS (ITERATION), client-side only: no `maxTimeMS`, except a tailable-await cursor's
- *   await time, `min(maxAwaitTimeMS, remaining - minRoundTripTime)`.
+ *   await time, `min(maxAwaitTimeMS, remaining - minRoundTripTime)`. In ITERATION mode a getMore
+ *   that continues the same `next` (it follows a getMore whose batch was empty, so no document
+ *   was returned in between) runs under that getMore's timeout, not a fresh one: the timeout
+ *   applies to the totality of the getMores of one `next` ("Cursors").
  * - killCursors gets a fresh timeout ([forClose]): timeoutMS when set, else [fallbackCloseBoundMS].
  *
  * [timeoutMS] null: not set (legacy behaviour); 0: set, no limit (the CSOT error semantics and
- * the retries until the deadline apply). Immutable apart from the clock.
+ * the retries until the deadline apply). Used by its cursor's coroutine only.
  */
 internal class CursorTimeout(
     val timeoutMS: Long?,
@@ -40,13 +43,21 @@ internal class CursorTimeout(
     fun initialCommand(command: BsonDocument, server: ServerDescription?): BsonDocument =
         if (mode == TimeoutMode.CURSOR_LIFETIME || cursorType == CursorType.TAILABLE_AWAIT) initial.withMaxTimeMS(command, server) else command
 
+    /** The timeout of the current `next` in ITERATION mode (the latest fresh one), or null before the first getMore. */
+    private var iteration: OperationTimeout? = null
+
     /**
-     * Runs the getMore [block] under this cursor's getMore timeout (given to [block] for the
+     * Runs the getMore [block] under this cursor's getMore timeout ([continuesNext]: the getMore
+     * follows an empty batch of a getMore, and keeps its ITERATION timeout) (given to [block] for the
      * await `maxTimeMS` and error translation): [MongoOperationTimeoutException] when it expires
      * (at once when the lifetime already has), a MaxTimeMSExpired reply translated.
      */
-    suspend fun <T> getMore(block: suspend (OperationTimeout) -> T): T {
-        val t = if (mode == TimeoutMode.ITERATION) OperationTimeout.start(timeoutMS) else initial
+    suspend fun <T> getMore(continuesNext: Boolean = false, block: suspend (OperationTimeout) -> T): T {
+        val t = when {
+            mode != TimeoutMode.ITERATION -> initial
+            continuesNext -> iteration ?: OperationTimeout.start(timeoutMS).also { iteration = it }
+            else -> OperationTimeout.start(timeoutMS).also { iteration = it }
+        }
         val limit = t.remainingMS()
         try {
             if (limit == null) return block(t)

@@ -71,6 +71,7 @@ internal class RetryableWrite(
         } else if (!supported) {
             throw RetryNotPossible(server.address)
         }
+        sessions.markUsed(session!!)
         return command.clone().apply {
             put("lsid", session!!.lsid)
             put("txnNumber", BsonInt64(txnNumber))

@@ -17,7 +17,7 @@ internal class ServerSession internal constructor(id: UUID, createdNanos: Long) 
 
     private var txnNumber = 0L
 
-    /** When the session was last used (System.nanoTime), for expiry. */
+    /** When the session id was last sent to a server (the pool's clock; its creation until then), for expiry. */
     @Volatile
     internal var lastUsedNanos: Long = createdNanos
 

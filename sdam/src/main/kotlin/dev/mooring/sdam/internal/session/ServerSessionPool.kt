@@ -31,9 +31,19 @@ internal class ServerSessionPool(private val nanoTime: () -> Long = System::nano
         return ServerSession(UUID.randomUUID(), nanoTime())
     }
 
-    /** Returns [session] for reuse (or discards it when dirty or about to expire); also prunes expiring sessions. */
-    internal fun release(session: ServerSession, logicalSessionTimeoutMinutes: Int?) {
+    /**
+     * Records that [session]'s id is being sent to a server now (driver-sessions.md `lastUse`:
+     * updated every time the session id is sent); its expiry counts from here.
+     */
+    internal fun markUsed(session: ServerSession) {
         session.lastUsedNanos = nanoTime()
+    }
+
+    /**
+     * Returns [session] for reuse (or discards it when dirty or about to expire, counted from its
+     * last use, see [markUsed]); also prunes expiring sessions.
+     */
+    internal fun release(session: ServerSession, logicalSessionTimeoutMinutes: Int?) {
         synchronized(this) {
             while (available.isNotEmpty() && expiresSoon(available.last(), logicalSessionTimeoutMinutes)) available.removeLast()
             if (!session.isDirty && !expiresSoon(session, logicalSessionTimeoutMinutes)) available.addFirst(session)
@@ -43,10 +53,11 @@ internal class ServerSessionPool(private val nanoTime: () -> Long = System::nano
     /** Removes and returns every pooled session (for `endSessions` when the cluster closes), most recently used first. */
     internal fun drain(): List<ServerSession> = synchronized(this) { available.toList().also { available.clear() } }
 
+    /** True when [s] has less than one minute left before the server considers it stale (never without a timeout: load-balanced mode). */
     private fun expiresSoon(s: ServerSession, timeoutMinutes: Int?): Boolean {
         val minutes = timeoutMinutes ?: return false
         val idleNanos = nanoTime() - s.lastUsedNanos
-        return idleNanos >= (minutes - 1L) * NANOS_PER_MINUTE
+        return idleNanos > (minutes - 1L) * NANOS_PER_MINUTE
     }
 
     private companion object {

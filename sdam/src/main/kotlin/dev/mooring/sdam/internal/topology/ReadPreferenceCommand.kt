@@ -16,15 +16,17 @@ internal object ReadPreferenceCommand {
     /**
      * The `$readPreference` for [readPreference] sent to [server] in a [topologyType]
      * topology, or null when none is sent: never to a standalone (server-selection.md "Type
-     * Standalone"); a direct connection to a replica set member always sends primaryPreferred
-     * (so reads work on a secondary); otherwise only non-primary modes are sent.
+     * Standalone"); on a direct connection to a server that is not a mongos (topology type
+     * Single) a primary read preference becomes primaryPreferred, so the read works on a
+     * secondary, and any other is sent as the application set it ("Topology type: Single", OP_MSG);
+     * otherwise only non-primary modes are sent.
      */
     fun forCommand(readPreference: ReadPreference, topologyType: TopologyType, server: ServerDescription): BsonDocument? {
         if (server.type == ServerType.STANDALONE) return null
-        if (topologyType == TopologyType.SINGLE && server.type != ServerType.MONGOS && server.type != ServerType.LOAD_BALANCER) {
-            return BsonDocument("mode", BsonString(ReadPreferenceMode.PRIMARY_PREFERRED.value))
+        if (readPreference.mode == ReadPreferenceMode.PRIMARY) {
+            val direct = topologyType == TopologyType.SINGLE && server.type != ServerType.MONGOS && server.type != ServerType.LOAD_BALANCER
+            return if (direct) BsonDocument("mode", BsonString(ReadPreferenceMode.PRIMARY_PREFERRED.value)) else null
         }
-        if (readPreference.mode == ReadPreferenceMode.PRIMARY) return null
         return toDocument(readPreference)
     }
 

@@ -1,6 +1,7 @@
 package dev.mooring.sdam.internal.tracing
 
 import dev.mooring.events.InternalMooringApi
+import dev.mooring.sdam.MongoCluster
 import io.opentelemetry.context.Context
 import io.opentelemetry.extension.kotlin.asContextElement
 import kotlin.coroutines.CoroutineContext
@@ -14,12 +15,14 @@ import kotlin.coroutines.EmptyCoroutineContext
 @InternalMooringApi
 public object CallerTracingContext {
     /**
-     * The calling thread's current OpenTelemetry context as a coroutine context element; empty
-     * when the OpenTelemetry API is absent or no context is current (then nothing is allocated).
+     * The calling thread's current OpenTelemetry context as a coroutine context element, for an
+     * operation of [cluster]; empty when [cluster] does not trace (whatever the classpath: a
+     * cluster without tracing costs its callers nothing) or no context is current (then nothing
+     * is allocated either).
      */
-    public fun current(): CoroutineContext = if (Tracing.apiPresent) Captured.current() else EmptyCoroutineContext
+    public fun current(cluster: MongoCluster): CoroutineContext = if (cluster.tracer != null) Captured.current() else EmptyCoroutineContext
 
-    /** Touches OpenTelemetry types; loaded only when the API is present. */
+    /** Touches OpenTelemetry types; loaded only when the API is present (a cluster has a tracer only then). */
     private object Captured {
         fun current(): CoroutineContext {
             val context = Context.current()

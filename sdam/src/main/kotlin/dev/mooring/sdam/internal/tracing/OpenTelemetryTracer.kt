@@ -2,8 +2,8 @@ package dev.mooring.sdam.internal.tracing
 
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.internal.connection.DriverVersion
 import dev.mooring.events.EventListener
-import dev.mooring.sdam.MongoCluster
 import io.opentelemetry.api.GlobalOpenTelemetry
 import io.opentelemetry.api.trace.Span
 import io.opentelemetry.api.trace.SpanBuilder
@@ -28,8 +28,8 @@ import java.io.StringWriter
  */
 internal class OpenTelemetryTracer(private val config: TracingConfig) : OperationTracer {
     private val tracer: Tracer by lazy {
-        GlobalOpenTelemetry.get().tracerBuilder(SCOPE_NAME)
-            .setInstrumentationVersion(MongoCluster::class.java.`package`?.implementationVersion ?: "unknown").build()
+        // open-telemetry.md "Tracer Attributes": the version as the handshake's client.driver.version
+        GlobalOpenTelemetry.get().tracerBuilder(SCOPE_NAME).setInstrumentationVersion(DriverVersion.value).build()
     }
 
     override suspend fun <T> operation(name: String, database: String?, collection: String?, block: suspend () -> T): T {
@@ -44,7 +44,8 @@ internal class OpenTelemetryTracer(private val config: TracingConfig) : Operatio
         try {
             return withContext(parent.with(span).with(OperationTrace.KEY, operation).asContextElement()) { block() }
         } catch (e: Throwable) {
-            if (e !is CancellationException) recordError(span, e)
+            if (e is CancellationException) throw e
+            if (operation.isSensitiveFailure(e)) recordRedactedError(span, e) else recordError(span, e)
             throw e
         } finally {
             span.end()
@@ -80,15 +81,35 @@ internal class OpenTelemetryTracer(private val config: TracingConfig) : Operatio
         return builder.startSpan()
     }
 
-    /** Records [e] on [span]: the exception attributes, the exception event, status ERROR, and the server's code when it sent one. */
-    internal fun recordError(span: Span, e: Throwable) {
+    /**
+     * Records [e] on [span]: the exception attributes, the exception event, status ERROR, and the
+     * server's code when it sent one (`db.response.status_code`); on a command span also
+     * `error.type` (semantic conventions for database spans: the status code, else the exception's class).
+     */
+    internal fun recordError(span: Span, e: Throwable, commandSpan: Boolean = false) {
         span.setAttribute("exception.type", e.javaClass.name)
         e.message?.let { span.setAttribute("exception.message", it) }
         span.setAttribute("exception.stacktrace", StringWriter().also { e.printStackTrace(PrintWriter(it)) }.toString())
-        if (e is MongoCommandException) span.setAttribute("db.response.status_code", e.code.toString())
+        val code = (e as? MongoCommandException)?.code?.toString()
+        code?.let { span.setAttribute("db.response.status_code", it) }
+        if (commandSpan) span.setAttribute("error.type", code ?: e.javaClass.name)
         span.recordException(e)
         span.setStatus(StatusCode.ERROR, e.message ?: e.javaClass.simpleName)
     }
+
+    /**
+     * Records the failure of a security-sensitive command (open-telemetry.md "Security
+     * Implication": as command monitoring redacts it) on the operation [span]: the exception's
+     * type and the server's code only, no message, stack trace or exception event.
+     */
+    private fun recordRedactedError(span: Span, e: Throwable) {
+        span.setAttribute("exception.type", e.javaClass.name)
+        (e as? MongoCommandException)?.let { span.setAttribute("db.response.status_code", it.code.toString()) }
+        span.setStatus(StatusCode.ERROR, e.javaClass.name)
+    }
+
+    /** The operation running in the calling coroutine, or null (a command outside any operation span). */
+    internal suspend fun currentOperation(): OperationTrace? = callerContext().get(OperationTrace.KEY)
 
     /** The caller's context: the coroutine context's OpenTelemetry context, else the thread's current one. */
     private suspend fun callerContext(): Context {
@@ -109,10 +130,27 @@ internal class OpenTelemetryTracer(private val config: TracingConfig) : Operatio
     }
 
     /** What the pool-event recorder needs of the running operation. */
-    internal class OperationTrace(val span: Span, val startNanos: Long) {
+    internal class OperationTrace(val span: Span, startNanos: Long) {
+        /**
+         * When the running attempt's server selection started: the operation's start, then the end
+         * of the last command or failed checkout (a retry selects again after its attempt failed).
+         */
+        @Volatile
+        var selectionStartNanos: Long = startNanos
+
         /** When the running attempt's checkout started; null between attempts. */
         @Volatile
         var checkoutStartNanos: Long? = null
+
+        /** The last failure of a security-sensitive command of this operation (recorded redacted if the operation fails with it). */
+        @Volatile
+        var sensitiveFailure: Throwable? = null
+
+        /** [e] is (or was caused by) the failure of a sensitive command of this operation. */
+        fun isSensitiveFailure(e: Throwable): Boolean {
+            val failure = sensitiveFailure ?: return false
+            return generateSequence(e) { it.cause }.take(8).any { it === failure } || e.suppressed.any { it === failure }
+        }
 
         companion object {
             val KEY: ContextKey<OperationTrace> = ContextKey.named("dev.mooring.operation")

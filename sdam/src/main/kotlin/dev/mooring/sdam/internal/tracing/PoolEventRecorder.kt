@@ -38,14 +38,17 @@ internal class PoolEventRecorder : EventListener {
                 op.span.addEvent(
                     "server selected",
                     Attributes.builder().put("server.address", event.address.host).put("server.port", event.address.port.toLong())
-                        .put("mooring.selection.wait_ms", (now - op.startNanos) / 1e6).build(),
+                        .put("mooring.selection.wait_ms", (now - op.selectionStartNanos) / 1e6).build(),
                 )
             }
-            is ConnectionCheckOutFailedEvent -> current()?.span?.addEvent(
-                "connection checkout failed",
-                Attributes.builder().put("mooring.checkout.wait_ms", event.duration.inWholeMicroseconds / 1e3)
-                    .put("mooring.checkout.failure", event.reason.specName).build(),
-            )
+            is ConnectionCheckOutFailedEvent -> current()?.let { op ->
+                op.span.addEvent(
+                    "connection checkout failed",
+                    Attributes.builder().put("mooring.checkout.wait_ms", event.duration.inWholeMicroseconds / 1e3)
+                        .put("mooring.checkout.failure", event.reason.specName).build(),
+                )
+                op.selectionStartNanos = System.nanoTime() // a retry selects again from here
+            }
             else -> {}
         }
     }

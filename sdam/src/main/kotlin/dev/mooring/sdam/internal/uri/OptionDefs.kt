@@ -49,7 +49,7 @@ internal object OptionDefs {
         OptionDef("proxyHost", OptionType.STRING, "a non-empty host") { (it as String).isNotEmpty() },
         OptionDef("proxyPort", OptionType.INT, "an integer in 1..65535") { it as Int in 1..65535 },
         OptionDef("proxyUsername", OptionType.STRING, "a non-empty string") { (it as String).isNotEmpty() },
-        OptionDef("proxyPassword", OptionType.STRING, sensitive = true),
+        OptionDef("proxyPassword", OptionType.STRING, "a non-empty string", sensitive = true) { (it as String).isNotEmpty() },
         OptionDef("readConcernLevel", OptionType.STRING, "a non-empty string") { (it as String).isNotEmpty() },
         OptionDef("readPreference", OptionType.READ_PREFERENCE, ReadPreferenceMode.entries.joinToString { it.value }),
         OptionDef("readPreferenceTags", OptionType.TAG_SETS, "comma-separated key:value pairs"),

@@ -34,16 +34,32 @@ class ServerSessionPoolSpec : FunSpec({
         pool.acquire(30) shouldNotBeSameInstanceAs s
     }
 
-    test("a session with less than a minute left before logicalSessionTimeoutMinutes is not reused") {
+    test("a session with at least a minute left before logicalSessionTimeoutMinutes is reused; with less, it is not") {
         var now = 0L
         val pool = ServerSessionPool { now }
-        val s = pool.acquire(10)
+        val s = pool.acquire(10) // created (last used) at 0
         pool.release(s, 10)
         now += 8 * 60_000_000_000L // 8 idle minutes: 2 left
         pool.acquire(10) shouldBeSameInstanceAs s
         pool.release(s, 10)
-        now += 9 * 60_000_000_000L // 9 idle minutes: 1 left, too close
+        now += 60_000_000_000L // 9 idle minutes: exactly 1 left, still usable
+        pool.acquire(10) shouldBeSameInstanceAs s
+        pool.release(s, 10)
+        now += 1 // less than a minute left
         pool.acquire(10) shouldNotBeSameInstanceAs s
         pool.size shouldBe 0
+    }
+
+    test("releasing a session does not count as using it: one idle too long since its last use is discarded on release") {
+        var now = 0L
+        val pool = ServerSessionPool { now }
+        val s = pool.acquire(10)
+        now += 9 * 60_000_000_000L + 1 // held, unused, until less than a minute is left
+        pool.release(s, 10)
+        pool.size shouldBe 0
+        val t = pool.acquire(null) // load-balanced mode: no expiry
+        now += 60 * 60_000_000_000L
+        pool.release(t, null)
+        pool.acquire(null) shouldBeSameInstanceAs t
     }
 })

@@ -1,6 +1,7 @@
 package dev.mooring.cmap.internal.auth.aws
 
 import dev.mooring.cmap.internal.auth.AuthFailure
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.future.await
 import kotlinx.coroutines.withContext
@@ -116,6 +117,8 @@ internal class AwsCredentialChain(
     private suspend fun send(what: String, builder: HttpRequest.Builder): String {
         val response = try {
             http.sendAsync(builder.timeout(endpoints.timeout).build(), HttpResponse.BodyHandlers.ofString()).await()
+        } catch (e: CancellationException) {
+            throw e // connectTimeoutMS around the handshake, or the caller: not an endpoint failure
         } catch (e: Exception) {
             throw AuthFailure("cannot reach $what for AWS credentials: ${e.javaClass.simpleName}")
         }

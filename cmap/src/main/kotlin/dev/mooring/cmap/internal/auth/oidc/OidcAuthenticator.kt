@@ -14,6 +14,8 @@ import dev.mooring.cmap.internal.auth.AuthFailure
 import dev.mooring.cmap.internal.auth.authenticating
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonBinary
 import org.bson.BsonDocument
@@ -156,6 +158,9 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
         val result = try {
             withTimeout(timeout) { callback.onRequest(context) }
         } catch (e: TimeoutCancellationException) {
+            // only our own limit is a callback failure; an enclosing bound (connectTimeoutMS around
+            // the handshake) or a cancellation of the caller must reach its owner unchanged
+            if (!currentCoroutineContext().isActive) throw e
             throw AuthFailure("the OIDC callback did not return within $timeout", e)
         } catch (e: CancellationException) {
             throw e
