@@ -337,7 +337,7 @@ public class MongoCluster internal constructor(
             return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, timeout.timeoutMS, retry) { selected, connection ->
                 val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
                 try {
-                    timeout.checkReply(monitored(connection, op, s).command(database, timeout.withMaxTimeMS(sent, selected.description)))
+                    timeout.checkReply(monitored(connection, op, s, timeout).command(database, timeout.withMaxTimeMS(sent, selected.description)))
                 } catch (e: Throwable) {
                     s.onError(e)
                     throw timeout.translate(e)
@@ -532,7 +532,7 @@ public class MongoCluster internal constructor(
                             .let { timeout.withMaxTimeMS(it, selected.description) }
                         val wire = connection.description?.maxWireVersion
                         val reply = try {
-                            monitored(connection, op, s).command(database, sent)
+                            monitored(connection, op, s, timeout).command(database, sent)
                         } catch (e: Throwable) {
                             s.onError(e)
                             write.onError(e, wire)
@@ -573,7 +573,7 @@ public class MongoCluster internal constructor(
         try {
             return tracer.trace("withConnection", null) {
                 runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE) { _, c ->
-                    val monitoredConnection = monitored(c, op, s)
+                    val monitoredConnection = monitored(c, op, s, timeout)
                     // the caller's code runs in a dispatch of its own, never on the thread that served the
                     // checkout (which resumes the pool's other waiters next; see ConnectionPool's KDoc)
                     yield()
@@ -598,10 +598,11 @@ public class MongoCluster internal constructor(
     /**
      * [connection] as an operation's: reauthenticating, observed by command monitoring and tracing,
      * and gossiping the cluster time (the cluster's and [session]'s) outermost, so the events show
-     * the `$clusterTime` sent.
+     * the `$clusterTime` sent. [timeout] is the operation's timeoutMS (the remaining time a
+     * reauthentication's callback is given).
      */
-    private fun monitored(connection: Connection, op: MonitoredOperation?, session: OperationSession? = null): Connection =
-        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op))
+    private fun monitored(connection: Connection, op: MonitoredOperation?, session: OperationSession? = null, timeout: OperationTimeout? = null): Connection =
+        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op), timeout?.deadlineNanos)
             .let { tracer?.traced(it) ?: it }
             .let { ClusterTimeConnection(it, clusterClock, session?.clusterClock) }
 

@@ -3,7 +3,11 @@ package dev.mooring.integration.auth
 import dev.mooring.cmap.CommandFailedEvent
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.CommandSucceededEvent
+import dev.mooring.cmap.ConnectionSettings
+import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.IdpInfo
+import dev.mooring.cmap.MongoCredential
+import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.cmap.OidcCallback
 import dev.mooring.cmap.OidcCallbackContext
 import dev.mooring.cmap.OidcCredential
@@ -16,6 +20,12 @@ import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import kotlinx.coroutines.delay
+import org.bson.BsonArray
+import org.bson.BsonBoolean
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonString
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.atomic.AtomicInteger
 import kotlin.time.Duration.Companion.minutes
@@ -117,6 +127,58 @@ class OidcHumanSpec : FunSpec({
             ctx.username shouldBe "test_user1@example.test"
             ctx.idpInfo shouldBe IdpInfo(f.idp.issuer, f.idp.clientId, f.idp.requestScopes)
             ctx.refreshToken shouldBe null
+        }
+    }
+
+    /** Settings for a bare connection (no monitor, no pool) to [f]'s server with connectTimeoutMS=[connectTimeoutMS] and [cb] as the human callback. */
+    fun humanConnection(f: OidcFixture, connectTimeoutMS: Long, cb: OidcCallback) = ConnectionSettings(
+        connectTimeoutMS = connectTimeoutMS, socketTimeoutMS = 10_000,
+        credential = MongoCredential("MONGODB-OIDC", null, "\$external", null, human(cb)),
+    )
+
+    /** A human callback slower than [connectTimeoutMS] (the human logging in): it returns only after three times that. */
+    class SlowHuman(val fixture: OidcFixture, val connectTimeoutMS: Long) : OidcCallback {
+        val contexts = CopyOnWriteArrayList<OidcCallbackContext>()
+        override suspend fun onRequest(context: OidcCallbackContext): OidcCredential {
+            contexts += context
+            delay(3 * connectTimeoutMS)
+            return OidcCredential(fixture.idp.issue("test_user1"), 5.minutes, null)
+        }
+    }
+
+    test("auth.md 'OIDC Human Callback': a human callback slower than connectTimeoutMS is not cut off by it (5 minutes)") {
+        withFixture { f ->
+            val cb = SlowHuman(f, connectTimeoutMS = 1_000)
+            DefaultConnectionFactory(humanConnection(f, 1_000, cb)).use { factory ->
+                val c = factory.create(f.server.address, 1, 0)
+                c.establish()
+                c.command("test", OidcFixture.find)["ok"]!!.asNumber().intValue() shouldBe 1
+                c.close()
+                factory.awaitClosed()
+            }
+            cb.contexts.single().timeout shouldBe 5.minutes
+            f.oidc.authenticatedUsers shouldBe setOf("test_user1")
+        }
+    }
+
+    test("after a slow human callback, a round trip that stalls is still cut off by connectTimeoutMS (a network timeout)") {
+        withFixture { f ->
+            val cb = SlowHuman(f, connectTimeoutMS = 1_000)
+            f.server.configureFailPoint(
+                BsonDocument("configureFailPoint", BsonString("failCommand")).append("mode", BsonDocument("times", BsonInt32(1)))
+                    .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("saslContinue")))).append("blockConnection", BsonBoolean(true)).append("blockTimeMS", BsonInt32(60_000))),
+            )
+            DefaultConnectionFactory(humanConnection(f, 1_000, cb)).use { factory ->
+                val c = factory.create(f.server.address, 1, 0)
+                val e = shouldThrow<MongoNetworkTimeoutException> { c.establish() }
+                e.message!! shouldContain "connectTimeoutMS=1000 ms"
+                e.message!! shouldContain "saslContinue"
+                e.handshakeCompleted shouldBe false
+                c.isClosed shouldBe true
+                factory.awaitClosed()
+            }
+            cb.contexts.size shouldBe 1
+            f.oidc.authenticatedUsers shouldBe emptySet()
         }
     }
 

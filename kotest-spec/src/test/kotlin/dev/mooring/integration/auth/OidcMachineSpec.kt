@@ -11,9 +11,12 @@ import dev.mooring.cmap.OidcCredential
 import dev.mooring.events.MooringEvent
 import dev.mooring.integration.auth.OidcFixture.Companion.machine
 import dev.mooring.sdam.InvalidSettingsException
+import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.testkit.server.auth.oidc.OidcMetadataServer
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.comparables.shouldBeGreaterThan
+import io.kotest.matchers.comparables.shouldBeLessThanOrEqualTo
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.string.shouldNotContain
@@ -23,6 +26,8 @@ import kotlinx.coroutines.launch
 import java.nio.file.Files
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.atomic.AtomicInteger
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.minutes
 import kotlin.time.Duration.Companion.seconds
 
@@ -76,7 +81,9 @@ class OidcMachineSpec : FunSpec({
             val cb = Counting(f)
             f.cluster(f.settings(machine(cb))).use { c -> c.find() }
             val ctx = cb.contexts.single()
-            ctx.timeout shouldBe 1.minutes
+            // auth.md "OIDC Callback": min(remaining connectTimeoutMS, remaining timeoutMS); the default connectTimeoutMS is 10 s
+            ctx.timeout shouldBeLessThanOrEqualTo 10.seconds
+            ctx.timeout shouldBeGreaterThan Duration.ZERO
             ctx.version shouldBe 1
             ctx.username shouldBe null
             ctx.idpInfo shouldBe null
@@ -300,6 +307,57 @@ class OidcMachineSpec : FunSpec({
                 called.isCompleted shouldBe true
                 factory.awaitClosed()
             }
+        }
+    }
+
+    test("the callback's timeout while establishing is what is left of connectTimeoutMS; 1 minute when nothing bounds it (reauthentication, connectTimeoutMS=0)") {
+        withFixture { f ->
+            for (connectTimeoutMS in listOf(5_000L, 0L)) {
+                val cb = Counting(f)
+                val settings = ConnectionSettings(
+                    connectTimeoutMS = connectTimeoutMS, socketTimeoutMS = 10_000,
+                    credential = MongoCredential("MONGODB-OIDC", null, "\$external", null, machine(cb)),
+                )
+                DefaultConnectionFactory(settings).use { factory ->
+                    val c = factory.create(f.server.address, 1, 0)
+                    c.establish()
+                    c.close()
+                    factory.awaitClosed()
+                }
+                val timeout = cb.contexts.single().timeout
+                if (connectTimeoutMS > 0) {
+                    timeout shouldBeLessThanOrEqualTo connectTimeoutMS.milliseconds
+                    timeout shouldBeGreaterThan Duration.ZERO
+                } else {
+                    timeout shouldBe 1.minutes
+                }
+            }
+            // reauthentication (391) is not an establishment: no connectTimeoutMS, no timeoutMS here, so 1 minute
+            val cb = Counting(f)
+            f.findAcrossReauthentication(f.settings(machine(cb)))["ok"]!!.asNumber().intValue() shouldBe 1
+            cb.contexts.size shouldBe 2
+            cb.contexts[0].timeout shouldBeLessThanOrEqualTo 10.seconds
+            cb.contexts[1].timeout shouldBe 1.minutes
+            // ... and for an operation with timeoutMS, what is left of it (auth.md: "remaining timeoutMS")
+            val timed = Counting(f)
+            f.findAcrossReauthentication(f.settings(machine(timed)) { timeoutMS = 5_000 })["ok"]!!.asNumber().intValue() shouldBe 1
+            timed.contexts.size shouldBe 2
+            timed.contexts[1].timeout shouldBeLessThanOrEqualTo 5.seconds
+            timed.contexts[1].timeout shouldBeGreaterThan Duration.ZERO
+        }
+    }
+
+    test("a reauthentication whose callback outlasts the operation's timeoutMS ends as the operation's timeout") {
+        withFixture { f ->
+            val calls = AtomicInteger()
+            val never = CompletableDeferred<OidcCredential>()
+            val cb = OidcCallback { if (calls.incrementAndGet() == 1) OidcCredential(f.idp.issue("machine-user"), 60.minutes) else never.await() }
+            f.cluster(f.settings(machine(cb)) { timeoutMS = 1_000 }).use { c ->
+                c.find()
+                f.failPoint("find", "errorCode" to 391)
+                shouldThrow<MongoOperationTimeoutException> { c.find() }
+            }
+            calls.get() shouldBe 2
         }
     }
 

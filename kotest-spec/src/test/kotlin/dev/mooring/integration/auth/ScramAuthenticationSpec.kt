@@ -6,6 +6,7 @@ import dev.mooring.cmap.ConnectionSettings
 import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.MongoAuthenticationException
 import dev.mooring.cmap.MongoCredential
+import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.events.EventBus
 import dev.mooring.events.MooringEvent
 import dev.mooring.testkit.server.WireServer
@@ -88,6 +89,26 @@ class ScramAuthenticationSpec : FunSpec({
                     }
                     e.message!! shouldContain "alice"
                     e.message!! shouldContain mechanism
+                }
+            }
+        }
+
+        test("$mechanism: a server that stalls mid-conversation is cut off by connectTimeoutMS (a network timeout)") {
+            withScram { s ->
+                s.scram.addUser("admin", "alice", password, listOf(mechanism))
+                // the conversation's saslContinue gets no answer for far longer than connectTimeoutMS
+                s.server.configureFailPoint(
+                    BsonDocument("configureFailPoint", BsonString("failCommand")).append("mode", BsonDocument("times", BsonInt32(1)))
+                        .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("saslContinue")))).append("blockConnection", org.bson.BsonBoolean(true)).append("blockTimeMS", BsonInt32(60_000))),
+                )
+                val quick = settings(mechanism).copy(connectTimeoutMS = 300)
+                DefaultConnectionFactory(quick).use { f ->
+                    val c = f.create(s.server.address, 1, 0)
+                    val e = shouldThrow<MongoNetworkTimeoutException> { c.establish() }
+                    e.message!! shouldContain "300 ms"
+                    e.handshakeCompleted shouldBe false
+                    c.isClosed shouldBe true
+                    s.scram.successfulAuthentications shouldBe 0
                 }
             }
         }

@@ -23,6 +23,9 @@ internal class OidcMechanism(private val oidc: OidcAuthenticator) : MechanismAut
             oidc.authenticate(connection, description, speculative?.first)
     }
 
+    /** True for the human workflow, whose callback is not bounded by connectTimeoutMS (auth.md "OIDC Human Callback"). */
+    val usesHumanCallback: Boolean get() = oidc.usesHumanCallback
+
     /** Reauthenticates [connection] (SASL only). */
     suspend fun reauthenticate(connection: Connection) = oidc.reauthenticate(connection)
 }

@@ -11,6 +11,7 @@ import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.MongoTlsException
+import dev.mooring.cmap.internal.auth.AuthSession
 import dev.mooring.cmap.internal.auth.MechanismAuthenticator
 import dev.mooring.cmap.internal.command.CommandRequestObserver
 import dev.mooring.cmap.internal.command.ObservedCommand
@@ -35,6 +36,7 @@ import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.isActive
+import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonBinaryWriter
 import org.bson.BsonDocument
@@ -66,6 +68,13 @@ internal class KtorConnection(
     @Volatile private var transport: SocketTransport? = null
 
     @Volatile private var handshakeCompleted = false
+
+    /**
+     * Set while the MONGODB-OIDC human conversation finishes establishing, outside connectTimeoutMS's
+     * `withTimeout`: the deadline that still bounds each of its round trips. Written and read by the
+     * establishing coroutine only.
+     */
+    private var establishing: EstablishmentDeadline? = null
 
     @Volatile private var limits = MessageLimits.DEFAULT
 
@@ -101,8 +110,17 @@ internal class KtorConnection(
         }
     }
 
+    /**
+     * Connects, handshakes and authenticates, all within connectTimeoutMS ([EstablishmentDeadline]).
+     * Connect, TLS, hello and authentication run in one `withTimeout`, except for MONGODB-OIDC's
+     * human workflow: its callback has 5 minutes whatever connectTimeoutMS is (auth.md "OIDC Human
+     * Callback"), so that conversation runs after the `withTimeout`, each of its round trips still
+     * bounded by what is left of connectTimeoutMS ([establishing]).
+     */
     private suspend fun establishGuarded() {
-        run {
+        val deadline = EstablishmentDeadline.start(settings.connectTimeoutMS)
+        val humanOidc = (authenticator as? OidcMechanism)?.usesHumanCallback == true
+        val (session, desc) = run {
             guarded(settings.connectTimeoutMS, "connecting and handshaking", null) {
                 // socks5.md: every TCP connection goes through the proxy; a Unix domain socket cannot
                 val proxy = settings.proxy?.takeUnless { address.isUnixSocket }
@@ -134,17 +152,34 @@ internal class KtorConnection(
                 limits = MessageLimits(desc.maxBsonObjectSize, desc.maxMessageSizeBytes)
                 compressor = desc.compressor?.let { Compressors.byName(it, settings.zlibCompressionLevel) }
                 description = desc
-                authenticator?.let { auth ->
-                    busy.set(false)
-                    try {
-                        if (session != null) session.authenticate(this, desc) else auth.authenticate(this, desc)
-                    } finally {
-                        if (!busy.compareAndSet(false, true)) error("authenticator left connection $id busy")
-                    }
-                }
-                // SDAM counts authentication as part of the handshake ("beforeHandshakeCompletes")
-                handshakeCompleted = true
+                if (!humanOidc) authenticate(session, desc, deadline)
+                session to desc
             }
+        }
+        if (humanOidc) {
+            establishing = deadline
+            try {
+                authenticate(session, desc, deadline)
+            } finally {
+                establishing = null
+            }
+        }
+        // SDAM counts authentication as part of the handshake ("beforeHandshakeCompletes")
+        handshakeCompleted = true
+    }
+
+    /** Runs the authentication of an establishing connection, [deadline] in its context (the OIDC machine callback's timeout). */
+    private suspend fun authenticate(session: AuthSession?, desc: ConnectionDescription, deadline: EstablishmentDeadline?) {
+        val auth = authenticator ?: return
+        busy.set(false)
+        try {
+            if (deadline == null) {
+                if (session != null) session.authenticate(this, desc) else auth.authenticate(this, desc)
+            } else {
+                withContext(deadline) { if (session != null) session.authenticate(this@KtorConnection, desc) else auth.authenticate(this@KtorConnection, desc) }
+            }
+        } finally {
+            if (!busy.compareAndSet(false, true)) error("authenticator left connection $id busy")
         }
     }
 
@@ -179,12 +214,26 @@ internal class KtorConnection(
         acquire("command")
         try {
             val body = withApi(command, database)
+            establishing?.let { return establishingRoundTrip(it, timeoutMS, body, command, observer) }
             return guarded(timeoutMS, "running", command) {
                 roundTrip(body, observer)
             }
         } finally {
             busy.set(false)
         }
+    }
+
+    /** A round trip of the conversation that finishes establishing: within [timeoutMS] (0 = none) and what is left of [deadline]. */
+    private suspend fun establishingRoundTrip(
+        deadline: EstablishmentDeadline, timeoutMS: Long, body: BsonDocument, command: BsonDocument, observer: CommandRequestObserver?,
+    ): BsonDocument {
+        val action = "establishing within connectTimeoutMS=${deadline.connectTimeoutMS} ms, running"
+        val remaining = deadline.remainingMS()
+        if (remaining <= 0) {
+            close()
+            throw MongoNetworkTimeoutException("timed out ${describe(action, command)} on $address: no time was left", address, generation, false)
+        }
+        return guarded(if (timeoutMS in 1 until remaining) timeoutMS else remaining, action, command) { roundTrip(body, observer) }
     }
 
     override fun exhaust(database: String, command: BsonDocument, readTimeoutMS: Long): Flow<BsonDocument> = flow {

@@ -19,7 +19,7 @@ import kotlin.math.ceil
  * concern error) becomes a [MongoOperationTimeoutException] wrapping it ([translate],
  * [checkReply]). Immutable apart from the clock; thread-safe.
  */
-internal class OperationTimeout private constructor(val timeoutMS: Long?, private val deadlineNanos: Long?) {
+internal class OperationTimeout private constructor(val timeoutMS: Long?, val deadlineNanos: Long?) {
     /** True when timeoutMS applies to this operation (the CSOT error semantics are on). */
     val isSet: Boolean get() = timeoutMS != null
 

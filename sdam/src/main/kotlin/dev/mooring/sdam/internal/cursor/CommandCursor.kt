@@ -175,7 +175,7 @@ internal class CommandCursor(
      */
     private suspend fun send(connection: Connection, db: String, timeout: OperationTimeout, build: () -> BsonDocument): BsonDocument =
         try {
-            timeout.checkReply(context.monitored(connection, operation, session).command(db, build()))
+            timeout.checkReply(context.monitored(connection, operation, session, timeout).command(db, build()))
         } catch (e: Throwable) {
             session.onError(e)
             // load-balancers.md: after a network error (or a command cut off in flight, which closes the connection) the pinned connection is no longer valid

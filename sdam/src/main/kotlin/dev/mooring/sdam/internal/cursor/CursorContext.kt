@@ -2,6 +2,7 @@ package dev.mooring.sdam.internal.cursor
 
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.internal.command.MonitoredOperation
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.topology.OperationRunner
 import dev.mooring.sdam.internal.tracing.OperationTracer
@@ -16,7 +17,7 @@ internal class CursorContext(
     val topology: Topology,
     val runner: OperationRunner,
     val newOperation: () -> MonitoredOperation?,
-    val monitored: (Connection, MonitoredOperation?, OperationSession?) -> Connection,
+    val monitored: (Connection, MonitoredOperation?, OperationSession?, OperationTimeout?) -> Connection,
     /** The cluster's OpenTelemetry tracer, or null when tracing is off. */
     val tracer: OperationTracer? = null,
 ) {

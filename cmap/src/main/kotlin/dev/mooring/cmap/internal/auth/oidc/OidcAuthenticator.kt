@@ -7,11 +7,14 @@ import dev.mooring.cmap.IdpInfo
 import dev.mooring.cmap.MongoAuthenticationException
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.MongoCredential
+import dev.mooring.cmap.MongoNetworkTimeoutException
 import dev.mooring.cmap.OidcCallback
 import dev.mooring.cmap.OidcCallbackContext
 import dev.mooring.cmap.OidcCredential
 import dev.mooring.cmap.internal.auth.AuthFailure
+import dev.mooring.cmap.internal.auth.OperationDeadline
 import dev.mooring.cmap.internal.auth.authenticating
+import dev.mooring.cmap.internal.connection.EstablishmentDeadline
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.currentCoroutineContext
@@ -89,12 +92,30 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
         guard(connection) { if (human != null) humanAuth(connection, human) else machineAuth(connection) }
     }
 
+    /** True for the human workflow (an OIDC_HUMAN_CALLBACK): its callback may take 5 minutes whatever connectTimeoutMS is. */
+    val usesHumanCallback: Boolean get() = human != null
+
     private suspend fun machineAuth(connection: Connection) {
-        val (token, cached) = cache.get(null, { fetch(machine, null, null, MACHINE_TIMEOUT) })
+        val (token, cached) = cache.get(null, { fetch(connection, machine, null, null, machineLimit()) })
         if (!cached) return oneStep(connection, token)
         if (acceptedOneStep(connection, token)) return
         cache.invalidate(token)
-        oneStep(connection, cache.get(null, { fetch(machine, null, null, MACHINE_TIMEOUT) }).first)
+        oneStep(connection, cache.get(null, { fetch(connection, machine, null, null, machineLimit()) }).first)
+    }
+
+    /**
+     * auth.md "OIDC Callback": the machine callback's timeout is `min(remaining connectTimeoutMS,
+     * remaining timeoutMS)`, 1 minute when CSOT is not applied. A connection being established
+     * ([EstablishmentDeadline] in the context) gives it the remaining connectTimeoutMS (the
+     * establishment runs in the pool, under no operation's timeoutMS); a reauthentication for an
+     * operation with a timeoutMS deadline ([OperationDeadline]) the remaining timeoutMS; otherwise
+     * (nothing bounds the call: connectTimeoutMS=0, or a reauthentication without timeoutMS) 1 minute.
+     */
+    private suspend fun machineLimit(): CallbackLimit {
+        val context = currentCoroutineContext()
+        context[EstablishmentDeadline]?.let { return CallbackLimit.Establishment(it) }
+        context[OperationDeadline]?.let { return CallbackLimit.Operation(it) }
+        return CallbackLimit.Fixed(MACHINE_TIMEOUT)
     }
 
     private suspend fun humanAuth(connection: Connection, callback: OidcCallback) {
@@ -109,7 +130,9 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
             }
             val idp = cache.idpInfo()
             if (cache.refreshToken() != null && idp != null) {
-                val (token, _) = cache.get(idp, { refresh -> fetch(callback, idp, refresh, HUMAN_TIMEOUT) }, useRefresh = true)
+                val (token, _) = waitingForHuman {
+                    cache.get(idp, { refresh -> fetch(connection, callback, idp, refresh, CallbackLimit.Fixed(HUMAN_TIMEOUT)) }, useRefresh = true)
+                }
                 if (acceptedOneStep(connection, token)) return
                 cache.clearRefreshToken()
                 cache.invalidate(token)
@@ -118,6 +141,17 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
             }
             return twoStep(connection, callback)
         }
+    }
+
+    /**
+     * Runs [block], which calls the human callback or waits for another connection's call of it
+     * (the cache serializes them). auth.md "OIDC Human Callback": the callback has 5 minutes and
+     * "is not subject to CSOT", so on a connection being established that time does not count
+     * against connectTimeoutMS ([EstablishmentDeadline.excluding]), which still bounds the round trips.
+     */
+    private suspend fun <T> waitingForHuman(block: suspend () -> T): T {
+        val deadline = currentCoroutineContext()[EstablishmentDeadline] ?: return block()
+        return deadline.excluding(block)
     }
 
     /** A one-step conversation with [token]; false when the server rejected the token (18), other errors thrown. */
@@ -135,7 +169,7 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
         val first = connection.command(EXTERNAL, saslStart(principal))
         val idp = parseIdpInfo(first)
         // a new two-step conversation never passes a cached refresh token (fetch gets null)
-        val (token, _) = cache.get(idp, { fetch(callback, idp, null, HUMAN_TIMEOUT) })
+        val (token, _) = waitingForHuman { cache.get(idp, { fetch(connection, callback, idp, null, CallbackLimit.Fixed(HUMAN_TIMEOUT)) }) }
         connectionTokens[connection] = token
         val reply = connection.command(
             EXTERNAL,
@@ -153,15 +187,29 @@ internal class OidcAuthenticator(private val credential: MongoCredential) : Conn
         if (reply["done"]?.let { it.isBoolean && it.asBoolean().value } != true) throw AuthFailure("the server did not finish the conversation")
     }
 
-    private suspend fun fetch(callback: OidcCallback, idp: IdpInfo?, refresh: String?, timeout: Duration): OidcCredential {
+    /**
+     * Calls [callback] with [limit]'s timeout and cancels it after that: past a fixed limit that is
+     * an [AuthFailure]; past the establishment's deadline it is the connection's timeout
+     * ([MongoNetworkTimeoutException], as when a round trip runs out of connectTimeoutMS).
+     */
+    private suspend fun fetch(connection: Connection, callback: OidcCallback, idp: IdpInfo?, refresh: String?, limit: CallbackLimit): OidcCredential {
+        val timeout = limit.timeout()
         val context = OidcCallbackContext(timeout, credential.username, CALLBACK_VERSION, idp, refresh)
         val result = try {
-            withTimeout(timeout) { callback.onRequest(context) }
+            // an operation's deadline is enforced by the operation's own bound (its timeout error)
+            if (limit is CallbackLimit.Operation) callback.onRequest(context) else withTimeout(timeout) { callback.onRequest(context) }
         } catch (e: TimeoutCancellationException) {
             // only our own limit is a callback failure; an enclosing bound (connectTimeoutMS around
             // the handshake) or a cancellation of the caller must reach its owner unchanged
             if (!currentCoroutineContext().isActive) throw e
-            throw AuthFailure("the OIDC callback did not return within $timeout", e)
+            when (limit) {
+                is CallbackLimit.Fixed, is CallbackLimit.Operation -> throw AuthFailure("the OIDC callback did not return within $timeout", e)
+                is CallbackLimit.Establishment -> throw MongoNetworkTimeoutException(
+                    "timed out after connectTimeoutMS=${limit.deadline.connectTimeoutMS} ms establishing on ${connection.address}: " +
+                        "the $MECHANISM callback did not return within the remaining $timeout",
+                    connection.address, connection.generation, false, e,
+                )
+            }
         } catch (e: CancellationException) {
             throw e
         } catch (e: AuthFailure) {
