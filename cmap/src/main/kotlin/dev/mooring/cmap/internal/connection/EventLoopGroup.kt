@@ -76,7 +76,7 @@ internal class EventLoopGroup(size: Int) : CoroutineDispatcher(), SelectorManage
 
     private fun nextLoop(): EventLoop = loops[(next.getAndIncrement() and Int.MAX_VALUE) % loops.size]
 
-    private fun homeOf(selectable: Selectable): EventLoop = loops[(System.identityHashCode(selectable) and Int.MAX_VALUE) % loops.size]
+    private fun homeOf(selectable: Selectable): EventLoop = loops[0]
 
     override fun dispatch(context: CoroutineContext, block: Runnable) {
         if (closed.get()) {
