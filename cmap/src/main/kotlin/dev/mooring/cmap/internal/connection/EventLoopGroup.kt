@@ -28,8 +28,7 @@ import kotlin.coroutines.CoroutineContext
  *   dispatcher that waits for a socket is resumed directly by the loop that sees the socket
  *   become ready, on that loop's thread, without a dispatch: one thread reads the reply,
  *   decodes it, hands the connection to the pool's next waiter and writes that waiter's request.
- *   A dispatch from a loop thread stays on that loop; from any other thread it goes to the loops
- *   in turn.
+ *   Dispatches go to the loops in turn (see [dispatch]).
  *
  * Code running on this dispatcher must not block its thread: the thread is a selector's.
  *
@@ -78,13 +77,20 @@ internal class EventLoopGroup(size: Int) : CoroutineDispatcher(), SelectorManage
 
     private fun homeOf(selectable: Selectable): EventLoop = loops[0]
 
+    /**
+     * Dispatches go to the loops in turn, from a loop thread too. Staying on the current loop
+     * would be cheaper for one dispatch but lets coroutines gather on the busiest loop: a
+     * coroutine suspended on a lock (the pool's) is dispatched by whoever releases it, and the
+     * loop with more coroutines releases more often (measured: Jain 0.46-0.53 at 64 callers on
+     * 100 connections, callers gathered on one loop). Replies never dispatch (see [EventLoop]).
+     */
     override fun dispatch(context: CoroutineContext, block: Runnable) {
         if (closed.get()) {
             context.cancel(kotlinx.coroutines.CancellationException("Mooring's event loops are closed"))
             Dispatchers.IO.dispatch(context, block)
             return
         }
-        (currentLoop() ?: nextLoop()).execute(block)
+        nextLoop().execute(block)
     }
 
     private fun rejected(task: Runnable) {
