@@ -195,9 +195,9 @@ public class MongoCluster internal constructor(
      *
      * Code running here must never block its thread (no blocking I/O, no `Thread.sleep`, no
      * `runBlocking`, no `join()` on a future): the thread serves the sockets of many connections,
-     * as on any event loop. A dispatch (a launch, a `yield`, a lock handed over) goes to the loops
-     * in turn, so coroutines cannot gather on one loop. After [close], coroutines dispatched here
-     * are cancelled (and run on `Dispatchers.IO` to finish).
+     * as on any event loop. A coroutine waiting for a reply is resumed by its connection's loop;
+     * a dispatch (a launch, a `yield`, a lock handed over) goes to the coroutine's own loop. After
+     * [close], coroutines dispatched here are cancelled (and run on `Dispatchers.IO` to finish).
      */
     public val dispatcher: kotlinx.coroutines.CoroutineDispatcher get() = connectionFactory.dispatcher
 

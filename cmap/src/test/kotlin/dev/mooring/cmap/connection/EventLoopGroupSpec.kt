@@ -97,6 +97,9 @@ class EventLoopGroupSpec : FunSpec({
             withEcho(group) { t, _ ->
                 withTimeout(30_000) {
                     withContext(group) {
+                        // the first reply moves the coroutine to the socket's home loop, where it stays
+                        t.write(message(-1))
+                        t.readMessage(1_000).header.requestId shouldBe -1
                         val thread = Thread.currentThread()
                         val tasksBefore = group.tasksRun()
                         repeat(500) { i ->
