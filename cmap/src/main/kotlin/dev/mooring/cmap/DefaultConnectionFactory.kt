@@ -5,22 +5,21 @@ import dev.mooring.cmap.internal.connection.Handshake
 import dev.mooring.cmap.internal.auth.AuthHooks
 import dev.mooring.cmap.internal.auth.Authenticators
 import dev.mooring.cmap.internal.connection.KtorConnection
-import dev.mooring.cmap.internal.connection.SelectorThread
+import dev.mooring.cmap.internal.connection.EventLoopGroup
 import dev.mooring.cmap.internal.connection.SocketRegistry
 import dev.mooring.cmap.internal.connection.tls.ClientTls
 import dev.mooring.cmap.internal.wire.compression.Compressors
 import dev.mooring.events.ServerAddress
-import io.ktor.network.selector.SelectorManager
-import kotlinx.coroutines.Job
+import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.sync.Semaphore
 import org.bson.BsonDocument
 import java.util.concurrent.atomic.AtomicBoolean
 
 /**
- * Creates Ktor raw-socket connections for one cluster. It owns one [SelectorManager], whose
- * loop runs on a daemon thread of its own (`mooring-selector-N`), shared by all its
- * connections; [close] closes it, which also breaks every connection still open, and the thread
- * ends when the loop has stopped. The client metadata document is computed once, here.
+ * Creates Ktor raw-socket connections for one cluster. It owns the event loops (one thread per
+ * core, `mooring-loop-N-i`, see [dispatcher]) whose selectors serve all its connections' sockets;
+ * [close] closes them, which also breaks every connection still open, and the threads end when
+ * their loops have stopped. The client metadata document is computed once, here.
  *
  * Thread-safe: [create] and [createMonitoringConnection] may be called from any thread and do
  * no I/O (the pool may call them under its lock); the I/O happens in
@@ -72,19 +71,21 @@ public class DefaultConnectionFactory internal constructor(
         authenticator: ConnectionAuthenticator? = null,
     ) : this(settings, driverInfo, authenticator, AuthHooks.DEFAULT)
 
-    // The selector's loop coroutine is a child of this job, so close can wait for it to stop.
-    private val selectorJob = Job()
+    // The sockets' selectors: one event loop per core, each a daemon thread of its own (not
+    // Dispatchers.IO: blocking workers added to the scheduler Dispatchers.Default shares make every
+    // later dispatch pay for an unpark; measured: contended pool hand-offs 3-7x slower).
+    private val loops = EventLoopGroup(Runtime.getRuntime().availableProcessors().coerceIn(1, MAX_EVENT_LOOPS))
 
-    // The selector loop blocks in select(): it gets a daemon thread of its own, shut down when
-    // the loop has stopped. On Dispatchers.IO it would add blocking workers to the scheduler that
-    // Dispatchers.Default shares, and every idle worker left there makes each later dispatch pay
-    // for an unpark (measured: contended pool hand-offs 3-7x slower after a cluster had run).
-    private val selectorThread = SelectorThread.start()
-    private val selector: SelectorManager = SelectorManager(selectorThread.dispatcher + selectorJob)
+    /**
+     * This factory's event loops as a [CoroutineDispatcher]: the threads that select on its
+     * connections' sockets (one per core, `mooring-loop-N-i`). A coroutine running here that sends
+     * a command is resumed with the reply directly by the loop that saw it arrive, on that loop's
+     * thread: no thread hand-off per reply. Code running here must never block (it would stall
+     * every connection of that loop); use it for code that suspends, as on any event loop.
+     * After [close], coroutines dispatched here are cancelled and run on `Dispatchers.IO`.
+     */
+    public val dispatcher: CoroutineDispatcher get() = loops
 
-    init {
-        selectorJob.invokeOnCompletion { selectorThread.shutdown() }
-    }
     private val sockets = SocketRegistry()
     private val monitorEstablishGate = Semaphore(MAX_MONITORING_CONNECTIONS_ESTABLISHING)
     private val closed = AtomicBoolean(false)
@@ -119,8 +120,7 @@ public class DefaultConnectionFactory internal constructor(
             poolHandshake = Handshake(settings, { clientMetadata }, forMonitoring = false)
             monitorHandshake = Handshake(settings, { clientMetadata }, forMonitoring = true)
         } catch (e: Throwable) {
-            selector.close()
-            selectorJob.complete()
+            loops.close()
             throw e
         }
     }
@@ -140,7 +140,7 @@ public class DefaultConnectionFactory internal constructor(
     /** A pooled connection: full handshake, wire-version check, then [authenticator]. No I/O here. */
     override fun create(address: ServerAddress, id: Long, generation: Int): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return track(KtorConnection(address, id, generation, settings, selector, poolHandshake, effectiveAuthenticator, tls, sockets, null, forget))
+        return track(KtorConnection(address, id, generation, settings, loops, poolHandshake, effectiveAuthenticator, tls, sockets, null, forget))
     }
 
     /**
@@ -153,7 +153,7 @@ public class DefaultConnectionFactory internal constructor(
      */
     public fun createMonitoringConnection(address: ServerAddress): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return track(KtorConnection(address, 0, 0, settings, selector, monitorHandshake, null, tls, sockets, monitorEstablishGate, forget))
+        return track(KtorConnection(address, 0, 0, settings, loops, monitorHandshake, null, tls, sockets, monitorEstablishGate, forget))
     }
 
     /** Connections created and not yet closed, so [close] can close them deterministically. */
@@ -169,26 +169,23 @@ public class DefaultConnectionFactory internal constructor(
 
     /**
      * Closes every connection this factory created (their in-flight and later operations fail
-     * with a network error), then the selector. Idempotent, non-blocking: the selector's
-     * coroutine stops (and releases its descriptors) a moment later; [awaitClosed] waits for that.
+     * with a network error), then the event loops. Idempotent, non-blocking: the loops stop
+     * (and release their descriptors) a moment later; [awaitClosed] waits for that.
      */
     override fun close() {
         if (closed.compareAndSet(false, true)) open.toList().forEach { it.close() }
         close0()
     }
 
-    private val selectorClosed = AtomicBoolean(false)
+    private val loopsClosed = AtomicBoolean(false)
 
     private fun close0() {
-        if (selectorClosed.compareAndSet(false, true)) {
-            selector.close()
-            selectorJob.complete()
-        }
+        if (loopsClosed.compareAndSet(false, true)) loops.close()
     }
 
     /**
      * Closes (as [close]) and suspends until the sockets of this factory's connections and the
-     * selector's coroutine have stopped, so no coroutine or descriptor of this factory is left.
+     * event loops' threads have stopped, so no thread or descriptor of this factory is left.
      * Sockets still closing get up to 5 s, then are cancelled. Cancelling the wait leaves the
      * close in effect. Idempotent.
      */
@@ -196,11 +193,14 @@ public class DefaultConnectionFactory internal constructor(
         if (closed.compareAndSet(false, true)) open.toList().forEach { it.close() }
         sockets.awaitAll(SOCKET_CLOSE_WAIT_MILLIS)
         close0()
-        selectorJob.join()
+        loops.job.join()
     }
 
     /** Limits of every factory. */
     public companion object {
+        /** At most this many event loops (one per core up to this). */
+        public const val MAX_EVENT_LOOPS: Int = 16
+
         /**
          * At most this many monitoring connections (server and RTT monitors) of one factory
          * establish at once, so a hello listing thousands of hosts does not open thousands of

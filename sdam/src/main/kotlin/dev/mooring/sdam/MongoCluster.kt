@@ -181,6 +181,26 @@ public class MongoCluster internal constructor(
         connectionFactory.appendMetadata(driverInfo)
     }
 
+    /**
+     * The cluster's event loops as a [kotlinx.coroutines.CoroutineDispatcher]: one thread per core
+     * (`mooring-loop-N-i`), each selecting on sockets of this cluster's connections. Operations
+     * called from a coroutine running here are resumed with their reply directly by the loop that
+     * received it, on its own thread: no thread hand-off per reply, and a connection checked in
+     * is handed to the next waiter on the same thread. From any other dispatcher an operation
+     * works the same, and pays one dispatch per reply back to its own dispatcher.
+     *
+     * ```
+     * withContext(cluster.dispatcher) { repeat(1_000) { cluster.runCommand("admin", ping) } }
+     * ```
+     *
+     * Code running here must never block its thread (no blocking I/O, no `Thread.sleep`, no
+     * `runBlocking`, no `join()` on a future): the thread serves the sockets of many connections,
+     * as on any event loop. A coroutine waiting for a reply is resumed by its connection's loop;
+     * a dispatch (a launch, a `yield`, a lock handed over) goes to the coroutine's own loop. After
+     * [close], coroutines dispatched here are cancelled (and run on `Dispatchers.IO` to finish).
+     */
+    public val dispatcher: kotlinx.coroutines.CoroutineDispatcher get() = connectionFactory.dispatcher
+
     /** The current topology description; a conflated [StateFlow] (collectors see the latest). */
     public val topology: StateFlow<TopologyDescription> get() = live.description
 

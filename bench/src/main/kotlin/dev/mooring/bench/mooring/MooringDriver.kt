@@ -34,8 +34,12 @@ import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicReference
 
-/** Mooring: callers are coroutines on [Dispatchers.Default] (one thread per core). */
-class MooringDriver : LibraryDriver {
+/**
+ * Mooring. In the ping scenarios the callers are coroutines on the cluster's event loops
+ * ([MongoCluster.dispatcher]) with [callersOnEventLoops], else on [Dispatchers.Default]; the
+ * pool-only and waiter scenarios run on [Dispatchers.Default] either way.
+ */
+class MooringDriver(private val callersOnEventLoops: Boolean) : LibraryDriver {
     private val ping = BsonDocument("ping", BsonInt32(1))
 
     override fun ping(cmd: CellCommand): Map<String, Double> {
@@ -49,7 +53,8 @@ class MooringDriver : LibraryDriver {
         }
         val settings = MongoClusterSettings.fromUri(withOption(cmd.target, "maxPoolSize", cmd.maxPoolSize))
         val cluster = MongoCluster(settings, listOf(listener))
-        val scope = CoroutineScope(SupervisorJob() + Dispatchers.Default)
+        val callerDispatcher = if (callersOnEventLoops) cluster.dispatcher else Dispatchers.Default
+        val scope = CoroutineScope(SupervisorJob() + callerDispatcher)
         val error = AtomicReference<Throwable>()
         try {
             runBlocking { cluster.runCommand("admin", ping) }

@@ -10,17 +10,21 @@ import kotlinx.serialization.json.jsonPrimitive
 /**
  * The libraries compared. [key] is the report's `library` value. [official]: the official
  * MongoDB Java driver. [FLOOR] is no client at all but the raw socket loop Mooring is measured
- * against (`floor/FloorDriver.kt`); it runs the ping scenarios only.
+ * against (`floor/FloorDriver.kt`); it runs the ping scenarios only. [MOORING]'s callers run on
+ * the cluster's event loops (`MongoCluster.dispatcher`, as the README advises for throughput);
+ * [MOORING_DEFAULT] is the same client with its callers on `Dispatchers.Default` (ping scenarios
+ * only), so the table also shows what a caller that stays on its own dispatcher gets.
  */
 enum class Library(val key: String, val official: Boolean) {
     MOORING("mooring", false),
+    MOORING_DEFAULT("mooring-default", false),
     JAVA_SYNC("java-sync", true),
     JAVA_REACTIVE("java-reactive", true),
     FLOOR("floor", false);
 
     /** True when this library measures [scenario] (the floor: only the ping scenarios). */
     fun measures(scenario: Scenario): Boolean =
-        this != FLOOR || scenario == Scenario.PING_RESPONDER || scenario == Scenario.PING_MONGO_JAVA_SERVER
+        (this != FLOOR && this != MOORING_DEFAULT) || scenario == Scenario.PING_RESPONDER || scenario == Scenario.PING_MONGO_JAVA_SERVER
 
     companion object {
         fun of(key: String): Library = entries.firstOrNull { it.key == key }

@@ -21,7 +21,8 @@ object WorkerMain {
     fun main(args: Array<String>) {
         require(args.size == 1) { "usage: WorkerMain mooring|java-sync|java-reactive|floor" }
         val driver: LibraryDriver = when (Library.of(args[0])) {
-            Library.MOORING -> MooringDriver()
+            Library.MOORING -> MooringDriver(callersOnEventLoops = true)
+            Library.MOORING_DEFAULT -> MooringDriver(callersOnEventLoops = false)
             Library.JAVA_SYNC -> JavaSyncDriver()
             Library.JAVA_REACTIVE -> JavaReactiveDriver()
             Library.FLOOR -> FloorDriver()

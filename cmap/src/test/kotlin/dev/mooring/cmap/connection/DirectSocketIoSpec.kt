@@ -7,7 +7,7 @@ import dev.mooring.events.ServerAddress
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
-import io.ktor.network.selector.SelectorManager
+import dev.mooring.cmap.internal.connection.EventLoopGroup
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
 import kotlinx.coroutines.delay
@@ -40,7 +40,7 @@ class DirectSocketIoSpec : FunSpec({
 
     /** Runs [serve] on a thread for the one client the test connects, then runs [client] with a transport to it. */
     suspend fun withPeer(serve: (Socket) -> Unit, client: suspend (SocketTransport) -> Unit) {
-        val selector = SelectorManager(Dispatchers.IO)
+        val selector = EventLoopGroup(1)
         ServerSocket(0, 1, InetAddress.getLoopbackAddress()).use { server ->
             val served = CompletableFuture<Unit>()
             thread(isDaemon = true) {

@@ -1,0 +1,178 @@
+package dev.mooring.cmap.connection
+
+import dev.mooring.cmap.internal.connection.Connector
+import dev.mooring.cmap.internal.connection.EventLoopGroup
+import dev.mooring.cmap.internal.connection.SocketTransport
+import dev.mooring.events.ServerAddress
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.ints.shouldBeLessThan
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldStartWith
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.async
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
+import java.io.DataInputStream
+import java.net.InetAddress
+import java.net.ServerSocket
+import java.net.Socket
+import java.nio.ByteBuffer
+import java.nio.ByteOrder
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.TimeUnit
+import kotlin.concurrent.thread
+import kotlin.coroutines.EmptyCoroutineContext
+import kotlin.time.Duration.Companion.seconds
+
+/**
+ * The event loops: a dispatch from any thread reaches a loop blocked in select; a coroutine of
+ * the group waiting for its socket is resumed by the loop itself (no task per reply), one of
+ * another dispatcher through that dispatcher; a closed socket and a closed group fail their
+ * waiters and release their descriptors at once.
+ */
+class EventLoopGroupSpec : FunSpec({
+    timeout = 60.seconds.inWholeMilliseconds // a loop that misses a wake-up hangs: fail instead
+
+    fun message(requestId: Int): ByteArray =
+        ByteBuffer.allocate(20).order(ByteOrder.LITTLE_ENDIAN).putInt(20).putInt(requestId).putInt(0).putInt(2013).putInt(requestId).array()
+
+    /** Echoes every 20-byte message until the client closes; completes [eof] when it sees the end of the stream. */
+    fun echoServer(server: ServerSocket, eof: CompletableFuture<Unit>) = thread(isDaemon = true) {
+        try {
+            server.accept().use { s: Socket ->
+                val input = DataInputStream(s.getInputStream())
+                val buf = ByteArray(20)
+                while (true) {
+                    var n = 0
+                    while (n < 20) {
+                        val r = input.read(buf, n, 20 - n)
+                        if (r < 0) {
+                            eof.complete(Unit)
+                            return@thread
+                        }
+                        n += r
+                    }
+                    s.getOutputStream().apply { write(buf); flush() }
+                }
+            }
+        } catch (t: Throwable) {
+            eof.completeExceptionally(t)
+        }
+    }
+
+    suspend fun <T> withEcho(group: EventLoopGroup, block: suspend (SocketTransport, CompletableFuture<Unit>) -> T): T =
+        ServerSocket(0, 1, InetAddress.getLoopbackAddress()).use { server ->
+            val eof = CompletableFuture<Unit>()
+            echoServer(server, eof)
+            val socket = withTimeout(10_000) { Connector.connect(group, ServerAddress("127.0.0.1", server.localPort)) }
+            val transport = SocketTransport(socket, group)
+            try {
+                block(transport, eof)
+            } finally {
+                transport.close()
+            }
+        }
+
+    test("a task dispatched from another thread runs although the loop is blocked in select") {
+        val group = EventLoopGroup(1)
+        try {
+            repeat(2_000) { i ->
+                if (i % 100 == 0) Thread.sleep(2) // let the loop block in select now and then
+                val ran = CompletableFuture<String>()
+                group.dispatch(EmptyCoroutineContext, Runnable { ran.complete(Thread.currentThread().name) })
+                ran.get(10, TimeUnit.SECONDS) shouldStartWith "mooring-loop-"
+            }
+        } finally {
+            group.close()
+        }
+    }
+
+    test("a coroutine of the group is resumed with its reply by the loop itself, not through a task") {
+        val group = EventLoopGroup(2)
+        try {
+            withEcho(group) { t, _ ->
+                withTimeout(30_000) {
+                    withContext(group) {
+                        // the first reply moves the coroutine to the socket's home loop, where it stays
+                        t.write(message(-1))
+                        t.readMessage(1_000).header.requestId shouldBe -1
+                        val thread = Thread.currentThread()
+                        val tasksBefore = group.tasksRun()
+                        repeat(500) { i ->
+                            t.write(message(i))
+                            t.readMessage(1_000).header.requestId shouldBe i
+                            Thread.currentThread() shouldBe thread
+                        }
+                        // 500 replies, each resumed by the selecting loop: no task each (a few for other work at most)
+                        (group.tasksRun() - tasksBefore).toInt() shouldBeLessThan 50
+                    }
+                }
+            }
+        } finally {
+            group.close()
+        }
+    }
+
+    test("a coroutine of another dispatcher is resumed through that dispatcher") {
+        val group = EventLoopGroup(1)
+        try {
+            withEcho(group) { t, _ ->
+                withTimeout(30_000) {
+                    withContext(Dispatchers.Default) {
+                        repeat(50) { i ->
+                            t.write(message(i))
+                            t.readMessage(1_000).header.requestId shouldBe i
+                            Thread.currentThread().name shouldStartWith "DefaultDispatcher-worker"
+                        }
+                    }
+                }
+            }
+        } finally {
+            group.close()
+        }
+    }
+
+    test("closing a socket fails its waiter and releases the descriptor at once, though the loop is idle") {
+        val group = EventLoopGroup(1)
+        try {
+            withEcho(group) { t, eof ->
+                withTimeout(30_000) {
+                    val waiting = CompletableDeferred<Unit>()
+                    val reader = async(group) {
+                        waiting.complete(Unit)
+                        runCatching { t.readMessage(1_000) }
+                    }
+                    waiting.await()
+                    Thread.sleep(50) // the reader is registered and the loop is blocked in select
+                    t.close()
+                    reader.await().isFailure shouldBe true
+                    // the peer sees the end of the stream: the loop deregistered the key, so the descriptor is closed
+                    withContext(Dispatchers.IO) { eof.get(10, TimeUnit.SECONDS) }
+                }
+            }
+        } finally {
+            group.close()
+        }
+    }
+
+    test("closing the group fails waiters, stops every thread, and cancels coroutines dispatched afterwards") {
+        val group = EventLoopGroup(2)
+        withEcho(group) { t, _ ->
+            withTimeout(30_000) {
+                val reader = async(Dispatchers.Default) { runCatching { t.readMessage(1_000) } }
+                Thread.sleep(50)
+                group.close()
+                reader.await().isFailure shouldBe true
+                group.job.join()
+                val late = CoroutineScope(Job()).launch(group) { error("must not run as an active coroutine") }
+                late.join()
+                late.isCancelled shouldBe true
+            }
+        }
+        group.threads().count { it.isAlive } shouldBe 0
+    }
+})
