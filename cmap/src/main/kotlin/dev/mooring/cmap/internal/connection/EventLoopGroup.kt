@@ -70,9 +70,6 @@ internal class EventLoopGroup(size: Int) : CoroutineDispatcher(), SelectorManage
     /** The loops' threads (for tests). */
     fun threads(): List<Thread> = loops.map { it.thread }
 
-    /** The loop of the current thread, or null when it is no loop of this group. */
-    private fun currentLoop(): EventLoop? = (Thread.currentThread() as? EventLoopThread)?.loop?.takeIf { it.group === this }
-
     private fun nextLoop(): EventLoop = loops[(next.getAndIncrement() and Int.MAX_VALUE) % loops.size]
 
     private fun homeOf(selectable: Selectable): EventLoop = loops[(System.identityHashCode(selectable) and Int.MAX_VALUE) % loops.size]
