@@ -23,6 +23,7 @@ import java.net.Socket
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
 import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 import kotlin.concurrent.thread
 import kotlin.coroutines.EmptyCoroutineContext
@@ -110,6 +111,51 @@ class EventLoopGroupSpec : FunSpec({
                 }
             }
         } finally {
+            group.close()
+        }
+    }
+
+    test("bytes and an end of stream that nobody waits for wake the loop once, not in a loop") {
+        val group = EventLoopGroup(1)
+        val sendExtra = CountDownLatch(1)
+        val hangUp = CountDownLatch(1)
+        try {
+            ServerSocket(0, 1, InetAddress.getLoopbackAddress()).use { server ->
+                val peer = thread(isDaemon = true) {
+                    server.accept().use { s ->
+                        val input = DataInputStream(s.getInputStream())
+                        val request = ByteArray(20).also { input.readFully(it) }
+                        s.getOutputStream().apply { write(request); flush() } // the reply a reader waits for
+                        sendExtra.await()
+                        s.getOutputStream().apply { write(message(99)); flush() } // a message nobody reads yet
+                        hangUp.await()
+                    }
+                }
+                val socket = withTimeout(10_000) { Connector.connect(group, ServerAddress("127.0.0.1", server.localPort)) }
+                val t = SocketTransport(socket, group)
+                try {
+                    withTimeout(30_000) {
+                        withContext(group) {
+                            t.write(message(1))
+                            t.readMessage(1_000).header.requestId shouldBe 1 // waited: read interest stays after the reply
+                        }
+                        for (event in listOf(sendExtra, hangUp)) {
+                            val before = group.selectsReturned()
+                            event.countDown()
+                            // a loop that kept selecting a ready socket nobody reads returns thousands of times here
+                            withContext(Dispatchers.IO) { Thread.sleep(300) }
+                            (group.selectsReturned() - before).toInt() shouldBeLessThan 20
+                        }
+                        withContext(group) { t.readMessage(1_000).header.requestId shouldBe 99 }
+                    }
+                } finally {
+                    t.close()
+                    peer.join(10_000)
+                }
+            }
+        } finally {
+            sendExtra.countDown()
+            hangUp.countDown()
             group.close()
         }
     }

@@ -6,7 +6,14 @@ import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.cmap.ConnectionPool
 import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolSettings
+import dev.mooring.cmap.ConnectionFactory
+import dev.mooring.cmap.EstablishableConnection
+import dev.mooring.cmap.internal.connection.EventLoop
+import dev.mooring.cmap.internal.connection.EventLoopGroup
+import dev.mooring.cmap.internal.connection.LoopBound
 import dev.mooring.events.EventBus
+import dev.mooring.events.ServerAddress
+import kotlinx.coroutines.CompletableDeferred
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.CoroutineScope
@@ -77,6 +84,38 @@ class ServedWaitersSpec : FunSpec({
         }
     }
 
+    test("a waiter handed a connection whose socket belongs to another event loop runs on that loop") {
+        val group = EventLoopGroup(2)
+        val scope = CoroutineScope(SupervisorJob())
+        try {
+            for (home in 0..1) {
+                val homeLoop = group.loopAt(home)
+                val pool = ConnectionPool(TEST_ADDRESS, ConnectionPoolSettings(maxPoolSize = 1), HomedConnectionFactory(homeLoop))
+                try {
+                    pool.ready()
+                    val c = pool.checkOut()
+                    val ranOn = CompletableDeferred<Thread>()
+                    val waiter = scope.launch(group, start = CoroutineStart.UNDISPATCHED) {
+                        val mine = pool.checkOut()
+                        ranOn.complete(Thread.currentThread())
+                        pool.checkIn(mine)
+                    }
+                    awaitQueued(pool)
+                    // The check-in runs on loop 0: the waiter is served there, and resumed on its connection's home.
+                    group.loopAt(0).execute { scope.launch(group, start = CoroutineStart.UNDISPATCHED) { pool.checkIn(c) } }
+                    withTimeout(20_000) { ranOn.await() } shouldBe homeLoop.thread
+                    withTimeout(20_000) { waiter.join() }
+                    pool.statistics().availableConnections shouldBe 1
+                } finally {
+                    pool.close()
+                }
+            }
+        } finally {
+            scope.cancel()
+            group.close()
+        }
+    }
+
     test("a waiter cancelled after it was served but before it ran gives the connection back") {
         val blocked = singleThread("blocked-dispatcher")
         val events: MutableList<ConnectionPoolEvent> = Collections.synchronizedList(ArrayList())
@@ -108,6 +147,17 @@ class ServedWaitersSpec : FunSpec({
         }
     }
 })
+
+/** Fake connections whose sockets belong to [home] (as a real connection's belong to one event loop). */
+private class HomedConnectionFactory(private val home: EventLoop) : ConnectionFactory {
+    private val fakes = FakeConnectionFactory()
+
+    override fun create(address: ServerAddress, id: Long, generation: Int): EstablishableConnection =
+        HomedConnection(fakes.create(address, id, generation), home)
+}
+
+private class HomedConnection(delegate: EstablishableConnection, override val homeLoop: EventLoop) :
+    EstablishableConnection by delegate, LoopBound
 
 private fun singleThread(name: String) = Executors.newSingleThreadExecutor { r -> Thread(r, name) }.asCoroutineDispatcher()
 

@@ -28,6 +28,9 @@ internal class DirectSocketIo private constructor(
     private val channel: ByteChannel,
     private val selector: SelectorManager,
 ) : NetIo {
+    /** The event loop this socket's waiters are resumed on, when its selector is an [EventLoopGroup]. */
+    val homeLoop: EventLoop? = (selector as? EventLoopGroup)?.homeOf(selectable)
+
     /** Unread bytes are between position and limit (the buffer stays in read mode). */
     private val buffer: ByteBuffer = ByteBuffer.allocateDirect(BUFFER_SIZE).limit(0)
 

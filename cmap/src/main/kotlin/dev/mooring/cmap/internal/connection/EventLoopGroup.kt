@@ -67,12 +67,19 @@ internal class EventLoopGroup(size: Int) : CoroutineDispatcher(), SelectorManage
     /** Tasks the loops have run so far (for tests: replies resumed by a loop itself run no task). */
     fun tasksRun(): Long = loops.sumOf { it.tasksRun }
 
+    /** Times the loops' selects returned so far (for tests: a loop that spins shows here). */
+    fun selectsReturned(): Long = loops.sumOf { it.selectsReturned }
+
+    /** The loop at [index] (for tests). */
+    fun loopAt(index: Int): EventLoop = loops[index]
+
     /** The loops' threads (for tests). */
     fun threads(): List<Thread> = loops.map { it.thread }
 
     private fun nextLoop(): EventLoop = loops[(next.getAndIncrement() and Int.MAX_VALUE) % loops.size]
 
-    private fun homeOf(selectable: Selectable): EventLoop = loops[(System.identityHashCode(selectable) and Int.MAX_VALUE) % loops.size]
+    /** The loop [selectable] belongs to: its waiters are registered and resumed there. */
+    fun homeOf(selectable: Selectable): EventLoop = loops[(System.identityHashCode(selectable) and Int.MAX_VALUE) % loops.size]
 
     private fun homeOfJob(job: Job): EventLoop = loops[(System.identityHashCode(job) and Int.MAX_VALUE) % loops.size]
 

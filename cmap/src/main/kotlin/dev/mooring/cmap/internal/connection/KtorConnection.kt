@@ -60,12 +60,14 @@ internal class KtorConnection(
     private val establishGate: kotlinx.coroutines.sync.Semaphore? = null,
     /** Called once when this connection closes (the factory forgets it). */
     private val onClosed: (KtorConnection) -> Unit = {},
-) : ExhaustConnection, ObservedCommand {
+) : ExhaustConnection, ObservedCommand, LoopBound {
     private val closed = AtomicBoolean(false)
     private val busy = AtomicBoolean(false)
     private val establishStarted = AtomicBoolean(false)
 
     @Volatile private var transport: SocketTransport? = null
+
+    override val homeLoop: EventLoop? get() = transport?.homeLoop
 
     @Volatile private var handshakeCompleted = false
 

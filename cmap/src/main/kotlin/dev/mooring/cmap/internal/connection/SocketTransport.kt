@@ -33,6 +33,9 @@ internal class SocketTransport(private val socket: Socket, selector: SelectorMan
     private val output = if (io == null) socket.openWriteChannel(autoFlush = false) else null
     private val tls: TlsChannel? = engine?.let { if (io != null) TlsChannel(it, io) else TlsChannel(it, input!!, output!!) }
 
+    /** The event loop that resumes whoever waits for this socket (null when it has none). */
+    val homeLoop: EventLoop? get() = io?.homeLoop
+
     /** Plain-text direct I/O (TLS runs over [io] inside [tls]). */
     private val direct: DirectSocketIo? = if (tls == null) io else null
 

@@ -1,5 +1,7 @@
 package dev.mooring.cmap.internal.pool
 
+import dev.mooring.cmap.internal.connection.EventLoop
+import dev.mooring.cmap.internal.connection.LoopBound
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.ExperimentalCoroutinesApi
@@ -57,7 +59,7 @@ internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
         }
     }
 
-    // The four members below are for ServedWaiters, after hand queued this waiter; the queue's
+    // The members below are for ServedWaiters, after hand queued this waiter; the queue's
     // happens-before orders hand's writes before their reads.
 
     /** The context of the suspended checkout. */
@@ -74,6 +76,17 @@ internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
         val ctx = c.context
         val d = ctx[ContinuationInterceptor] as? CoroutineDispatcher ?: return null
         return if (d.isDispatchNeeded(ctx)) d else null
+    }
+
+    /**
+     * The event loop of [dispatcher] that owns the socket of the connection this waiter was handed,
+     * when that is not the current thread's loop; null otherwise (no connection, no home loop, or
+     * already there).
+     */
+    fun homeLoopElsewhere(dispatcher: CoroutineDispatcher): EventLoop? {
+        val raw = (outcome as? PooledConnection)?.raw as? LoopBound ?: return null
+        val home = raw.homeLoop ?: return null
+        return if (home.group === dispatcher && !home.inLoop()) home else null
     }
 
     /** Runs the suspended checkout on this thread, which belongs to [dispatcher] (its own); a no-op if it was cancelled. */
