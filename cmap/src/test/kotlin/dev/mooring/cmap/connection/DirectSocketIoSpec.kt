@@ -39,7 +39,7 @@ class DirectSocketIoSpec : FunSpec({
     }
 
     /** Runs [serve] on a thread for the one client the test connects, then runs [client] with a transport to it. */
-    suspend fun withPeer(serve: (Socket) -> Unit, client: suspend (SocketTransport) -> Unit) {
+    suspend fun withPeer(serve: (Socket) -> Unit, onLoops: Boolean = false, client: suspend (SocketTransport) -> Unit) {
         val selector = EventLoopGroup(1)
         ServerSocket(0, 1, InetAddress.getLoopbackAddress()).use { server ->
             val served = CompletableFuture<Unit>()
@@ -54,7 +54,7 @@ class DirectSocketIoSpec : FunSpec({
             val socket = Connector.connect(selector, ServerAddress("127.0.0.1", server.localPort))
             val transport = SocketTransport(socket, selector)
             try {
-                withTimeout(30_000) { client(transport) }
+                withTimeout(30_000) { if (onLoops) withContext(selector) { client(transport) } else client(transport) }
             } finally {
                 transport.close()
                 selector.close()
@@ -73,6 +73,28 @@ class DirectSocketIoSpec : FunSpec({
             val b = t.readMessage(1_000_000)
             b.header.requestId shouldBe 2
             (b.headerBytes + b.body).toList() shouldBe second.toList()
+        }
+    }
+
+    test("the read after a request waits for the reply instead of trying the socket first") {
+        val rounds = 50
+        withPeer({ s ->
+            val input = s.getInputStream()
+            val request = ByteArray(20)
+            repeat(rounds) {
+                var n = 0
+                while (n < 20) n += input.read(request, n, 20 - n).also { r -> if (r < 0) throw EOFException() }
+                Thread.sleep(2) // the reply comes a round trip later
+                s.getOutputStream().apply { write(request); flush() }
+            }
+        }, onLoops = true) { t ->
+            // On the loops (the reader is resumed by the loop that saw the reply): from another thread
+            // a readiness the loop saw just before the reply was read can still resume the next reader once.
+            repeat(rounds) { i ->
+                t.write(message(i, 4))
+                t.readMessage(1_000).header.requestId shouldBe i
+            }
+            t.emptyReads shouldBe 0L
         }
     }
 

@@ -42,10 +42,23 @@ internal class DirectSocketIo private constructor(
     override suspend fun writeFully(src: ByteBuffer) {
         while (true) {
             channel.write(src)
-            if (!src.hasRemaining()) return
+            if (!src.hasRemaining()) break
             await(SelectInterest.WRITE)
         }
+        replyAwaited = true
     }
+
+    /**
+     * Set by a write, cleared by the next read from the socket: that read wants the peer's answer to
+     * what was just written, which cannot be there yet (it takes the peer a round trip), so it waits
+     * for readiness first instead of trying a read that returns nothing (a wasted `read` system call
+     * per request; the selector reports at once if the answer did come already).
+     */
+    private var replyAwaited = false
+
+    /** Reads from the socket that found nothing (for tests; the connection's single reader writes it). */
+    var emptyReads: Long = 0L
+        private set
 
     override suspend fun readAvailable(dst: ByteBuffer): Int {
         if (!dst.hasRemaining()) return 0
@@ -104,9 +117,14 @@ internal class DirectSocketIo private constructor(
     private suspend fun fill(dst: ByteBuffer) {
         // No yield() before waiting: on Dispatchers.Default every dispatch may unpark an idle
         // worker, which costs more than the selector's wake-up it could save.
+        if (replyAwaited) {
+            replyAwaited = false
+            await(SelectInterest.READ)
+        }
         while (true) {
             val n = channel.read(dst)
             if (n > 0) return
+            if (n == 0) emptyReads++
             if (n < 0) throw EOFException("connection closed by the server")
             await(SelectInterest.READ)
         }

@@ -36,6 +36,9 @@ internal class SocketTransport(private val socket: Socket, selector: SelectorMan
     /** The event loop that resumes whoever waits for this socket (null when it has none). */
     val homeLoop: EventLoop? get() = io?.homeLoop
 
+    /** Reads from the socket that found nothing so far (for tests). */
+    val emptyReads: Long get() = io?.emptyReads ?: 0L
+
     /** Plain-text direct I/O (TLS runs over [io] inside [tls]). */
     private val direct: DirectSocketIo? = if (tls == null) io else null
 
