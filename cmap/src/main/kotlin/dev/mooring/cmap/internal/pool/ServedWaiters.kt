@@ -33,8 +33,9 @@ import kotlin.coroutines.EmptyCoroutineContext
  *   `epoll_ctl` calls (measured: 6% of the loops' CPU at 64 callers on 10 connections). Such
  *   waiters keep their hand-over order among themselves (the loop's task queue is FIFO); between
  *   two loops, which run at the same time anyway, there is no run order to keep;
- * - after [INLINE_BUDGET] waiters in a row the loop also stops and continues from a [Drain] task
- *   on its own dispatcher, so one caller's check-in does not run other callers' code for long.
+ * - after [INLINE_BUDGET] waiters in a row ([DRAIN_TASK_BUDGET] in a [Drain] task) the loop also
+ *   stops and continues from a [Drain] task on its own dispatcher, so one caller's check-in does
+ *   not run other callers' code for long, and the dispatcher's other tasks get their turn.
  *
  * A waiter stays in this queue until it runs: a task only says "continue here", so the order does
  * not depend on when the scheduler gets to the task (a waiter carried inside a task did run late:
@@ -76,14 +77,14 @@ internal class ServedWaiters {
     fun runAfterUnlock(here: CoroutineContext) {
         if (queue.isEmpty()) return
         val d = here[ContinuationInterceptor] as? CoroutineDispatcher
-        drain(if (d != null && d.isDispatchNeeded(here)) d else null)
+        drain(if (d != null && d.isDispatchNeeded(here)) d else null, INLINE_BUDGET)
     }
 
     /**
      * Resumes queued waiters oldest first on this thread, which belongs to [here] (null: to no
      * dispatcher a waiter can share); see the class comment.
      */
-    private fun drain(here: CoroutineDispatcher?) {
+    private fun drain(here: CoroutineDispatcher?, inlineBudget: Int) {
         val active = ACTIVE.get()
         if (this in active) return // an outer loop on this thread drains this queue and takes what was added since
         while (true) {
@@ -94,7 +95,7 @@ internal class ServedWaiters {
             var continueContext: CoroutineContext = EmptyCoroutineContext
             active.add(this)
             try {
-                var budget = INLINE_BUDGET
+                var budget = inlineBudget
                 while (true) {
                     val w = queue.pollFirst() ?: break
                     val d = w.dispatcherToResumeOn()
@@ -141,12 +142,19 @@ internal class ServedWaiters {
 
     /** Continues the drain on a thread of [dispatcher]. */
     private class Drain(private val served: ServedWaiters, private val dispatcher: CoroutineDispatcher) : Runnable {
-        override fun run() = served.drain(dispatcher)
+        override fun run() = served.drain(dispatcher, DRAIN_TASK_BUDGET)
     }
 
     private companion object {
-        /** Waiters one loop resumes on its own thread before it continues on a fresh task. */
+        /** Waiters a caller's check-in resumes on the caller's thread before it continues on a fresh task. */
         const val INLINE_BUDGET = 64
+
+        /**
+         * The same for a [Drain] task, which runs no caller's code of its own: larger, because each
+         * new task costs a dispatch and, on `Dispatchers.Default`, the wake-up of another worker
+         * (with 64, 6% of the time to drain 100,000 waiters went to those wake-ups).
+         */
+        const val DRAIN_TASK_BUDGET = 1_024
 
         /** The queues being drained on the current thread (nested drains of other pools' queues are allowed). */
         val ACTIVE: ThreadLocal<ArrayList<ServedWaiters>> = ThreadLocal.withInitial { ArrayList(2) }
