@@ -120,8 +120,11 @@ internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
     private fun outcomeAfterHand(): Handed = outcome!!
 
     private companion object {
-        val HANDED = Any()
-        val SLOT: AtomicReferenceFieldUpdater<Waiter, Any?> =
+        // @JvmField: static final fields the JIT folds (a getter through the companion left a
+        // class check on every hand-over in the profile)
+        @JvmField val HANDED = Any()
+
+        @JvmField val SLOT: AtomicReferenceFieldUpdater<Waiter, Any?> =
             AtomicReferenceFieldUpdater.newUpdater(Waiter::class.java, Any::class.java, "slot")
     }
 }
