@@ -10,6 +10,7 @@ import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldStartWith
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.async
@@ -109,6 +110,37 @@ class EventLoopGroupSpec : FunSpec({
                         (group.tasksRun() - tasksBefore).toInt() shouldBeLessThan 50
                     }
                 }
+            }
+        } finally {
+            group.close()
+        }
+    }
+
+    test("a coroutine that waits for a socket is resumed on the socket's home loop, whichever loop it ran on") {
+        val group = EventLoopGroup(2)
+        try {
+            withEcho(group) { t, _ ->
+                val home = t.homeLoop!!
+                val other = group.loopAt(if (home === group.loopAt(0)) 1 else 0)
+                val threads = CompletableDeferred<List<Thread>>()
+                // Start on the other loop: the waiter follows the connection (one loop collecting
+                // every caller was the unfairness of the first event-loop version).
+                other.execute {
+                    CoroutineScope(group).launch(start = CoroutineStart.UNDISPATCHED) {
+                        val seen = ArrayList<Thread>()
+                        check(Thread.currentThread() === other.thread)
+                        repeat(20) { i ->
+                            t.write(message(i))
+                            t.readMessage(1_000).header.requestId shouldBe i
+                            seen += Thread.currentThread()
+                        }
+                        threads.complete(seen)
+                    }.invokeOnCompletion { e -> if (e != null) threads.completeExceptionally(e) }
+                }
+                // A reply that races the suspension (the echo is fast) is taken on the thread that was
+                // suspending; from the first real wait on, the coroutine is on the home loop and stays.
+                val seen = withTimeout(30_000) { threads.await() }
+                seen.dropWhile { it === other.thread }.distinct() shouldBe listOf(home.thread)
             }
         } finally {
             group.close()
