@@ -22,6 +22,8 @@ import dev.mooring.cmap.internal.connection.tls.TlsErrors
 import dev.mooring.cmap.internal.wire.OpCompressed
 import dev.mooring.cmap.internal.wire.compression.Compressor
 import dev.mooring.cmap.internal.wire.compression.Compressors
+import dev.mooring.cmap.internal.wire.BodyTrailer
+import dev.mooring.cmap.internal.wire.CommandBody
 import dev.mooring.cmap.internal.wire.MessageLimits
 import dev.mooring.cmap.internal.wire.OpCode
 import dev.mooring.cmap.internal.wire.OpMsg
@@ -39,7 +41,10 @@ import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonBinaryWriter
+import org.bson.BsonBoolean
 import org.bson.BsonDocument
+import org.bson.BsonString
+import org.bson.BsonValue
 import org.bson.io.BasicOutputBuffer
 import java.util.concurrent.atomic.AtomicBoolean
 
@@ -147,7 +152,7 @@ internal class KtorConnection(
                     )
                 }
                 val session = (authenticator as? MechanismAuthenticator)?.begin()
-                val reply = roundTrip(withApi(handshake.command(session?.speculativeCommand()), "admin"))
+                val reply = roundTrip(handshake.command(session?.speculativeCommand()), trailerFor("admin"))
                 val desc = handshake.describe(reply, address, generation)
                 limits = MessageLimits(desc.maxBsonObjectSize, desc.maxMessageSizeBytes)
                 compressor = desc.compressor?.let { Compressors.byName(it, settings.zlibCompressionLevel) }
@@ -213,10 +218,10 @@ internal class KtorConnection(
         ensureOpen()
         acquire("command")
         try {
-            val body = withApi(command, database)
-            establishing?.let { return establishingRoundTrip(it, timeoutMS, body, command, observer) }
+            val trailer = trailerFor(database)
+            establishing?.let { return establishingRoundTrip(it, timeoutMS, command, trailer, observer) }
             return guarded(timeoutMS, "running", command) {
-                roundTrip(body, observer)
+                roundTrip(command, trailer, observer)
             }
         } finally {
             busy.set(false)
@@ -225,7 +230,7 @@ internal class KtorConnection(
 
     /** A round trip of the conversation that finishes establishing: within [timeoutMS] (0 = none) and what is left of [deadline]. */
     private suspend fun establishingRoundTrip(
-        deadline: EstablishmentDeadline, timeoutMS: Long, body: BsonDocument, command: BsonDocument, observer: CommandRequestObserver?,
+        deadline: EstablishmentDeadline, timeoutMS: Long, command: BsonDocument, trailer: BodyTrailer, observer: CommandRequestObserver?,
     ): BsonDocument {
         val action = "establishing within connectTimeoutMS=${deadline.connectTimeoutMS} ms, running"
         val remaining = deadline.remainingMS()
@@ -233,7 +238,7 @@ internal class KtorConnection(
             close()
             throw MongoNetworkTimeoutException("timed out ${describe(action, command)} on $address: no time was left", address, generation, false)
         }
-        return guarded(if (timeoutMS in 1 until remaining) timeoutMS else remaining, action, command) { roundTrip(body, observer) }
+        return guarded(if (timeoutMS in 1 until remaining) timeoutMS else remaining, action, command) { roundTrip(command, trailer, observer) }
     }
 
     override fun exhaust(database: String, command: BsonDocument, readTimeoutMS: Long): Flow<BsonDocument> = flow {
@@ -242,9 +247,9 @@ internal class KtorConnection(
         var sent = false
         var finished = false
         try {
-            val body = withApi(command, database)
+            val trailer = trailerFor(database)
             val requestId = RequestIds.next()
-            val compressed = prepare(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, body))
+            val compressed = prepare(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, command, trailer = trailer))
             sent = true
             guarded(settings.socketTimeoutMS, "sending", command) { writePrepared(compressed) }
             var expected = requestId
@@ -282,11 +287,12 @@ internal class KtorConnection(
      * goes with moreToCome and is answered `{ok: 1}` without reading ([UnacknowledgedWrite]).
      * Must run inside [guarded].
      */
-    private suspend fun roundTrip(body: BsonDocument, observer: CommandRequestObserver? = null): BsonDocument {
+    private suspend fun roundTrip(body: BsonDocument, trailer: BodyTrailer, observer: CommandRequestObserver? = null): BsonDocument {
         val requestId = RequestIds.next()
         val unacknowledged = UnacknowledgedWrite.isUnacknowledged(body)
-        val prepared = prepare(OpMsg(requestId, 0, if (unacknowledged) OpMsg.MORE_TO_COME else 0, body))
-        observer?.sending(requestId, body)
+        val prepared = prepare(OpMsg(requestId, 0, if (unacknowledged) OpMsg.MORE_TO_COME else 0, body, trailer = trailer))
+        // the document as sent is built only for command monitoring
+        observer?.sending(requestId, CommandBody.asSent(body, trailer))
         writePrepared(prepared)
         if (unacknowledged) return UnacknowledgedWrite.reply()
         val reply = readOpMsg(requestId)
@@ -318,7 +324,7 @@ internal class KtorConnection(
      * [MongoMessageEncodingException]s.
      */
     private fun prepare(msg: OpMsg): ByteArray? {
-        if (compressor != null && OpCompressed.mayCompress(msg.body.keys.firstOrNull() ?: "")) return encode(msg)
+        if (compressor != null && OpCompressed.mayCompress(CommandBody.firstKey(msg.body, msg.trailer))) return encode(msg)
         var out = sendBuffer
         var writer = sendWriter
         if (out == null || writer == null) {
@@ -360,7 +366,7 @@ internal class KtorConnection(
             throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
         }
         val c = compressor ?: return bytes
-        if (!OpCompressed.mayCompress(msg.body.keys.firstOrNull() ?: "")) return bytes
+        if (!OpCompressed.mayCompress(CommandBody.firstKey(msg.body, msg.trailer))) return bytes
         val wrapped = OpCompressed.wrap(bytes, c)
         // incompressible data can grow a little; never let compression push a message over the limit
         return if (wrapped.size <= limits.maxMessageSizeBytes) wrapped else bytes
@@ -373,29 +379,34 @@ internal class KtorConnection(
         return doc
     }
 
-    /** Adds `$db` and the Stable API fields without mutating the caller's document. */
-    private fun withApi(command: BsonDocument, database: String): BsonDocument {
+    /**
+     * The fields every command to [database] is sent with, after its own (the caller's document is
+     * never copied nor changed; see [CommandBody]): `$db` and the Stable API fields
+     * (versioned-api.md: the command is not inspected; the declared API replaces any the caller wrote).
+     */
+    private fun trailerFor(database: String): BodyTrailer {
         if (database.isEmpty()) throw IllegalArgumentException("database name must not be empty")
-        val d = BsonDocument()
-        d.putAll(command)
-        d["\$db"] = databaseValue(database)
-        // versioned-api.md: the command is not inspected; the declared API replaces any the caller wrote
+        val last = lastTrailer
+        if (last != null && lastDatabase == database) return last
+        val names = ArrayList<String>(4)
+        val values = ArrayList<BsonValue>(4)
+        names += "\$db"
+        values += BsonString(database)
         settings.serverApi?.let { api ->
-            d["apiVersion"] = org.bson.BsonString(api.version)
-            api.strict?.let { d["apiStrict"] = org.bson.BsonBoolean(it) }
-            api.deprecationErrors?.let { d["apiDeprecationErrors"] = org.bson.BsonBoolean(it) }
+            names += "apiVersion"
+            values += BsonString(api.version)
+            api.strict?.let { names += "apiStrict"; values += BsonBoolean(it) }
+            api.deprecationErrors?.let { names += "apiDeprecationErrors"; values += BsonBoolean(it) }
         }
-        return d
+        return BodyTrailer(names.toTypedArray(), values.toTypedArray()).also {
+            lastTrailer = it
+            lastDatabase = database
+        }
     }
 
-    /** The `$db` value: the last one is kept, as a connection usually serves one database (guarded by [busy]). */
-    private var lastDatabase: org.bson.BsonString? = null
-
-    private fun databaseValue(database: String): org.bson.BsonString {
-        val last = lastDatabase
-        if (last != null && last.value == database) return last
-        return org.bson.BsonString(database).also { lastDatabase = it }
-    }
+    /** The trailer of the last database: a connection usually serves one database (guarded by [busy]). */
+    private var lastTrailer: BodyTrailer? = null
+    private var lastDatabase: String? = null
 
     private fun transport(): SocketTransport = transport ?: throw closedError()
 
@@ -412,7 +423,7 @@ internal class KtorConnection(
 
     /** "running ping": the action and the command's name, built only for an error message. */
     private fun describe(action: String, command: BsonDocument?): String =
-        if (command == null) action else "$action ${command.keys.firstOrNull()}"
+        if (command == null) action else "$action ${CommandBody.firstKey(command, null)}"
 
     private fun closedError() = MongoNetworkException("connection $id to $address is closed", address, generation, handshakeCompleted)
 

@@ -34,14 +34,14 @@ internal object OpMsgCodec {
             val ids = HashSet<String>()
             for (s in msg.sequences) {
                 if (!ids.add(s.identifier)) throw WireFormatException("duplicate document sequence '${s.identifier}'")
-                if (msg.body.containsKey(s.identifier)) throw WireFormatException("document sequence '${s.identifier}' also present in the body")
+                if (CommandBody.contains(msg.body, msg.trailer, s.identifier)) throw WireFormatException("document sequence '${s.identifier}' also present in the body")
             }
         }
         val base = out.position
         BsonWriting.writeHeader(out, msg.requestId, msg.responseTo, OpCode.OP_MSG)
         out.writeInt32(msg.flagBits)
         out.write(0)
-        BsonWriting.writeDocument(out, msg.body, limits.maxBsonObjectSize + MessageLimits.COMMAND_OVERHEAD, "command body", writer)
+        BsonWriting.writeBody(out, msg.body, msg.trailer, limits.maxBsonObjectSize + MessageLimits.COMMAND_OVERHEAD, "command body", writer)
         for (s in msg.sequences) {
             out.write(1)
             val sizeAt = out.position

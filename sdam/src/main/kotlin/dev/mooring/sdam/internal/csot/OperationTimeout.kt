@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.csot
 
+import dev.mooring.cmap.internal.wire.AppendedCommand
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ServerDescription
@@ -36,8 +37,9 @@ internal class OperationTimeout private constructor(val timeoutMS: Long?, val de
      * not exceed that round trip time.
      */
     fun withMaxTimeMS(command: BsonDocument, server: ServerDescription?): BsonDocument {
-        val maxTimeMS = serverTimeMS(command.keys.firstOrNull(), server) ?: return command
-        return command.clone().append("maxTimeMS", BsonInt64(maxTimeMS))
+        if (deadlineNanos == null) return command
+        val maxTimeMS = serverTimeMS(if (command.isEmpty()) null else command.firstKey, server) ?: return command
+        return AppendedCommand.append(command, "maxTimeMS", BsonInt64(maxTimeMS))
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.session
 
+import dev.mooring.cmap.internal.wire.AppendedCommand
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoCommandException
 import org.bson.BsonDocument
@@ -32,7 +33,7 @@ internal class ClusterTimeConnection(
     private fun withClusterTime(command: BsonDocument): BsonDocument {
         if (command.containsKey(FIELD)) return command
         val time = ClusterClock.higher(cluster.current, session?.current) ?: return command
-        return command.clone().append(FIELD, time)
+        return AppendedCommand.append(command, FIELD, time)
     }
 
     private fun observe(reply: BsonDocument) {

@@ -1,0 +1,71 @@
+package dev.mooring.cmap.wire
+
+import dev.mooring.cmap.internal.wire.AppendedCommand
+import dev.mooring.cmap.internal.wire.BodyTrailer
+import dev.mooring.cmap.internal.wire.CommandBody
+import dev.mooring.cmap.internal.wire.OpMsg
+import dev.mooring.cmap.internal.wire.OpMsgCodec
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonInt64
+import org.bson.BsonString
+import org.bson.BsonValue
+
+/** The copy that AppendedCommand and BodyTrailer replace: the command cloned, each field put in turn. */
+private fun copied(command: BsonDocument, appended: List<Pair<String, BsonValue>>, trailer: List<Pair<String, BsonValue>>): BsonDocument =
+    command.clone().also { d -> (appended + trailer).forEach { (k, v) -> d[k] = v } }
+
+class AppendedCommandSpec : FunSpec({
+    val lsid = BsonDocument("id", BsonString("session"))
+    val cases = listOf(
+        "fields new to the command" to Triple(
+            BsonDocument("ping", BsonInt32(1)), listOf("lsid" to lsid, "\$clusterTime" to BsonDocument("t", BsonInt32(3))), listOf("\$db" to BsonString("admin")),
+        ),
+        "a field the command has keeps its position with the new value" to Triple(
+            BsonDocument("find", BsonString("c")).append("maxTimeMS", BsonInt32(5)).append("filter", BsonDocument()),
+            listOf("maxTimeMS" to BsonInt64(99), "lsid" to lsid), listOf("\$db" to BsonString("test"), "apiVersion" to BsonString("1")),
+        ),
+        "the same name appended twice: first position, last value; the trailer wins over both" to Triple(
+            BsonDocument("insert", BsonString("c")).append("\$db", BsonString("caller's")),
+            listOf("txnNumber" to BsonInt64(1), "apiVersion" to BsonString("x"), "txnNumber" to BsonInt64(2)),
+            listOf("\$db" to BsonString("test"), "apiVersion" to BsonString("1"), "apiStrict" to org.bson.BsonBoolean(true)),
+        ),
+        "an empty command" to Triple(BsonDocument(), listOf("lsid" to lsid), emptyList()),
+    )
+
+    for ((name, case) in cases) {
+        val (command, appended, trailerFields) = case
+        test("encodes and reads as the copy it replaces: $name") {
+            val before = command.clone()
+            val doc = appended.fold(command as BsonDocument) { d, (k, v) -> AppendedCommand.append(d, k, v) }
+            val trailer = trailerFields.takeIf { it.isNotEmpty() }?.let { f -> BodyTrailer(f.map { it.first }.toTypedArray(), f.map { it.second }.toTypedArray()) }
+            val expected = copied(command, appended, trailerFields)
+
+            OpMsgCodec.encode(OpMsg(7, 0, 0, doc, trailer = trailer)) shouldBe OpMsgCodec.encode(OpMsg(7, 0, 0, expected))
+            CommandBody.asSent(doc, trailer) shouldBe expected
+            CommandBody.asSent(doc, trailer).keys.toList() shouldBe expected.keys.toList()
+            CommandBody.firstKey(doc, trailer) shouldBe expected.keys.first()
+            // the lazy reads answer from the parts, before anything is built
+            val withAppended = copied(command, appended, emptyList())
+            for (k in withAppended.keys + "absent") {
+                doc.containsKey(k) shouldBe withAppended.containsKey(k)
+                doc[k] shouldBe withAppended[k]
+            }
+            // then it is a plain document: iteration, equality, mutation
+            doc.keys.toList() shouldBe withAppended.keys.toList()
+            doc shouldBe withAppended
+            doc["extra"] = BsonInt32(1)
+            doc.size shouldBe withAppended.size + 1
+            command shouldBe before // the caller's document was never changed
+        }
+    }
+
+    test("appending to a built document starts from it, so a mutation made to it is kept") {
+        val first = AppendedCommand.append(BsonDocument("ping", BsonInt32(1)), "lsid", lsid)
+        first["comment"] = BsonString("added")
+        val second = AppendedCommand.append(first, "maxTimeMS", BsonInt64(10))
+        second.keys.toList() shouldBe listOf("ping", "lsid", "comment", "maxTimeMS")
+    }
+})
