@@ -464,6 +464,9 @@ public class MongoCluster internal constructor(
         return ClientSession(live.id, sessions.acquire(sessionTimeoutMinutes())) { sessions.release(it, sessionTimeoutMinutes()) }
     }
 
+    /** [sessionTimeoutMinutes] as the function sessions take (one object for the cluster, not one per operation). */
+    private val sessionTimeout: () -> Int? = ::sessionTimeoutMinutes
+
     /** The session pool's expiry: `logicalSessionTimeoutMinutes`, none in load-balanced mode (driver-sessions.md). */
     private fun sessionTimeoutMinutes(): Int? =
         live.description.value.let { if (it.type == TopologyType.LOAD_BALANCED) null else it.logicalSessionTimeoutMinutes }
@@ -474,9 +477,9 @@ public class MongoCluster internal constructor(
      */
     private fun operationSession(explicit: ClientSession?): OperationSession =
         if (explicit == null) {
-            OperationSession(sessions, null, ::sessionTimeoutMinutes)
+            OperationSession(sessions, null, sessionTimeout)
         } else {
-            OperationSession(sessions, explicit.hold(live.id), ::sessionTimeoutMinutes, explicit.clock, explicit::releaseHold)
+            OperationSession(sessions, explicit.hold(live.id), sessionTimeout, explicit.clock, explicit::releaseHold)
         }
 
     /**
