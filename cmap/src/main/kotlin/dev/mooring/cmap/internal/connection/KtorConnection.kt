@@ -40,6 +40,7 @@ import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
+import kotlin.coroutines.CoroutineContext
 import org.bson.BsonBinaryWriter
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
@@ -287,7 +288,8 @@ internal class KtorConnection(
      * goes with moreToCome and is answered `{ok: 1}` without reading ([UnacknowledgedWrite]).
      * Must run inside [guarded].
      */
-    private suspend fun roundTrip(body: BsonDocument, trailer: BodyTrailer, observer: CommandRequestObserver? = null): BsonDocument {
+    @Suppress("NOTHING_TO_INLINE") // inline: no frame of its own on the command path
+    private suspend inline fun roundTrip(body: BsonDocument, trailer: BodyTrailer, observer: CommandRequestObserver? = null): BsonDocument {
         val requestId = RequestIds.next()
         val unacknowledged = UnacknowledgedWrite.isUnacknowledged(body)
         val prepared = prepare(OpMsg(requestId, 0, if (unacknowledged) OpMsg.MORE_TO_COME else 0, body, trailer = trailer))
@@ -300,7 +302,8 @@ internal class KtorConnection(
         return checkOk(reply.bodyWithSequences())
     }
 
-    private suspend fun readOpMsg(expectedResponseTo: Int): OpMsg {
+    @Suppress("NOTHING_TO_INLINE") // inline: no frame of its own on the command path
+    private suspend inline fun readOpMsg(expectedResponseTo: Int): OpMsg {
         val raw = transport().readMessage(limits.maxMessageSizeBytes)
         if (raw.header.responseTo != expectedResponseTo) {
             throw WireFormatException("reply has responseTo ${raw.header.responseTo}, expected $expectedResponseTo")
@@ -428,50 +431,65 @@ internal class KtorConnection(
     private fun closedError() = MongoNetworkException("connection $id to $address is closed", address, generation, handshakeCompleted)
 
     /**
-     * Runs [block] bounded by [timeoutMS] (0 = none) and maps failures to typed errors. Any
-     * failure except an `ok: 0` reply on an established connection closes the connection;
-     * cancellation closes it too, because its wire state is unknown.
+     * Runs [block] bounded by [timeoutMS] (0 = none) and maps failures to typed errors ([failure]).
+     * Any failure except an `ok: 0` reply on an established connection closes the connection;
+     * cancellation closes it too, because its wire state is unknown. Inline, so that without a
+     * timeout neither it nor [block] costs a frame.
      */
-    private suspend fun <T> guarded(timeoutMS: Long, action: String, command: BsonDocument?, block: suspend () -> T): T {
+    private suspend inline fun <T> guarded(timeoutMS: Long, action: String, command: BsonDocument?, crossinline block: suspend () -> T): T {
         try {
             return if (timeoutMS > 0) withTimeout(timeoutMS) { block() } else block()
-        } catch (e: MongoCommandException) {
-            // an ok: 0 reply to hello closes; one during authentication leaves the connection usable
-            // (MONGODB-OIDC retries with a fresh token), and establish() closes it if authentication fails
-            if (description == null) close()
-            throw e
-        } catch (e: MongoServerException) {
-            close()
-            throw e
-        } catch (e: MongoMessageEncodingException) {
-            throw e
-        } catch (e: TimeoutCancellationException) {
-            close()
-            if (!currentCoroutineContext().isActive) throw e
-            throw MongoNetworkTimeoutException(
-                "timed out after $timeoutMS ms ${describe(action, command)} on $address", address, generation, handshakeCompleted, e,
-            )
-        } catch (e: CancellationException) {
-            val wasClosed = closed.get()
-            close()
-            if (!currentCoroutineContext().isActive) throw e
-            // Our caller is still active, so the cancellation came from the socket: close() from
-            // another coroutine (cancelCheck, interruptInUseConnections) or the peer resetting the
-            // connection mid-message. For this caller that is a network error; letting the
-            // CancellationException escape would silently end it (e.g. a monitor loop).
-            val why = if (wasClosed) "connection was closed" else "the connection was reset"
-            throw MongoNetworkException("network error ${describe(action, command)} on $address: $why", address, generation, handshakeCompleted, e)
-        } catch (e: javax.net.ssl.SSLException) {
-            close()
-            throw MongoTlsException("TLS failure ${describe(action, command)} on $address: ${TlsErrors.describe(e)}", address, generation, handshakeCompleted, e)
-        } catch (e: WireFormatException) {
-            close()
-            throw MongoProtocolException("protocol error ${describe(action, command)} on $address: ${e.message}", address, generation, handshakeCompleted, e)
         } catch (e: Exception) {
-            val wasClosed = closed.get()
-            close()
-            val reason = if (wasClosed) "connection was closed" else (e.message ?: e.javaClass.simpleName)
-            throw MongoNetworkException("network error ${describe(action, command)} on $address: $reason", address, generation, handshakeCompleted, e)
+            throw failure(e, timeoutMS, action, command, currentCoroutineContext())
+        }
+    }
+
+    /** What [guarded] throws for [e], raised by its block while the caller's context was [caller]; closes the connection as [guarded] says. */
+    private fun failure(e: Exception, timeoutMS: Long, action: String, command: BsonDocument?, caller: CoroutineContext): Exception {
+        when (e) {
+            is MongoCommandException -> {
+                // an ok: 0 reply to hello closes; one during authentication leaves the connection usable
+                // (MONGODB-OIDC retries with a fresh token), and establish() closes it if authentication fails
+                if (description == null) close()
+                return e
+            }
+            is MongoServerException -> {
+                close()
+                return e
+            }
+            is MongoMessageEncodingException -> return e
+            is TimeoutCancellationException -> {
+                close()
+                if (!caller.isActive) return e
+                return MongoNetworkTimeoutException(
+                    "timed out after $timeoutMS ms ${describe(action, command)} on $address", address, generation, handshakeCompleted, e,
+                )
+            }
+            is CancellationException -> {
+                val wasClosed = closed.get()
+                close()
+                if (!caller.isActive) return e
+                // Our caller is still active, so the cancellation came from the socket: close() from
+                // another coroutine (cancelCheck, interruptInUseConnections) or the peer resetting the
+                // connection mid-message. For this caller that is a network error; letting the
+                // CancellationException escape would silently end it (e.g. a monitor loop).
+                val why = if (wasClosed) "connection was closed" else "the connection was reset"
+                return MongoNetworkException("network error ${describe(action, command)} on $address: $why", address, generation, handshakeCompleted, e)
+            }
+            is javax.net.ssl.SSLException -> {
+                close()
+                return MongoTlsException("TLS failure ${describe(action, command)} on $address: ${TlsErrors.describe(e)}", address, generation, handshakeCompleted, e)
+            }
+            is WireFormatException -> {
+                close()
+                return MongoProtocolException("protocol error ${describe(action, command)} on $address: ${e.message}", address, generation, handshakeCompleted, e)
+            }
+            else -> {
+                val wasClosed = closed.get()
+                close()
+                val reason = if (wasClosed) "connection was closed" else (e.message ?: e.javaClass.simpleName)
+                return MongoNetworkException("network error ${describe(action, command)} on $address: $reason", address, generation, handshakeCompleted, e)
+            }
         }
     }
 
