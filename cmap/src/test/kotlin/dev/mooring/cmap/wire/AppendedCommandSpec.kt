@@ -68,4 +68,31 @@ class AppendedCommandSpec : FunSpec({
         val second = AppendedCommand.append(first, "maxTimeMS", BsonInt64(10))
         second.keys.toList() shouldBe listOf("ping", "lsid", "comment", "maxTimeMS")
     }
+
+    test("the direct BSON writer writes every BSON type as BsonBinaryWriter does") {
+        val oid = org.bson.types.ObjectId()
+        val nested = BsonDocument("a", BsonInt32(1)).append("deeper", BsonDocument("b", org.bson.BsonArray(listOf(BsonString("x"), org.bson.BsonNull.VALUE))))
+        val all = BsonDocument("find", BsonString("c\u00e9\ud83d\ude00"))
+            .append("i32", BsonInt32(-7)).append("i64", BsonInt64(Long.MAX_VALUE)).append("dbl", org.bson.BsonDouble(1.5))
+            .append("t", org.bson.BsonBoolean.TRUE).append("f", org.bson.BsonBoolean.FALSE).append("doc", nested)
+            .append("arr", org.bson.BsonArray((0 until 70).map { BsonInt32(it) }))
+            .append("bin", org.bson.BsonBinary(byteArrayOf(1, 2, 3))).append("uuid", org.bson.BsonBinary(java.util.UUID.randomUUID()))
+            .append("old", org.bson.BsonBinary(org.bson.BsonBinarySubType.OLD_BINARY, byteArrayOf(9)))
+            .append("oid", org.bson.BsonObjectId(oid)).append("date", org.bson.BsonDateTime(123)).append("ts", org.bson.BsonTimestamp(5, 6))
+            .append("dec", org.bson.BsonDecimal128(org.bson.types.Decimal128.parse("1.25"))).append("null", org.bson.BsonNull.VALUE)
+            .append("undef", org.bson.BsonUndefined()).append("min", org.bson.BsonMinKey()).append("max", org.bson.BsonMaxKey())
+            .append("re", org.bson.BsonRegularExpression("^a", "mi")).append("js", org.bson.BsonJavaScript("f()"))
+            .append("sym", org.bson.BsonSymbol("s")).append("jsws", org.bson.BsonJavaScriptWithScope("g()", BsonDocument("v", BsonInt32(2))))
+            .append("ptr", org.bson.BsonDbPointer("db.c", oid)).append("raw", org.bson.RawBsonDocument.parse("{r: [1, {s: 'q'}]}"))
+        val trailer = BodyTrailer(arrayOf("\$db"), arrayOf(BsonString("test")))
+        val expected = all.clone().append("\$db", BsonString("test"))
+        OpMsgCodec.encode(OpMsg(3, 0, 0, all, trailer = trailer)) shouldBe OpMsgCodec.encode(OpMsg(3, 0, 0, expected))
+    }
+
+    test("a NUL in a key is an encoding error, as with BsonBinaryWriter") {
+        val trailer = BodyTrailer(arrayOf("\$db"), arrayOf(BsonString("test")))
+        io.kotest.assertions.throwables.shouldThrow<dev.mooring.cmap.internal.wire.WireFormatException> {
+            OpMsgCodec.encode(OpMsg(3, 0, 0, BsonDocument("a\u0000b", BsonInt32(1)), trailer = trailer))
+        }
+    }
 })

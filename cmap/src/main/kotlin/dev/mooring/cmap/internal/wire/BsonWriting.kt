@@ -2,10 +2,14 @@ package dev.mooring.cmap.internal.wire
 
 import org.bson.BsonBinaryWriter
 import org.bson.BsonDocument
+import org.bson.codecs.BsonDocumentCodec
+import org.bson.codecs.EncoderContext
 import org.bson.io.BasicOutputBuffer
 
 /** Little-endian writing helpers over the driver's [BasicOutputBuffer]. Stateless; thread-safe. */
 internal object BsonWriting {
+    private val codec = BsonDocumentCodec()
+    private val encoderContext = EncoderContext.builder().build()
     /**
      * Writes [doc] and returns its encoded size; throws [WireFormatException] when it exceeds [maxSize].
      * [writer], when given, is a [BsonBinaryWriter] over [out] that is reused for every document
@@ -19,7 +23,11 @@ internal object BsonWriting {
     fun writeBody(out: BasicOutputBuffer, doc: BsonDocument, trailer: BodyTrailer?, maxSize: Int, what: String, writer: BsonBinaryWriter? = null): Int {
         val start = out.position
         try {
-            if (writer != null) CommandBody.write(writer, doc, trailer) else BsonBinaryWriter(out).use { CommandBody.write(it, doc, trailer) }
+            if (trailer == null && doc !is AppendedCommand) {
+                if (writer != null) codec.encode(writer, doc, encoderContext) else BsonBinaryWriter(out).use { codec.encode(it, doc, encoderContext) }
+            } else {
+                CommandBody.write(out, doc, trailer)
+            }
         } catch (e: RuntimeException) {
             throw WireFormatException("cannot encode $what: ${e.message}", e)
         }

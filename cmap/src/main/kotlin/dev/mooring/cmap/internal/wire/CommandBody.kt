@@ -1,10 +1,8 @@
 package dev.mooring.cmap.internal.wire
 
-import org.bson.BsonBinaryWriter
 import org.bson.BsonDocument
 import org.bson.BsonValue
-import org.bson.codecs.BsonDocumentCodec
-import org.bson.codecs.EncoderContext
+import org.bson.io.BasicOutputBuffer
 
 /**
  * The fields a connection sets on every command it sends (`$db` and the Stable API fields,
@@ -32,9 +30,6 @@ internal class BodyTrailer(private val names: Array<String>, private val values:
  * follow in order. Stateless; thread-safe.
  */
 internal object CommandBody {
-    private val codec = BsonDocumentCodec()
-    private val encoderContext = EncoderContext.builder().build()
-
     /** The command name: the body's first key. */
     fun firstKey(body: BsonDocument, trailer: BodyTrailer?): String = when {
         !body.isEmpty() -> body.firstKey
@@ -60,34 +55,29 @@ internal object CommandBody {
         return d
     }
 
-    /** Writes the body as sent with [writer] (a top-level document); nothing is copied. */
-    fun write(writer: BsonBinaryWriter, body: BsonDocument, trailer: BodyTrailer?) {
+    /** Writes the body as sent into [out] (a top-level document, see [BsonOut]); nothing is copied. */
+    fun write(out: BasicOutputBuffer, body: BsonDocument, trailer: BodyTrailer?) {
         val app = (body as? AppendedCommand)?.takeIf { it.isLazy }
         if (app == null && trailer == null) {
-            codec.encode(writer, body, encoderContext)
+            BsonOut.document(out, body, 0)
             return
         }
         val base = app?.base ?: body
-        writer.writeStartDocument()
-        for ((k, v) in base.entries) field(writer, k, trailer?.get(k) ?: app?.appended(k) ?: v)
+        val start = BsonOut.startDocument(out, 0)
+        for ((k, v) in base.entries) BsonOut.element(out, k, trailer?.get(k) ?: app?.appended(k) ?: v, 0)
         if (app != null) {
             var i = 0
             app.forEachAppended { k, _ ->
-                if (!base.containsKey(k) && !app.appendedBefore(k, i)) field(writer, k, trailer?.get(k) ?: app.appended(k)!!)
+                if (!base.containsKey(k) && !app.appendedBefore(k, i)) BsonOut.element(out, k, trailer?.get(k) ?: app.appended(k)!!, 0)
                 i++
             }
         }
         if (trailer != null) {
             for (i in 0 until trailer.size) {
                 val k = trailer.name(i)
-                if (!base.containsKey(k) && app?.appended(k) == null) field(writer, k, trailer.value(i))
+                if (!base.containsKey(k) && app?.appended(k) == null) BsonOut.element(out, k, trailer.value(i), 0)
             }
         }
-        writer.writeEndDocument()
-    }
-
-    private fun field(writer: BsonBinaryWriter, name: String, value: BsonValue) {
-        writer.writeName(name)
-        encoderContext.encodeWithChildContext(codec.codecRegistry.get(value.javaClass), writer, value)
+        BsonOut.endDocument(out, start)
     }
 }
