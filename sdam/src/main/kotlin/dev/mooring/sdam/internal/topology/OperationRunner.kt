@@ -242,14 +242,15 @@ internal class OperationRunner(
      * fails with [PoolClosedException]. The checkout runs on the calling coroutine (no child
      * coroutine, no dispatch; see [runWithJob]) under a child [Job] that closing cancels.
      */
-    internal suspend fun checkOutUnlessClosing(pool: ConnectionPool, address: ServerAddress): Connection {
+    @Suppress("NOTHING_TO_INLINE") // inline: no frame of its own (it runs in the operation's)
+    internal suspend inline fun checkOutUnlessClosing(pool: ConnectionPool, address: ServerAddress): Connection {
         if (isClosing) throw closingError(address)
         val caller = currentCoroutineContext()
         val region = Job(caller[Job])
-        val watch = closingSignal.invokeOnCompletion { region.cancel(ClosingCancellation()) }
+        val watch = closingSignal.invokeOnCompletion(onClosing(region))
         try {
             // A connection the pool handed over is always returned (runWithJob never discards a result).
-            return runWithJob(region) { pool.checkOut() }
+            return runWithJob(region, pool, CHECK_OUT)
         } catch (e: CancellationException) {
             if (isClosing && caller.isActive) throw closingError(address)
             throw e
@@ -260,6 +261,14 @@ internal class OperationRunner(
     }
 
     private class ClosingCancellation : CancellationException("the cluster is closing")
+
+    /** The handler that cancels [region] (a checkout's) when closing begins. */
+    internal fun onClosing(region: Job): (Throwable?) -> Unit = { region.cancel(ClosingCancellation()) }
+
+    internal companion object {
+        /** The checkout [checkOutUnlessClosing] runs, as a receiver lambda: one object for all checkouts. */
+        val CHECK_OUT: suspend ConnectionPool.() -> Connection = { checkOut() }
+    }
 
     internal fun closingError(address: ServerAddress?): Exception =
         if (address != null) PoolClosedException(address) else MongoClusterClosedException("the cluster is closing")
