@@ -41,7 +41,6 @@ import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import kotlin.coroutines.CoroutineContext
-import org.bson.BsonBinaryWriter
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonString
@@ -93,8 +92,6 @@ internal class KtorConnection(
     /** The encode buffer reused by every command of this connection (guarded by [busy]). */
     private var sendBuffer: BasicOutputBuffer? = null
 
-    /** The BSON writer over [sendBuffer], reused likewise (null after an encoding failure). */
-    private var sendWriter: BsonBinaryWriter? = null
 
     override val isClosed: Boolean get() = closed.get()
 
@@ -292,7 +289,7 @@ internal class KtorConnection(
     private suspend inline fun roundTrip(body: BsonDocument, trailer: BodyTrailer, observer: CommandRequestObserver? = null): BsonDocument {
         val requestId = RequestIds.next()
         val unacknowledged = UnacknowledgedWrite.isUnacknowledged(body)
-        val prepared = prepare(OpMsg(requestId, 0, if (unacknowledged) OpMsg.MORE_TO_COME else 0, body, trailer = trailer))
+        val prepared = prepare(requestId, if (unacknowledged) OpMsg.MORE_TO_COME else 0, body, trailer)
         // the document as sent is built only for command monitoring
         observer?.sending(requestId, CommandBody.asSent(body, trailer))
         writePrepared(prepared)
@@ -321,24 +318,21 @@ internal class KtorConnection(
         }
     }
 
+    /** [prepare] of [msg] (a request without document sequences). */
+    private fun prepare(msg: OpMsg): ByteArray? = prepare(msg.requestId, msg.flagBits, msg.body, msg.trailer)
+
     /**
-     * Encodes [msg] for sending: into the reusable [sendBuffer] with its reusable [sendWriter]
-     * (returns null), or, when it is compressed, into a new array (returned). Encoding errors are
-     * [MongoMessageEncodingException]s.
+     * Encodes the request OP_MSG ([requestId], [flagBits], [body] with [trailer], no sequences)
+     * for sending: into the reusable [sendBuffer] (returns null; no [OpMsg] object), or, when it is
+     * compressed, into a new array (returned). Encoding errors are [MongoMessageEncodingException]s.
      */
-    private fun prepare(msg: OpMsg): ByteArray? {
-        if (compressor != null && OpCompressed.mayCompress(CommandBody.firstKey(msg.body, msg.trailer))) return encode(msg)
-        var out = sendBuffer
-        var writer = sendWriter
-        if (out == null || writer == null) {
-            out = BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
-            writer = BsonBinaryWriter(out).also { sendWriter = it }
-        }
+    private fun prepare(requestId: Int, flagBits: Int, body: BsonDocument, trailer: BodyTrailer?): ByteArray? {
+        if (compressor != null && OpCompressed.mayCompress(CommandBody.firstKey(body, trailer))) return encode(OpMsg(requestId, 0, flagBits, body, trailer = trailer))
+        val out = sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
         out.truncateToPosition(0)
         try {
-            OpMsgCodec.encodeInto(msg, limits, out, writer)
+            OpMsgCodec.encodeRequestInto(requestId, flagBits, body, trailer, limits, out)
         } catch (e: WireFormatException) {
-            sendWriter = null // a writer that failed mid-document is in an unknown state
             throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
         }
         return null
@@ -352,13 +346,12 @@ internal class KtorConnection(
         return writeAndDropBuffer(out)
     }
 
-    /** Writes an unusually large message and drops the buffer it grew (and its writer). */
+    /** Writes an unusually large message and drops the buffer it grew. */
     private suspend fun writeAndDropBuffer(out: BasicOutputBuffer) {
         try {
             transport().write(out.internalBuffer, 0, out.position)
         } finally {
             sendBuffer = null
-            sendWriter = null
         }
     }
 

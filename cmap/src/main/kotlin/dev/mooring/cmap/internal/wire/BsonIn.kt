@@ -86,8 +86,10 @@ internal class BsonIn private constructor(private val bytes: ByteArray) {
     }
 
     private fun document(limit: Int): BsonDocument {
+        val start = pos
         val end = documentEnd(limit)
-        val doc = BsonDocument()
+        // sized for the elements the bytes can hold (7 bytes each at least, as `a: int32`), at most the default 16 slots
+        val doc = BsonDocument(minOf(16, ((end - start - 5) / 7 + 1) * 4 / 3 + 1))
         while (true) {
             val type = byte(end)
             if (type == 0) break

@@ -69,6 +69,23 @@ internal object OpMsgCodec {
         out.writeInt32(crc.value.toInt())
     }
 
+    /**
+     * [encodeInto] for a request without document sequences ([requestId], responseTo 0,
+     * [flagBits], [body] with [trailer]), without an [OpMsg] object. Same checks and errors.
+     */
+    internal fun encodeRequestInto(requestId: Int, flagBits: Int, body: org.bson.BsonDocument, trailer: BodyTrailer?, limits: MessageLimits, out: BasicOutputBuffer) {
+        if (flagBits and OpMsg.REQUIRED_MASK and OpMsg.KNOWN_REQUIRED.inv() != 0) {
+            throw WireFormatException("unknown required OP_MSG flag bits ${Integer.toHexString(flagBits)}")
+        }
+        if (flagBits and OpMsg.CHECKSUM_PRESENT != 0) return encodeInto(OpMsg(requestId, 0, flagBits, body, trailer = trailer), limits, out)
+        val base = out.position
+        BsonWriting.writeHeader(out, requestId, 0, OpCode.OP_MSG)
+        out.writeInt32(flagBits)
+        out.write(0)
+        BsonWriting.writeBody(out, body, trailer, limits.maxBsonObjectSize + MessageLimits.COMMAND_OVERHEAD, "command body")
+        BsonWriting.finish(out, base, limits.maxMessageSizeBytes)
+    }
+
     /** Encode buffers start this small and double as needed (most commands are a few hundred bytes). */
     private const val INITIAL_BUFFER_SIZE = 256
 

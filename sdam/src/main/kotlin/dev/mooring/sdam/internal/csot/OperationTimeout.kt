@@ -87,9 +87,12 @@ internal class OperationTimeout private constructor(val timeoutMS: Long?, val de
         /** The server's MaxTimeMSExpired error code (only the code is checked, as the spec requires). */
         const val MAX_TIME_MS_EXPIRED: Int = 50
 
+        private val NOT_SET = OperationTimeout(null, null)
+
         /** Starts the timeout of an operation whose effective timeoutMS is [timeoutMS] (null: not set). */
         fun start(timeoutMS: Long?): OperationTimeout {
             require(timeoutMS == null || timeoutMS >= 0) { "timeoutMS must be >= 0, was $timeoutMS" }
+            if (timeoutMS == null) return NOT_SET // immutable: one for every operation without timeoutMS
             val deadline = timeoutMS?.takeIf { it > 0 }?.let { System.nanoTime() + it * 1_000_000 }
             return OperationTimeout(timeoutMS, deadline)
         }
