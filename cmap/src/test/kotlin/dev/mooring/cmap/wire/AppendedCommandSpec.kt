@@ -95,4 +95,11 @@ class AppendedCommandSpec : FunSpec({
             OpMsgCodec.encode(OpMsg(3, 0, 0, BsonDocument("a\u0000b", BsonInt32(1)), trailer = trailer))
         }
     }
+
+    test("Java serialization writes the document it reads as") {
+        val doc = AppendedCommand.append(BsonDocument("ping", BsonInt32(1)), "lsid", lsid)
+        val bytes = java.io.ByteArrayOutputStream().also { out -> java.io.ObjectOutputStream(out).use { it.writeObject(doc) } }.toByteArray()
+        val back = java.io.ObjectInputStream(bytes.inputStream()).use { it.readObject() }
+        back shouldBe BsonDocument("ping", BsonInt32(1)).append("lsid", lsid)
+    }
 })

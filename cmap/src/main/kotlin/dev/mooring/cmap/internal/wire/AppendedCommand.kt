@@ -129,6 +129,10 @@ public class AppendedCommand private constructor(
 
     override fun clone(): BsonDocument = build().let { super.clone() }
 
+    /** Java serialization: as the plain document it reads as (BsonDocument serializes through its own proxy). */
+    @Suppress("unused")
+    private fun writeReplace(): Any = clone()
+
     public companion object {
         /**
          * [command] with [name] set to [value] as `command.clone().append(name, value)` would
