@@ -17,8 +17,13 @@ import java.util.concurrent.atomic.AtomicLong
  *   monitors) call it at the point the spec says the event happens, often under their own
  *   lock, so the publication order is the order in which things happened.
  * - **Listeners** ([addListener]) are called synchronously, inside [publish], in publication
- *   order, and see every event. A listener that throws is logged and skipped; it never
- *   breaks the publisher. Listeners must be quick and must not call back into the pool.
+ *   order, and see every event of the types they want ([EventListener.eventTypes], by default
+ *   every event). A listener that throws is logged and skipped; it never breaks the
+ *   publisher. Listeners must be quick and must not call back into the pool.
+ * - **Interest** ([interest]): a publisher asks once for the interest in one event type and
+ *   then checks [EventInterest.isActive] (a volatile read or two) before it builds such an
+ *   event, so events nobody wants cost nothing (e.g. command events when the only listener
+ *   wants pool events).
  * - **The flow** ([events]) is a hot [SharedFlow] with a bounded buffer of [bufferCapacity]
  *   events per collector. Collectors see events in publication order. A collector that falls
  *   more than [bufferCapacity] events behind does not slow the pool: the events it could not
@@ -38,7 +43,10 @@ public class EventBus(
         extraBufferCapacity = bufferCapacity,
         onBufferOverflow = BufferOverflow.SUSPEND,
     )
-    private val listeners = CopyOnWriteArrayList<EventListener>()
+    private val listeners = CopyOnWriteArrayList<Registered>()
+
+    /** Every interest handed out by [interest]; recomputed when a listener is added or removed. */
+    private val interests = CopyOnWriteArrayList<EventInterest>()
     private val dropped = AtomicLong()
     private val pendingDropReport = AtomicLong()
 
@@ -64,17 +72,45 @@ public class EventBus(
      * Close the returned handle to unregister (idempotent).
      */
     public fun addListener(listener: EventListener): AutoCloseable {
-        listeners.add(listener)
-        return AutoCloseable { listeners.remove(listener) }
+        val registered = Registered(listener, listener.eventTypes?.toTypedArray())
+        synchronized(interests) {
+            listeners.add(registered)
+            refreshInterests()
+        }
+        return AutoCloseable {
+            synchronized(interests) {
+                listeners.remove(registered)
+                refreshInterests()
+            }
+        }
+    }
+
+    /**
+     * The interest in events of [type] (a [MooringEvent] type or a supertype of several): active
+     * while a flow collector is active or a listener wants such events (every event, [type] or a
+     * super- or subtype of it). Ask once and keep the handle; [EventInterest.isActive] is cheap.
+     */
+    public fun interest(type: Class<out MooringEvent>): EventInterest =
+        synchronized(interests) {
+            interests.firstOrNull { it.type == type } ?: EventInterest(type, collectors).also {
+                it.listenersWant = listeners.any { r -> r.wants(type) }
+                interests.add(it)
+            }
+        }
+
+    /** Recomputes every interest after a listener change (under the lock of [interests]). */
+    private fun refreshInterests() {
+        for (i in interests) i.listenersWant = listeners.any { it.wants(i.type) }
     }
 
     /** Publishes [event] to listeners, then to flow collectors. Never suspends. */
     public fun publish(event: MooringEvent) {
-        for (l in listeners) {
+        for (r in listeners) {
+            if (!r.accepts(event)) continue
             try {
-                l.onEvent(event)
+                r.listener.onEvent(event)
             } catch (t: Throwable) {
-                log.warn("event listener {} threw on {}; the event was still delivered to the others", l, event::class.simpleName, t)
+                log.warn("event listener {} threw on {}; the event was still delivered to the others", r.listener, event::class.simpleName, t)
             }
         }
         if (collectors.get() == 0) return
@@ -93,10 +129,66 @@ public class EventBus(
     }
 }
 
-/** A synchronous event callback; see [EventBus.addListener]. */
+/** A listener as registered: [types] is its [EventListener.eventTypes] fixed at registration (null: every event). */
+private class Registered(val listener: EventListener, private val types: Array<Class<out MooringEvent>>?) {
+    fun accepts(event: MooringEvent): Boolean {
+        val t = types ?: return true
+        for (c in t) if (c.isInstance(event)) return true
+        return false
+    }
+
+    /** True when this listener may receive events of [type] (or of its subtypes). */
+    fun wants(type: Class<out MooringEvent>): Boolean {
+        val t = types ?: return true
+        return t.any { it.isAssignableFrom(type) || type.isAssignableFrom(it) }
+    }
+}
+
+/**
+ * A synchronous event callback; see [EventBus.addListener].
+ *
+ * ```
+ * val poolOnly = EventListener.of(ConnectionPoolEvent::class.java) { e -> println(e) }
+ * ```
+ */
 public fun interface EventListener {
     /** Called inside the publisher, in publication order. Must be quick and must not throw. */
     public fun onEvent(event: MooringEvent)
+
+    /**
+     * The event types this listener wants (it receives the events that are instances of one of
+     * them), or null for every event (the default). Read once, when the listener is added.
+     * Declaring it lets publishers skip building events nobody wants (see [EventBus.interest]).
+     */
+    public val eventTypes: Set<Class<out MooringEvent>>? get() = null
+
+    public companion object {
+        /** A listener that receives only the events that are instances of one of [types], passed to [listener]. */
+        @JvmStatic
+        public fun of(vararg types: Class<out MooringEvent>, listener: EventListener): EventListener {
+            val wanted = types.toSet()
+            return object : EventListener {
+                override fun onEvent(event: MooringEvent) = listener.onEvent(event)
+                override val eventTypes: Set<Class<out MooringEvent>> get() = wanted
+                override fun toString(): String = "EventListener.of($wanted, $listener)"
+            }
+        }
+    }
+}
+
+/**
+ * The interest in one event type on one [EventBus] (see [EventBus.interest]). Thread-safe:
+ * [isActive] may be read from any thread; it follows listener changes and flow collectors.
+ */
+public class EventInterest internal constructor(
+    /** The event type this interest is about. */
+    public val type: Class<out MooringEvent>,
+    private val collectors: AtomicInteger,
+) {
+    @Volatile internal var listenersWant: Boolean = false
+
+    /** True when an event of [type] published now would reach a listener or a flow collector. */
+    public val isActive: Boolean get() = listenersWant || collectors.get() > 0
 }
 
 /** Published on [EventBus.events] after a slow collector missed [count] events. */

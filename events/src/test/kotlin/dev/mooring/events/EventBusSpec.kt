@@ -20,6 +20,7 @@ import kotlinx.coroutines.withTimeout
 import java.util.Collections
 
 private data class Tick(val n: Int, override val timestampMillis: Long = 0) : MooringEvent
+private data class Tock(val n: Int, override val timestampMillis: Long = 0) : MooringEvent
 
 /** Launches [collect] over [bus]'s events and returns once that collector is subscribed. */
 private suspend fun CoroutineScope.subscribed(bus: EventBus, collect: suspend (Flow<MooringEvent>) -> Unit): Job {
@@ -113,5 +114,36 @@ class EventBusSpec : FunSpec({
             withTimeout(10_000) { next.join() }
         }
         bus.hasSubscribers shouldBe false
+    }
+
+    test("a listener with eventTypes receives only those events; interest in a type follows the listeners that want it and flow collectors") {
+        val bus = EventBus()
+        val tockInterest = bus.interest(Tock::class.java)
+        val ticks = Collections.synchronizedList(mutableListOf<MooringEvent>())
+        bus.addListener(EventListener.of(Tick::class.java) { ticks += it })
+        bus.hasSubscribers shouldBe true
+        bus.interest(Tick::class.java).isActive shouldBe true
+        tockInterest.isActive shouldBe false
+        bus.publish(Tick(1))
+        bus.publish(Tock(2))
+        ticks shouldBe listOf(Tick(1))
+
+        val all = bus.addListener { }
+        tockInterest.isActive shouldBe true
+        all.close()
+        tockInterest.isActive shouldBe false
+        // a listener for a supertype wants the subtype's events
+        val anyEvent = bus.addListener(EventListener.of(MooringEvent::class.java) { })
+        tockInterest.isActive shouldBe true
+        anyEvent.close()
+        tockInterest.isActive shouldBe false
+
+        coroutineScope {
+            val collector = subscribed(bus) { events -> events.first() shouldBe Tock(3) }
+            tockInterest.isActive shouldBe true
+            bus.publish(Tock(3))
+            withTimeout(10_000) { collector.join() }
+        }
+        tockInterest.isActive shouldBe false
     }
 })

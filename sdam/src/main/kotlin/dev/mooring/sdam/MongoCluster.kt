@@ -6,6 +6,7 @@ import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolStatistics
 import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.DriverInfo
+import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.internal.auth.Reauthentication
 import dev.mooring.cmap.internal.command.CommandMonitor
@@ -335,19 +336,28 @@ public class MongoCluster internal constructor(
         val timeout = operationTimeout(timeoutMS)
         val s = operationSession(session)
         try {
-            return runner.run(ServerSelectionOperation.Read(readPreference), doc.firstKey, timeout.timeoutMS, retry) { selected, connection ->
+            return runner.run(readSelection(readPreference), doc.firstKey, timeout.timeoutMS, retry) { selected, connection ->
                 val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
-                try {
-                    timeout.checkReply(monitored(connection, op, s, timeout).command(database, timeout.withMaxTimeMS(sent, selected.description)))
+                // the cluster time is gossiped here rather than by a ClusterTimeConnection: the same, without the wrapper and its frame
+                val gossiped = ClusterTimeConnection.withClusterTime(timeout.withMaxTimeMS(sent, selected.description), clusterClock, s.clusterClock)
+                val reply = try {
+                    monitored(connection, op, s, timeout, gossip = false).command(database, gossiped)
                 } catch (e: Throwable) {
+                    if (e is MongoCommandException) ClusterTimeConnection.observe(e.response, clusterClock, s.clusterClock)
                     s.onError(e)
                     throw timeout.translate(e)
                 }
+                ClusterTimeConnection.observe(reply, clusterClock, s.clusterClock)
+                timeout.checkReply(reply)
             }
         } finally {
             s.release()
         }
     }
+
+    /** The selection of a read by [readPreference]: one shared value for the default, primary. */
+    private fun readSelection(readPreference: ReadPreference): ServerSelectionOperation.Read =
+        if (readPreference === ReadPreference.PRIMARY) READ_PRIMARY else ServerSelectionOperation.Read(readPreference)
 
     /** The timeout of an operation called with [timeoutMS] (null: the cluster's [MongoClusterSettings.timeoutMS]); validates it. */
     private fun operationTimeout(timeoutMS: Long?): OperationTimeout {
@@ -464,6 +474,9 @@ public class MongoCluster internal constructor(
         return ClientSession(live.id, sessions.acquire(sessionTimeoutMinutes())) { sessions.release(it, sessionTimeoutMinutes()) }
     }
 
+    /** [sessionTimeoutMinutes] as the function sessions take (one object for the cluster, not one per operation). */
+    private val sessionTimeout: () -> Int? = ::sessionTimeoutMinutes
+
     /** The session pool's expiry: `logicalSessionTimeoutMinutes`, none in load-balanced mode (driver-sessions.md). */
     private fun sessionTimeoutMinutes(): Int? =
         live.description.value.let { if (it.type == TopologyType.LOAD_BALANCED) null else it.logicalSessionTimeoutMinutes }
@@ -474,9 +487,9 @@ public class MongoCluster internal constructor(
      */
     private fun operationSession(explicit: ClientSession?): OperationSession =
         if (explicit == null) {
-            OperationSession(sessions, null, ::sessionTimeoutMinutes)
+            OperationSession(sessions, null, sessionTimeout)
         } else {
-            OperationSession(sessions, explicit.hold(live.id), ::sessionTimeoutMinutes, explicit.clock, explicit::releaseHold)
+            OperationSession(sessions, explicit.hold(live.id), sessionTimeout, explicit.clock, explicit::releaseHold)
         }
 
     /**
@@ -600,12 +613,15 @@ public class MongoCluster internal constructor(
      * [connection] as an operation's: reauthenticating, observed by command monitoring and tracing,
      * and gossiping the cluster time (the cluster's and [session]'s) outermost, so the events show
      * the `$clusterTime` sent. [timeout] is the operation's timeoutMS (the remaining time a
-     * reauthentication's callback is given).
+     * reauthentication's callback is given). Without [gossip] the caller gossips the cluster time
+     * itself, around the call ([ClusterTimeConnection.withClusterTime], [ClusterTimeConnection.observe]).
      */
-    private fun monitored(connection: Connection, op: MonitoredOperation?, session: OperationSession? = null, timeout: OperationTimeout? = null): Connection =
+    private fun monitored(
+        connection: Connection, op: MonitoredOperation?, session: OperationSession? = null, timeout: OperationTimeout? = null, gossip: Boolean = true,
+    ): Connection =
         Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op), timeout?.deadlineNanos)
             .let { tracer?.traced(it) ?: it }
-            .let { ClusterTimeConnection(it, clusterClock, session?.clusterClock) }
+            .let { if (gossip) ClusterTimeConnection(it, clusterClock, session?.clusterClock) else it }
 
     /** Gauges of every current pool, read from the pools' own state (non-blocking snapshots). */
     public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> =
@@ -676,6 +692,8 @@ public class MongoCluster internal constructor(
     internal val liveTopology: Topology get() = live
 
     public companion object {
+        private val READ_PRIMARY = ServerSelectionOperation.Read(ReadPreference.PRIMARY)
+
         /** A cluster built with the settings DSL: `MongoCluster { hosts("a:27017"); replicaSet = "rs0" }`. */
         @JvmSynthetic
         public operator fun invoke(block: MongoClusterSettingsBuilder.() -> Unit): MongoCluster = MongoCluster(mongoClusterSettings(block))

@@ -62,7 +62,7 @@ public object ServerSelection {
         deprioritized: Set<ServerAddress> = emptySet(),
     ): List<ServerDescription> {
         validate(topology, operation, heartbeatFrequencyMS)
-        val all = topology.servers.values.toList()
+        val all = topology.serverList
         if (deprioritized.isNotEmpty()) {
             val preferred = suitableAmong(topology, all.filter { it.address !in deprioritized }, operation, heartbeatFrequencyMS)
             if (preferred.isNotEmpty()) return preferred
@@ -128,12 +128,31 @@ public object ServerSelection {
         heartbeatFrequencyMS: Long,
     ): List<ServerDescription> = when (topology.type) {
         TopologyType.UNKNOWN -> emptyList()
-        TopologyType.SINGLE -> servers.filter { it.isAvailable }
-        TopologyType.LOAD_BALANCED -> servers.filter { it.type == ServerType.LOAD_BALANCER }
-        TopologyType.SHARDED -> servers.filter { it.type == ServerType.MONGOS }
+        TopologyType.SINGLE -> servers.filterFew { it.isAvailable }
+        TopologyType.LOAD_BALANCED -> servers.filterFew { it.type == ServerType.LOAD_BALANCER }
+        TopologyType.SHARDED -> servers.filterFew { it.type == ServerType.MONGOS }
         TopologyType.REPLICA_SET_WITH_PRIMARY, TopologyType.REPLICA_SET_NO_PRIMARY -> when (operation) {
-            is ServerSelectionOperation.Write -> servers.filter { it.type == ServerType.RS_PRIMARY }
-            is ServerSelectionOperation.Read -> ReplicaSetSelector.read(topology, servers, operation.readPreference, heartbeatFrequencyMS)
+            is ServerSelectionOperation.Write -> servers.filterFew { it.type == ServerType.RS_PRIMARY }
+            is ServerSelectionOperation.Read ->
+                ReplicaSetSelector.read(topology, servers, operation.readPreference, heartbeatFrequencyMS)
+        }
+    }
+
+    /** [filter] sized for the usual outcome of one or no server (no ten-slot list per selection). Order is kept. */
+    private inline fun List<ServerDescription>.filterFew(predicate: (ServerDescription) -> Boolean): List<ServerDescription> {
+        var only: ServerDescription? = null
+        var count = 0
+        for (i in indices) {
+            val s = this[i]
+            if (predicate(s)) {
+                if (count == 0) only = s
+                count++
+            }
+        }
+        return when (count) {
+            0 -> emptyList()
+            1 -> listOf(only!!)
+            else -> filterTo(ArrayList(count), predicate)
         }
     }
 }

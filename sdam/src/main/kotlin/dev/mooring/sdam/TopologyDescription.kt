@@ -31,6 +31,9 @@ public class TopologyDescription(
     /** One description per server, keyed by address, in discovery order. Read-only. */
     public val servers: Map<ServerAddress, ServerDescription> = java.util.Collections.unmodifiableMap(LinkedHashMap(servers))
 
+    /** [servers]' descriptions in discovery order, as a list (selection iterates it without an iterator object). */
+    internal val serverList: List<ServerDescription> = ArrayList(this.servers.values)
+
     init {
         for ((a, d) in this.servers) require(a == d.address) { "server description for ${d.address} is stored under $a" }
     }

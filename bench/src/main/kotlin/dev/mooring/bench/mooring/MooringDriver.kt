@@ -11,6 +11,7 @@ import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
 import dev.mooring.cmap.ConnectionPool
+import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolSettings
 import dev.mooring.events.EventListener
 import dev.mooring.events.ServerAddress
@@ -44,7 +45,8 @@ class MooringDriver(private val callersOnEventLoops: Boolean) : LibraryDriver {
 
     override fun ping(cmd: CellCommand): Map<String, Double> {
         val window = CallerWindow(cmd.callers)
-        val listener = EventListener { e ->
+        // a pool listener, as the sync driver's ConnectionPoolListener: command events are not built for it
+        val listener = EventListener.of(ConnectionPoolEvent::class.java) { e ->
             when (e) {
                 is ConnectionCheckedOutEvent -> window.checkoutWait(e.duration.inWholeNanoseconds)
                 is ConnectionCreatedEvent -> window.connectionsCreated.incrementAndGet()

@@ -1,6 +1,7 @@
 package dev.mooring.cmap.internal.command
 
 import dev.mooring.events.InternalMooringApi
+import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.CommandFailedEvent
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.CommandSucceededEvent
@@ -19,16 +20,20 @@ import kotlin.time.Duration.Companion.nanoseconds
  * "Command started", "Command succeeded", "Command failed") to SLF4J and to the client's
  * [LoggingSettings.sink], documents cut to its max document length.
  *
- * Zero cost when unobserved: [monitored] returns the connection itself unless the bus has a
- * subscriber or the `command` logger has DEBUG enabled. Thread-safe (stateless apart from the
+ * Zero cost when unobserved: [monitored] returns the connection itself unless a flow collector
+ * or a listener wanting command events is registered on the bus ([EventBus.interest]) or the
+ * `command` logger has DEBUG enabled. Thread-safe (stateless apart from the
  * bus and the logger).
  */
 @InternalMooringApi
 public class CommandMonitor(private val bus: EventBus, logging: LoggingSettings = LoggingSettings.DEFAULT) {
     private val log = StructuredLog("command", logging)
 
+    /** Whether anyone wants command events (listeners that declared other event types only do not). */
+    private val interest = bus.interest(CommandEvent::class.java)
+
     /** True when events or log messages would be produced right now. */
-    public val isActive: Boolean get() = bus.hasSubscribers || log.isDebugEnabled
+    public val isActive: Boolean get() = interest.isActive || log.isDebugEnabled
 
     /**
      * [connection] wrapped so its commands are monitored as part of [operation] (which ties
@@ -41,7 +46,7 @@ public class CommandMonitor(private val bus: EventBus, logging: LoggingSettings 
         val c = s.connection
         val d = c.description
         val command = if (s.sensitive) BsonDocument() else s.sent
-        if (bus.hasSubscribers) {
+        if (interest.isActive) {
             bus.publish(
                 CommandStartedEvent(command, s.database, s.commandName, s.requestId, s.operationId, c.id, d?.serverConnectionId, c.address, d?.serviceId),
             )
@@ -56,7 +61,7 @@ public class CommandMonitor(private val bus: EventBus, logging: LoggingSettings 
         val d = s.connection.description
         val duration = (System.nanoTime() - s.startNanos).nanoseconds
         val shown = if (s.sensitive) BsonDocument() else reply
-        if (bus.hasSubscribers) {
+        if (interest.isActive) {
             bus.publish(
                 CommandSucceededEvent(
                     shown, duration, s.database, s.commandName, s.requestId, s.operationId,
@@ -75,7 +80,7 @@ public class CommandMonitor(private val bus: EventBus, logging: LoggingSettings 
         val d = s.connection.description
         val duration = (System.nanoTime() - s.startNanos).nanoseconds
         val failure = if (s.sensitive) CommandRedaction.redactFailure(error) else error
-        if (bus.hasSubscribers) {
+        if (interest.isActive) {
             bus.publish(
                 CommandFailedEvent(
                     failure, duration, s.database, s.commandName, s.requestId, s.operationId,

@@ -22,6 +22,8 @@ import dev.mooring.cmap.internal.connection.tls.TlsErrors
 import dev.mooring.cmap.internal.wire.OpCompressed
 import dev.mooring.cmap.internal.wire.compression.Compressor
 import dev.mooring.cmap.internal.wire.compression.Compressors
+import dev.mooring.cmap.internal.wire.BodyTrailer
+import dev.mooring.cmap.internal.wire.CommandBody
 import dev.mooring.cmap.internal.wire.MessageLimits
 import dev.mooring.cmap.internal.wire.OpCode
 import dev.mooring.cmap.internal.wire.OpMsg
@@ -38,8 +40,11 @@ import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
-import org.bson.BsonBinaryWriter
+import kotlin.coroutines.CoroutineContext
+import org.bson.BsonBoolean
 import org.bson.BsonDocument
+import org.bson.BsonString
+import org.bson.BsonValue
 import org.bson.io.BasicOutputBuffer
 import java.util.concurrent.atomic.AtomicBoolean
 
@@ -89,8 +94,6 @@ internal class KtorConnection(
     /** The encode buffer reused by every command of this connection (guarded by [busy]). */
     private var sendBuffer: BasicOutputBuffer? = null
 
-    /** The BSON writer over [sendBuffer], reused likewise (null after an encoding failure). */
-    private var sendWriter: BsonBinaryWriter? = null
 
     override val isClosed: Boolean get() = closed.get()
 
@@ -149,7 +152,7 @@ internal class KtorConnection(
                     )
                 }
                 val session = (authenticator as? MechanismAuthenticator)?.begin()
-                val reply = roundTrip(withApi(handshake.command(session?.speculativeCommand()), "admin"))
+                val reply = roundTrip(handshake.command(session?.speculativeCommand()), trailerFor("admin"))
                 val desc = handshake.describe(reply, address, generation)
                 limits = MessageLimits(desc.maxBsonObjectSize, desc.maxMessageSizeBytes)
                 compressor = desc.compressor?.let { Compressors.byName(it, settings.zlibCompressionLevel) }
@@ -215,10 +218,10 @@ internal class KtorConnection(
         ensureOpen()
         acquire("command")
         try {
-            val body = withApi(command, database)
-            establishing?.let { return establishingRoundTrip(it, timeoutMS, body, command, observer) }
+            val trailer = trailerFor(database)
+            establishing?.let { return establishingRoundTrip(it, timeoutMS, command, trailer, observer) }
             return guarded(timeoutMS, "running", command) {
-                roundTrip(body, observer)
+                roundTrip(command, trailer, observer)
             }
         } finally {
             busy.set(false)
@@ -227,7 +230,7 @@ internal class KtorConnection(
 
     /** A round trip of the conversation that finishes establishing: within [timeoutMS] (0 = none) and what is left of [deadline]. */
     private suspend fun establishingRoundTrip(
-        deadline: EstablishmentDeadline, timeoutMS: Long, body: BsonDocument, command: BsonDocument, observer: CommandRequestObserver?,
+        deadline: EstablishmentDeadline, timeoutMS: Long, command: BsonDocument, trailer: BodyTrailer, observer: CommandRequestObserver?,
     ): BsonDocument {
         val action = "establishing within connectTimeoutMS=${deadline.connectTimeoutMS} ms, running"
         val remaining = deadline.remainingMS()
@@ -235,7 +238,7 @@ internal class KtorConnection(
             close()
             throw MongoNetworkTimeoutException("timed out ${describe(action, command)} on $address: no time was left", address, generation, false)
         }
-        return guarded(if (timeoutMS in 1 until remaining) timeoutMS else remaining, action, command) { roundTrip(body, observer) }
+        return guarded(if (timeoutMS in 1 until remaining) timeoutMS else remaining, action, command) { roundTrip(command, trailer, observer) }
     }
 
     override fun exhaust(database: String, command: BsonDocument, readTimeoutMS: Long): Flow<BsonDocument> = flow {
@@ -244,9 +247,9 @@ internal class KtorConnection(
         var sent = false
         var finished = false
         try {
-            val body = withApi(command, database)
+            val trailer = trailerFor(database)
             val requestId = RequestIds.next()
-            val compressed = prepare(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, body))
+            val compressed = prepare(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, command, trailer = trailer))
             sent = true
             guarded(settings.socketTimeoutMS, "sending", command) { writePrepared(compressed) }
             var expected = requestId
@@ -284,11 +287,13 @@ internal class KtorConnection(
      * goes with moreToCome and is answered `{ok: 1}` without reading ([UnacknowledgedWrite]).
      * Must run inside [guarded].
      */
-    private suspend fun roundTrip(body: BsonDocument, observer: CommandRequestObserver? = null): BsonDocument {
+    @Suppress("NOTHING_TO_INLINE") // inline: no frame of its own on the command path
+    private suspend inline fun roundTrip(body: BsonDocument, trailer: BodyTrailer, observer: CommandRequestObserver? = null): BsonDocument {
         val requestId = RequestIds.next()
         val unacknowledged = UnacknowledgedWrite.isUnacknowledged(body)
-        val prepared = prepare(OpMsg(requestId, 0, if (unacknowledged) OpMsg.MORE_TO_COME else 0, body))
-        observer?.sending(requestId, body)
+        val prepared = prepare(requestId, if (unacknowledged) OpMsg.MORE_TO_COME else 0, body, trailer)
+        // the document as sent is built only for command monitoring
+        observer?.sending(requestId, CommandBody.asSent(body, trailer))
         writePrepared(prepared)
         if (unacknowledged) return UnacknowledgedWrite.reply()
         val reply = readOpMsg(requestId)
@@ -296,7 +301,8 @@ internal class KtorConnection(
         return checkOk(reply.bodyWithSequences())
     }
 
-    private suspend fun readOpMsg(expectedResponseTo: Int): OpMsg {
+    @Suppress("NOTHING_TO_INLINE") // inline: no frame of its own on the command path
+    private suspend inline fun readOpMsg(expectedResponseTo: Int): OpMsg {
         val raw = transport().readMessage(limits.maxMessageSizeBytes)
         if (raw.header.responseTo != expectedResponseTo) {
             throw WireFormatException("reply has responseTo ${raw.header.responseTo}, expected $expectedResponseTo")
@@ -314,24 +320,21 @@ internal class KtorConnection(
         }
     }
 
+    /** [prepare] of [msg] (a request without document sequences). */
+    private fun prepare(msg: OpMsg): ByteArray? = prepare(msg.requestId, msg.flagBits, msg.body, msg.trailer)
+
     /**
-     * Encodes [msg] for sending: into the reusable [sendBuffer] with its reusable [sendWriter]
-     * (returns null), or, when it is compressed, into a new array (returned). Encoding errors are
-     * [MongoMessageEncodingException]s.
+     * Encodes the request OP_MSG ([requestId], [flagBits], [body] with [trailer], no sequences)
+     * for sending: into the reusable [sendBuffer] (returns null; no [OpMsg] object), or, when it is
+     * compressed, into a new array (returned). Encoding errors are [MongoMessageEncodingException]s.
      */
-    private fun prepare(msg: OpMsg): ByteArray? {
-        if (compressor != null && OpCompressed.mayCompress(msg.body.keys.firstOrNull() ?: "")) return encode(msg)
-        var out = sendBuffer
-        var writer = sendWriter
-        if (out == null || writer == null) {
-            out = BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
-            writer = BsonBinaryWriter(out).also { sendWriter = it }
-        }
+    private fun prepare(requestId: Int, flagBits: Int, body: BsonDocument, trailer: BodyTrailer?): ByteArray? {
+        if (compressor != null && OpCompressed.mayCompress(CommandBody.firstKey(body, trailer))) return encode(OpMsg(requestId, 0, flagBits, body, trailer = trailer))
+        val out = sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
         out.truncateToPosition(0)
         try {
-            OpMsgCodec.encodeInto(msg, limits, out, writer)
+            OpMsgCodec.encodeRequestInto(requestId, flagBits, body, trailer, limits, out)
         } catch (e: WireFormatException) {
-            sendWriter = null // a writer that failed mid-document is in an unknown state
             throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
         }
         return null
@@ -345,13 +348,12 @@ internal class KtorConnection(
         return writeAndDropBuffer(out)
     }
 
-    /** Writes an unusually large message and drops the buffer it grew (and its writer). */
+    /** Writes an unusually large message and drops the buffer it grew. */
     private suspend fun writeAndDropBuffer(out: BasicOutputBuffer) {
         try {
             transport().write(out.internalBuffer, 0, out.position)
         } finally {
             sendBuffer = null
-            sendWriter = null
         }
     }
 
@@ -362,7 +364,7 @@ internal class KtorConnection(
             throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
         }
         val c = compressor ?: return bytes
-        if (!OpCompressed.mayCompress(msg.body.keys.firstOrNull() ?: "")) return bytes
+        if (!OpCompressed.mayCompress(CommandBody.firstKey(msg.body, msg.trailer))) return bytes
         val wrapped = OpCompressed.wrap(bytes, c)
         // incompressible data can grow a little; never let compression push a message over the limit
         return if (wrapped.size <= limits.maxMessageSizeBytes) wrapped else bytes
@@ -375,29 +377,34 @@ internal class KtorConnection(
         return doc
     }
 
-    /** Adds `$db` and the Stable API fields without mutating the caller's document. */
-    private fun withApi(command: BsonDocument, database: String): BsonDocument {
+    /**
+     * The fields every command to [database] is sent with, after its own (the caller's document is
+     * never copied nor changed; see [CommandBody]): `$db` and the Stable API fields
+     * (versioned-api.md: the command is not inspected; the declared API replaces any the caller wrote).
+     */
+    private fun trailerFor(database: String): BodyTrailer {
         if (database.isEmpty()) throw IllegalArgumentException("database name must not be empty")
-        val d = BsonDocument()
-        d.putAll(command)
-        d["\$db"] = databaseValue(database)
-        // versioned-api.md: the command is not inspected; the declared API replaces any the caller wrote
+        val last = lastTrailer
+        if (last != null && lastDatabase == database) return last
+        val names = ArrayList<String>(4)
+        val values = ArrayList<BsonValue>(4)
+        names += "\$db"
+        values += BsonString(database)
         settings.serverApi?.let { api ->
-            d["apiVersion"] = org.bson.BsonString(api.version)
-            api.strict?.let { d["apiStrict"] = org.bson.BsonBoolean(it) }
-            api.deprecationErrors?.let { d["apiDeprecationErrors"] = org.bson.BsonBoolean(it) }
+            names += "apiVersion"
+            values += BsonString(api.version)
+            api.strict?.let { names += "apiStrict"; values += BsonBoolean(it) }
+            api.deprecationErrors?.let { names += "apiDeprecationErrors"; values += BsonBoolean(it) }
         }
-        return d
+        return BodyTrailer(names.toTypedArray(), values.toTypedArray()).also {
+            lastTrailer = it
+            lastDatabase = database
+        }
     }
 
-    /** The `$db` value: the last one is kept, as a connection usually serves one database (guarded by [busy]). */
-    private var lastDatabase: org.bson.BsonString? = null
-
-    private fun databaseValue(database: String): org.bson.BsonString {
-        val last = lastDatabase
-        if (last != null && last.value == database) return last
-        return org.bson.BsonString(database).also { lastDatabase = it }
-    }
+    /** The trailer of the last database: a connection usually serves one database (guarded by [busy]). */
+    private var lastTrailer: BodyTrailer? = null
+    private var lastDatabase: String? = null
 
     private fun transport(): SocketTransport = transport ?: throw closedError()
 
@@ -414,55 +421,70 @@ internal class KtorConnection(
 
     /** "running ping": the action and the command's name, built only for an error message. */
     private fun describe(action: String, command: BsonDocument?): String =
-        if (command == null) action else "$action ${command.keys.firstOrNull()}"
+        if (command == null) action else "$action ${CommandBody.firstKey(command, null)}"
 
     private fun closedError() = MongoNetworkException("connection $id to $address is closed", address, generation, handshakeCompleted)
 
     /**
-     * Runs [block] bounded by [timeoutMS] (0 = none) and maps failures to typed errors. Any
-     * failure except an `ok: 0` reply on an established connection closes the connection;
-     * cancellation closes it too, because its wire state is unknown.
+     * Runs [block] bounded by [timeoutMS] (0 = none) and maps failures to typed errors ([failure]).
+     * Any failure except an `ok: 0` reply on an established connection closes the connection;
+     * cancellation closes it too, because its wire state is unknown. Inline, so that without a
+     * timeout neither it nor [block] costs a frame.
      */
-    private suspend fun <T> guarded(timeoutMS: Long, action: String, command: BsonDocument?, block: suspend () -> T): T {
+    private suspend inline fun <T> guarded(timeoutMS: Long, action: String, command: BsonDocument?, crossinline block: suspend () -> T): T {
         try {
             return if (timeoutMS > 0) withTimeout(timeoutMS) { block() } else block()
-        } catch (e: MongoCommandException) {
-            // an ok: 0 reply to hello closes; one during authentication leaves the connection usable
-            // (MONGODB-OIDC retries with a fresh token), and establish() closes it if authentication fails
-            if (description == null) close()
-            throw e
-        } catch (e: MongoServerException) {
-            close()
-            throw e
-        } catch (e: MongoMessageEncodingException) {
-            throw e
-        } catch (e: TimeoutCancellationException) {
-            close()
-            if (!currentCoroutineContext().isActive) throw e
-            throw MongoNetworkTimeoutException(
-                "timed out after $timeoutMS ms ${describe(action, command)} on $address", address, generation, handshakeCompleted, e,
-            )
-        } catch (e: CancellationException) {
-            val wasClosed = closed.get()
-            close()
-            if (!currentCoroutineContext().isActive) throw e
-            // Our caller is still active, so the cancellation came from the socket: close() from
-            // another coroutine (cancelCheck, interruptInUseConnections) or the peer resetting the
-            // connection mid-message. For this caller that is a network error; letting the
-            // CancellationException escape would silently end it (e.g. a monitor loop).
-            val why = if (wasClosed) "connection was closed" else "the connection was reset"
-            throw MongoNetworkException("network error ${describe(action, command)} on $address: $why", address, generation, handshakeCompleted, e)
-        } catch (e: javax.net.ssl.SSLException) {
-            close()
-            throw MongoTlsException("TLS failure ${describe(action, command)} on $address: ${TlsErrors.describe(e)}", address, generation, handshakeCompleted, e)
-        } catch (e: WireFormatException) {
-            close()
-            throw MongoProtocolException("protocol error ${describe(action, command)} on $address: ${e.message}", address, generation, handshakeCompleted, e)
         } catch (e: Exception) {
-            val wasClosed = closed.get()
-            close()
-            val reason = if (wasClosed) "connection was closed" else (e.message ?: e.javaClass.simpleName)
-            throw MongoNetworkException("network error ${describe(action, command)} on $address: $reason", address, generation, handshakeCompleted, e)
+            throw failure(e, timeoutMS, action, command, currentCoroutineContext())
+        }
+    }
+
+    /** What [guarded] throws for [e], raised by its block while the caller's context was [caller]; closes the connection as [guarded] says. */
+    private fun failure(e: Exception, timeoutMS: Long, action: String, command: BsonDocument?, caller: CoroutineContext): Exception {
+        when (e) {
+            is MongoCommandException -> {
+                // an ok: 0 reply to hello closes; one during authentication leaves the connection usable
+                // (MONGODB-OIDC retries with a fresh token), and establish() closes it if authentication fails
+                if (description == null) close()
+                return e
+            }
+            is MongoServerException -> {
+                close()
+                return e
+            }
+            is MongoMessageEncodingException -> return e
+            is TimeoutCancellationException -> {
+                close()
+                if (!caller.isActive) return e
+                return MongoNetworkTimeoutException(
+                    "timed out after $timeoutMS ms ${describe(action, command)} on $address", address, generation, handshakeCompleted, e,
+                )
+            }
+            is CancellationException -> {
+                val wasClosed = closed.get()
+                close()
+                if (!caller.isActive) return e
+                // Our caller is still active, so the cancellation came from the socket: close() from
+                // another coroutine (cancelCheck, interruptInUseConnections) or the peer resetting the
+                // connection mid-message. For this caller that is a network error; letting the
+                // CancellationException escape would silently end it (e.g. a monitor loop).
+                val why = if (wasClosed) "connection was closed" else "the connection was reset"
+                return MongoNetworkException("network error ${describe(action, command)} on $address: $why", address, generation, handshakeCompleted, e)
+            }
+            is javax.net.ssl.SSLException -> {
+                close()
+                return MongoTlsException("TLS failure ${describe(action, command)} on $address: ${TlsErrors.describe(e)}", address, generation, handshakeCompleted, e)
+            }
+            is WireFormatException -> {
+                close()
+                return MongoProtocolException("protocol error ${describe(action, command)} on $address: ${e.message}", address, generation, handshakeCompleted, e)
+            }
+            else -> {
+                val wasClosed = closed.get()
+                close()
+                val reason = if (wasClosed) "connection was closed" else (e.message ?: e.javaClass.simpleName)
+                return MongoNetworkException("network error ${describe(action, command)} on $address: $reason", address, generation, handshakeCompleted, e)
+            }
         }
     }
 

@@ -76,7 +76,7 @@ internal class SocketTransport(private val socket: Socket, selector: SelectorMan
         output.flush()
     }
 
-    private suspend fun readFully(dst: ByteArray) {
+    internal suspend fun readFully(dst: ByteArray) {
         if (direct != null) return direct.readFully(dst, 0, dst.size)
         if (tls != null) return tls.readFully(dst, 0, dst.size)
         return input!!.readFully(dst, 0, dst.size)
@@ -87,7 +87,8 @@ internal class SocketTransport(private val socket: Socket, selector: SelectorMan
      * before the body buffer is allocated; a bad length throws
      * [dev.mooring.cmap.internal.wire.WireFormatException] without reading further.
      */
-    suspend fun readMessage(maxMessageSizeBytes: Int): RawMessage {
+    @Suppress("NOTHING_TO_INLINE") // inline: no frame of its own on the command path
+    suspend inline fun readMessage(maxMessageSizeBytes: Int): RawMessage {
         val headerBytes = ByteArray(MessageHeader.HEADER_LENGTH)
         readFully(headerBytes)
         val header = MessageHeader.parse(headerBytes, maxMessageSizeBytes)

@@ -10,17 +10,24 @@ import org.bson.io.BasicOutputBuffer
 internal object BsonWriting {
     private val codec = BsonDocumentCodec()
     private val encoderContext = EncoderContext.builder().build()
-
     /**
      * Writes [doc] and returns its encoded size; throws [WireFormatException] when it exceeds [maxSize].
      * [writer], when given, is a [BsonBinaryWriter] over [out] that is reused for every document
      * written to [out] (a binary writer writes top-level documents one after another); after a
      * failure it must be dropped.
      */
-    fun writeDocument(out: BasicOutputBuffer, doc: BsonDocument, maxSize: Int, what: String, writer: BsonBinaryWriter? = null): Int {
+    fun writeDocument(out: BasicOutputBuffer, doc: BsonDocument, maxSize: Int, what: String, writer: BsonBinaryWriter? = null): Int =
+        writeBody(out, doc, null, maxSize, what, writer)
+
+    /** [writeDocument] for a command body: [doc] (an [AppendedCommand] from its parts) with [trailer]'s fields set (see [CommandBody]). */
+    fun writeBody(out: BasicOutputBuffer, doc: BsonDocument, trailer: BodyTrailer?, maxSize: Int, what: String, writer: BsonBinaryWriter? = null): Int {
         val start = out.position
         try {
-            if (writer != null) codec.encode(writer, doc, encoderContext) else BsonBinaryWriter(out).use { codec.encode(it, doc, encoderContext) }
+            if (trailer == null && doc !is AppendedCommand) {
+                if (writer != null) codec.encode(writer, doc, encoderContext) else BsonBinaryWriter(out).use { codec.encode(it, doc, encoderContext) }
+            } else {
+                CommandBody.write(out, doc, trailer)
+            }
         } catch (e: RuntimeException) {
             throw WireFormatException("cannot encode $what: ${e.message}", e)
         }

@@ -1,13 +1,6 @@
 package dev.mooring.cmap.internal.wire
 
-import org.bson.BsonBinaryReader
 import org.bson.BsonDocument
-import org.bson.ByteBufNIO
-import org.bson.codecs.BsonDocumentCodec
-import org.bson.codecs.DecoderContext
-import org.bson.io.ByteBufferBsonInput
-import java.nio.ByteBuffer
-import java.nio.ByteOrder
 
 /**
  * A little-endian cursor over `bytes[start, end)` that never reads outside its bounds: every
@@ -74,20 +67,11 @@ internal class ByteReader(private val bytes: ByteArray, start: Int = 0, private 
     }
 
     internal companion object {
-        private val codec = BsonDocumentCodec()
-        private val decoderContext = DecoderContext.builder().build()
-
+        /** The BSON document at `bytes[offset, offset + length)` (see [BsonIn]); any defect is a [WireFormatException] naming [what]. */
         fun decodeBson(bytes: ByteArray, offset: Int, length: Int, what: String): BsonDocument {
             if (bytes[offset + length - 1] != 0.toByte()) throw WireFormatException("$what does not end with a NUL byte")
-            val buf = ByteBuffer.wrap(bytes, offset, length).slice().order(ByteOrder.LITTLE_ENDIAN)
             try {
-                BsonBinaryReader(ByteBufferBsonInput(ByteBufNIO(buf))).use { reader ->
-                    val doc = codec.decode(reader, decoderContext)
-                    if (buf.position() != length) throw WireFormatException("$what: BSON length $length but content ended at ${buf.position()}")
-                    return doc
-                }
-            } catch (e: WireFormatException) {
-                throw e
+                return BsonIn.decode(bytes, offset, length)
             } catch (e: RuntimeException) {
                 throw WireFormatException("malformed BSON in $what: ${e.message}", e)
             } catch (e: StackOverflowError) {

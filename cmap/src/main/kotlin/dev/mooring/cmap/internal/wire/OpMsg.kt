@@ -18,6 +18,8 @@ internal data class OpMsg(
     val flagBits: Int,
     val body: BsonDocument,
     val sequences: List<DocumentSequence> = emptyList(),
+    /** Fields set on [body] as it is encoded (`$db`, Stable API), see [CommandBody]; null on decoded messages. */
+    val trailer: BodyTrailer? = null,
 ) {
     /** True when the sender will send another message without waiting for a request. */
     internal val moreToCome: Boolean get() = flagBits and MORE_TO_COME != 0

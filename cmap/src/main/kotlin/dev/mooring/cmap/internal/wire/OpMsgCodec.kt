@@ -34,14 +34,14 @@ internal object OpMsgCodec {
             val ids = HashSet<String>()
             for (s in msg.sequences) {
                 if (!ids.add(s.identifier)) throw WireFormatException("duplicate document sequence '${s.identifier}'")
-                if (msg.body.containsKey(s.identifier)) throw WireFormatException("document sequence '${s.identifier}' also present in the body")
+                if (CommandBody.contains(msg.body, msg.trailer, s.identifier)) throw WireFormatException("document sequence '${s.identifier}' also present in the body")
             }
         }
         val base = out.position
         BsonWriting.writeHeader(out, msg.requestId, msg.responseTo, OpCode.OP_MSG)
         out.writeInt32(msg.flagBits)
         out.write(0)
-        BsonWriting.writeDocument(out, msg.body, limits.maxBsonObjectSize + MessageLimits.COMMAND_OVERHEAD, "command body", writer)
+        BsonWriting.writeBody(out, msg.body, msg.trailer, limits.maxBsonObjectSize + MessageLimits.COMMAND_OVERHEAD, "command body", writer)
         for (s in msg.sequences) {
             out.write(1)
             val sizeAt = out.position
@@ -67,6 +67,23 @@ internal object OpMsgCodec {
         val crc = CRC32C()
         crc.update(out.internalBuffer, base, total - 4)
         out.writeInt32(crc.value.toInt())
+    }
+
+    /**
+     * [encodeInto] for a request without document sequences ([requestId], responseTo 0,
+     * [flagBits], [body] with [trailer]), without an [OpMsg] object. Same checks and errors.
+     */
+    internal fun encodeRequestInto(requestId: Int, flagBits: Int, body: org.bson.BsonDocument, trailer: BodyTrailer?, limits: MessageLimits, out: BasicOutputBuffer) {
+        if (flagBits and OpMsg.REQUIRED_MASK and OpMsg.KNOWN_REQUIRED.inv() != 0) {
+            throw WireFormatException("unknown required OP_MSG flag bits ${Integer.toHexString(flagBits)}")
+        }
+        if (flagBits and OpMsg.CHECKSUM_PRESENT != 0) return encodeInto(OpMsg(requestId, 0, flagBits, body, trailer = trailer), limits, out)
+        val base = out.position
+        BsonWriting.writeHeader(out, requestId, 0, OpCode.OP_MSG)
+        out.writeInt32(flagBits)
+        out.write(0)
+        BsonWriting.writeBody(out, body, trailer, limits.maxBsonObjectSize + MessageLimits.COMMAND_OVERHEAD, "command body")
+        BsonWriting.finish(out, base, limits.maxMessageSizeBytes)
     }
 
     /** Encode buffers start this small and double as needed (most commands are a few hundred bytes). */

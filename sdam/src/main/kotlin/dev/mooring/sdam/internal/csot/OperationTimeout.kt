@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.csot
 
+import dev.mooring.cmap.internal.wire.AppendedCommand
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ServerDescription
@@ -36,8 +37,9 @@ internal class OperationTimeout private constructor(val timeoutMS: Long?, val de
      * not exceed that round trip time.
      */
     fun withMaxTimeMS(command: BsonDocument, server: ServerDescription?): BsonDocument {
-        val maxTimeMS = serverTimeMS(command.keys.firstOrNull(), server) ?: return command
-        return command.clone().append("maxTimeMS", BsonInt64(maxTimeMS))
+        if (deadlineNanos == null) return command
+        val maxTimeMS = serverTimeMS(if (command.isEmpty()) null else command.firstKey, server) ?: return command
+        return AppendedCommand.append(command, "maxTimeMS", BsonInt64(maxTimeMS))
     }
 
     /**
@@ -85,9 +87,12 @@ internal class OperationTimeout private constructor(val timeoutMS: Long?, val de
         /** The server's MaxTimeMSExpired error code (only the code is checked, as the spec requires). */
         const val MAX_TIME_MS_EXPIRED: Int = 50
 
+        private val NOT_SET = OperationTimeout(null, null)
+
         /** Starts the timeout of an operation whose effective timeoutMS is [timeoutMS] (null: not set). */
         fun start(timeoutMS: Long?): OperationTimeout {
             require(timeoutMS == null || timeoutMS >= 0) { "timeoutMS must be >= 0, was $timeoutMS" }
+            if (timeoutMS == null) return NOT_SET // immutable: one for every operation without timeoutMS
             val deadline = timeoutMS?.takeIf { it > 0 }?.let { System.nanoTime() + it * 1_000_000 }
             return OperationTimeout(timeoutMS, deadline)
         }

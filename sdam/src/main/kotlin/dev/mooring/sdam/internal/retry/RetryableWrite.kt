@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.retry
 
+import dev.mooring.cmap.internal.wire.AppendedCommand
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.PoolClearedException
@@ -72,10 +73,8 @@ internal class RetryableWrite(
             throw RetryNotPossible(server.address)
         }
         sessions.markUsed(session!!)
-        return command.clone().apply {
-            put("lsid", session!!.lsid)
-            put("txnNumber", BsonInt64(txnNumber))
-        }
+        // appended, not copied: the encoder writes them after the command's fields
+        return AppendedCommand.append(AppendedCommand.append(command, "lsid", session!!.lsid), "txnNumber", BsonInt64(txnNumber))
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.session
 
+import dev.mooring.cmap.internal.wire.AppendedCommand
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoCommandException
 import org.bson.BsonDocument
@@ -20,28 +21,30 @@ internal class ClusterTimeConnection(
 ) : Connection by connection {
     override suspend fun command(database: String, command: BsonDocument): BsonDocument {
         val reply = try {
-            connection.command(database, withClusterTime(command))
+            connection.command(database, withClusterTime(command, cluster, session))
         } catch (e: MongoCommandException) {
-            observe(e.response)
+            observe(e.response, cluster, session)
             throw e
         }
-        observe(reply)
+        observe(reply, cluster, session)
         return reply
-    }
-
-    private fun withClusterTime(command: BsonDocument): BsonDocument {
-        if (command.containsKey(FIELD)) return command
-        val time = ClusterClock.higher(cluster.current, session?.current) ?: return command
-        return command.clone().append(FIELD, time)
-    }
-
-    private fun observe(reply: BsonDocument) {
-        val time = reply[FIELD] ?: return
-        cluster.advance(time)
-        session?.advance(time)
     }
 
     companion object {
         const val FIELD = "\$clusterTime"
+
+        /** [command] with the higher of [cluster]'s and [session]'s cluster times as `$clusterTime` (see the class KDoc), or as given. */
+        fun withClusterTime(command: BsonDocument, cluster: ClusterClock, session: ClusterClock?): BsonDocument {
+            if (command.containsKey(FIELD)) return command
+            val time = ClusterClock.higher(cluster.current, session?.current) ?: return command
+            return AppendedCommand.append(command, FIELD, time)
+        }
+
+        /** Advances [cluster] and [session] to the `$clusterTime` of [reply] (an `ok: 0` reply too). */
+        fun observe(reply: BsonDocument, cluster: ClusterClock, session: ClusterClock?) {
+            val time = reply[FIELD] ?: return
+            cluster.advance(time)
+            session?.advance(time)
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.session
 
+import dev.mooring.cmap.internal.wire.AppendedCommand
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.sdam.MongoSessionNotSupportedException
@@ -48,7 +49,7 @@ internal class OperationSession(
             }
         } ?: return command
         pool.markUsed(session)
-        return command.clone().apply { put("lsid", session.lsid) }
+        return AppendedCommand.append(command, "lsid", session.lsid) // appended, not copied (see AppendedCommand)
     }
 
     /**

@@ -22,6 +22,12 @@ internal suspend fun <T> runWithJob(job: Job, block: suspend () -> T): T =
         block.startCoroutineUninterceptedOrReturn(JobRegionCompletion(caller, caller.context + job))
     }
 
+/** [runWithJob] for a [block] with a receiver: a non-capturing [block] costs no object per call. */
+internal suspend fun <R, T> runWithJob(job: Job, receiver: R, block: suspend R.() -> T): T =
+    suspendCoroutineUninterceptedOrReturn { caller ->
+        block.startCoroutineUninterceptedOrReturn(receiver, JobRegionCompletion(caller, caller.context + job))
+    }
+
 /** Completes the caller with [block]'s outcome once [block] resumed after suspending. */
 private class JobRegionCompletion<T>(
     private val caller: Continuation<T>,

@@ -38,8 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger
  * [holdingCount] counts operations holding a connection; [awaitNoneHolding] waits for it to reach 0 while closing.
  */
 internal class OperationRunner(
-    private val topology: Topology,
-    private val selector: ServerSelector,
+    internal val topology: Topology,
+    internal val selector: ServerSelector,
 ) {
     /**
      * The overload retry policy (maxAdaptiveRetries, enableOverloadRetargeting from the
@@ -48,10 +48,10 @@ internal class OperationRunner(
     @Volatile internal var overloadPolicy: OverloadRetry =
         OverloadRetry(topology.settings.maxAdaptiveRetries, topology.settings.enableOverloadRetargeting)
 
-    private val closingSignal = CompletableDeferred<Unit>()
+    internal val closingSignal = CompletableDeferred<Unit>()
 
     /** Operations holding a connection; an atomic counter, so the operation path takes no lock. */
-    private val holding = AtomicInteger()
+    internal val holding = AtomicInteger()
 
     /** [holding] published as a flow once closing began (the only time anyone waits on it). */
     private val holdingAfterClosing = MutableStateFlow(0)
@@ -81,7 +81,7 @@ internal class OperationRunner(
      * Publishes [holding] to [running] once closing began. Under a lock, each publication reads
      * the counter afresh, so the last one after the last change always publishes the final count.
      */
-    private fun publishHolding() {
+    internal fun publishHolding() {
         if (!isClosing) return
         synchronized(holdingAfterClosing) { holdingAfterClosing.value = holding.get() }
     }
@@ -92,17 +92,33 @@ internal class OperationRunner(
      * under a timeoutMS, see [attempts]), after a fresh selection, within [timeoutMS] when not
      * null. Errors from checkout and from [block] go through SDAM error handling before they
      * propagate.
+     *
+     * Inline, as are [attempts] and [once]: without a positive timeoutMS the whole operation
+     * (selection, checkout, [block], error handling, retries) runs in the caller's own frame,
+     * so an operation allocates one continuation, not one per layer and one for [block].
      */
-    internal suspend fun <T> run(
+    internal suspend inline fun <T> run(
         operation: ServerSelectionOperation,
         operationName: String,
         timeoutMS: Long?,
         retry: OperationRetry,
+        crossinline block: suspend (SelectedServer, Connection) -> T,
+    ): T {
+        if (isClosing || topology.isClosed) throw refused(operationName)
+        if (timeoutMS == null || timeoutMS <= 0) return attempts(operation, operationName, null, timeoutMS != null, retry) { s, c -> block(s, c) }
+        return runWithin(operation, operationName, timeoutMS, retry) { s, c -> block(s, c) }
+    }
+
+    internal fun refused(operationName: String): MongoClusterClosedException = MongoClusterClosedException("the cluster is closed; operation $operationName was refused")
+
+    /** [run] under a positive [limit] (timeoutMS): the attempts within a `withTimeout`, its expiry as [MongoOperationTimeoutException]. */
+    internal suspend fun <T> runWithin(
+        operation: ServerSelectionOperation,
+        operationName: String,
+        limit: Long,
+        retry: OperationRetry,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
-        if (isClosing || topology.isClosed) throw MongoClusterClosedException("the cluster is closed; operation $operationName was refused")
-        val limit = timeoutMS?.takeIf { it > 0 }
-        if (limit == null) return attempts(operation, operationName, null, timeoutMS != null, retry, block)
         val deadline = System.nanoTime() + limit * 1_000_000
         try {
             return withTimeout(limit) { attempts(operation, operationName, deadline, true, retry, block) }
@@ -123,7 +139,7 @@ internal class OperationRunner(
      * pass the timeoutMS deadline). The error surfaced is [OperationRetry.surface] of the first
      * and the last error.
      */
-    private suspend fun <T> attempts(
+    internal suspend inline fun <T> attempts(
         operation: ServerSelectionOperation,
         operationName: String,
         deadline: Long?,
@@ -144,32 +160,33 @@ internal class OperationRunner(
                 e
             }
             val firstError = first ?: error.also { first = it }
-            /** The error to fail with: the policy's choice between the first and this error, the other attached as suppressed. */
-            fun surfaced(): Throwable {
-                if (firstError === error) return error
-                val chosen = retry.surface(firstError, error)
-                val other = if (chosen === error) firstError else error
-                if (other !== chosen) chosen.addSuppressed(other)
-                return chosen
-            }
-            if (isClosing) throw surfaced()
+            if (isClosing) throw surfaced(retry, firstError, error)
             val overload = OverloadRetry.isOverload(error)
             val overloadRetry = retry.retriesOverload && OverloadRetry.isRetryableOverload(error)
-            if (!retry.shouldRetry(error) && !overloadRetry) throw surfaced()
+            if (!retry.shouldRetry(error) && !overloadRetry) throw surfaced(retry, firstError, error)
             retries++
             if (overload) allowed = overloadPolicy.maxRetries
-            if (retries > allowed) throw surfaced()
+            if (retries > allowed) throw surfaced(retry, firstError, error)
             deprioritized = retry.deprioritize(error, topology.current)
             if (overloadRetry && overloadPolicy.retarget) (error as? MongoServerException)?.address?.let { deprioritized = deprioritized + it }
             if (overload) {
                 val backoff = overloadPolicy.backoffMillis(retries, error)
-                if (deadline != null && System.nanoTime() + backoff * 1_000_000 > deadline) throw surfaced()
+                if (deadline != null && System.nanoTime() + backoff * 1_000_000 > deadline) throw surfaced(retry, firstError, error)
                 delay(backoff)
             }
         }
     }
 
-    private suspend fun <T> once(
+    /** The error to fail with: [retry]'s choice between the first and the last error, the other attached as suppressed. */
+    internal fun surfaced(retry: OperationRetry, firstError: Throwable, error: Throwable): Throwable {
+        if (firstError === error) return error
+        val chosen = retry.surface(firstError, error)
+        val other = if (chosen === error) firstError else error
+        if (other !== chosen) chosen.addSuppressed(other)
+        return chosen
+    }
+
+    internal suspend inline fun <T> once(
         operation: ServerSelectionOperation,
         operationName: String,
         deadline: Long?,
@@ -214,7 +231,7 @@ internal class OperationRunner(
      * SDAM error handling of a reply that succeeded but carries a `writeConcernError` (a state
      * change error there, e.g. ShutdownInProgress, marks the server Unknown like an `ok: 0`).
      */
-    private suspend fun onWriteConcernError(address: ServerAddress, reply: BsonDocument, connection: Connection) {
+    internal suspend fun onWriteConcernError(address: ServerAddress, reply: BsonDocument, connection: Connection) {
         if (!reply.containsKey("writeConcernError")) return
         val error = ApplicationError.fromCommandResponse(address, reply, connection.generation, true, connection.description?.serviceId) ?: return
         topology.onApplicationError(error)
@@ -225,14 +242,15 @@ internal class OperationRunner(
      * fails with [PoolClosedException]. The checkout runs on the calling coroutine (no child
      * coroutine, no dispatch; see [runWithJob]) under a child [Job] that closing cancels.
      */
-    private suspend fun checkOutUnlessClosing(pool: ConnectionPool, address: ServerAddress): Connection {
+    @Suppress("NOTHING_TO_INLINE") // inline: no frame of its own (it runs in the operation's)
+    internal suspend inline fun checkOutUnlessClosing(pool: ConnectionPool, address: ServerAddress): Connection {
         if (isClosing) throw closingError(address)
         val caller = currentCoroutineContext()
         val region = Job(caller[Job])
-        val watch = closingSignal.invokeOnCompletion { region.cancel(ClosingCancellation()) }
+        val watch = closingSignal.invokeOnCompletion(onClosing(region))
         try {
             // A connection the pool handed over is always returned (runWithJob never discards a result).
-            return runWithJob(region) { pool.checkOut() }
+            return runWithJob(region, pool, CHECK_OUT)
         } catch (e: CancellationException) {
             if (isClosing && caller.isActive) throw closingError(address)
             throw e
@@ -244,7 +262,15 @@ internal class OperationRunner(
 
     private class ClosingCancellation : CancellationException("the cluster is closing")
 
-    private fun closingError(address: ServerAddress?): Exception =
+    /** The handler that cancels [region] (a checkout's) when closing begins. */
+    internal fun onClosing(region: Job): (Throwable?) -> Unit = { region.cancel(ClosingCancellation()) }
+
+    internal companion object {
+        /** The checkout [checkOutUnlessClosing] runs, as a receiver lambda: one object for all checkouts. */
+        val CHECK_OUT: suspend ConnectionPool.() -> Connection = { checkOut() }
+    }
+
+    internal fun closingError(address: ServerAddress?): Exception =
         if (address != null) PoolClosedException(address) else MongoClusterClosedException("the cluster is closing")
 
 }

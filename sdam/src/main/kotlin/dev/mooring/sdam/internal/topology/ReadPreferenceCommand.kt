@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.topology
 
+import dev.mooring.cmap.internal.wire.AppendedCommand
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.ServerDescription
@@ -33,11 +34,8 @@ internal object ReadPreferenceCommand {
     /** [command] with `$readPreference` added when [forCommand] gives one (a copy; [command] is not changed). */
     fun withReadPreference(command: BsonDocument, readPreference: ReadPreference, topologyType: TopologyType, server: ServerDescription): BsonDocument {
         val rp = forCommand(readPreference, topologyType, server) ?: return command
-        // a shallow copy: nested values are shared, never modified
-        return BsonDocument(command.size + 1).also {
-            it.putAll(command)
-            it["\$readPreference"] = rp
-        }
+        // appended, not copied: nested values are shared, never modified
+        return AppendedCommand.append(command, "\$readPreference", rp)
     }
 
     fun toDocument(rp: ReadPreference): BsonDocument {

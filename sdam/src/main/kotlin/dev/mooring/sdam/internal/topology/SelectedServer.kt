@@ -3,7 +3,8 @@ package dev.mooring.sdam.internal.topology
 import dev.mooring.cmap.ConnectionPool
 import dev.mooring.sdam.ServerDescription
 import dev.mooring.sdam.TopologyDescription
-import java.util.concurrent.atomic.AtomicBoolean
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater
 
 /**
  * The outcome of one server selection — the chosen server's [description] and the [topology]
@@ -19,12 +20,17 @@ internal class SelectedServer internal constructor(
     internal val topology: TopologyDescription,
     /** The selected server's pool. */
     internal val pool: ConnectionPool,
-    private val onRelease: () -> Unit,
+    /** The server's in-flight operation count, decremented once by [release]. */
+    private val operationCount: AtomicInteger,
 ) {
-    private val released = AtomicBoolean(false)
+    @Volatile private var released = 0
 
     /** Ends the operation on this server (decrements its operation count). Idempotent. */
     internal fun release() {
-        if (released.compareAndSet(false, true)) onRelease()
+        if (RELEASED.compareAndSet(this, 0, 1)) operationCount.decrementAndGet()
+    }
+
+    private companion object {
+        val RELEASED: AtomicIntegerFieldUpdater<SelectedServer> = AtomicIntegerFieldUpdater.newUpdater(SelectedServer::class.java, "released")
     }
 }

@@ -41,6 +41,9 @@ internal class ServerSelector(
     private val counts = ConcurrentHashMap<ServerAddress, AtomicInteger>()
     private val log = StructuredLog("serverSelection", topology.settings.logging)
 
+    /** [operationCount] as the function [ServerSelection.select] takes (one object, not one per selection). */
+    private val countOf: (ServerAddress) -> Int = ::operationCount
+
     /** The number of operations currently running on [address] (selected and not yet released). */
     internal fun operationCount(address: ServerAddress): Int = counts[address]?.get() ?: 0
 
@@ -52,6 +55,9 @@ internal class ServerSelector(
      * subtypes at once for an incompatible topology or an invalid read preference. When
      * [closing] is given and completes before a server is selected (checked before each
      * attempt and while waiting), raises [MongoClusterClosedException].
+     *
+     * When a suitable server is known at once this does not suspend (and allocates no frame):
+     * only [selectWaiting] does.
      */
     internal suspend fun select(
         operation: ServerSelectionOperation,
@@ -61,46 +67,62 @@ internal class ServerSelector(
         operationTimeout: Boolean = false,
         closing: Job? = null,
     ): SelectedServer {
-        val selector = Describe(operation)
         val start = System.nanoTime()
-        val deadline = start + timeoutMS * 1_000_000
+        logSelection("Server selection started", operationName, operation, topology.description.value)
+        return attempt(operation, operationName, deprioritized, closing)
+            ?: selectWaiting(operation, operationName, timeoutMS, deprioritized, operationTimeout, closing, start)
+    }
+
+    /**
+     * One selection attempt on the latest description: the selected server, or null when none is
+     * suitable (or its pool is gone). Raises the closed/closing and [ServerSelectionException] errors.
+     */
+    private fun attempt(operation: ServerSelectionOperation, operationName: String, deprioritized: Set<ServerAddress>, closing: Job?): SelectedServer? {
+        if (topology.isClosed) throw failed(MongoClusterClosedException("the cluster is closed"), operationName, operation, topology.description.value)
+        if (closing != null && closing.isCompleted) {
+            throw failed(MongoClusterClosedException("the cluster is closing"), operationName, operation, topology.description.value)
+        }
         val settings = topology.settings
-        logSelection("Server selection started", operationName, selector, topology.description.value)
+        val seen = topology.current
+        val chosen = try {
+            ServerSelection.select(seen, operation, settings.localThresholdMS, settings.heartbeatFrequencyMS, deprioritized, countOf, random)
+        } catch (e: ServerSelectionException) {
+            throw failed(e, operationName, operation, seen)
+        } ?: return null
+        val pool = topology.pool(chosen.address) ?: return null
+        val counter = counts.computeIfAbsent(chosen.address) { AtomicInteger() }
+        counter.incrementAndGet()
+        val selected = SelectedServer(chosen, seen, pool, counter)
+        log.debug("Server selection succeeded") {
+            common(operationName, operation, seen)
+            serverFields(chosen.address)
+        }
+        return selected
+    }
+
+    /** The waiting part of [select]: attempts again each time the description changes, until [timeoutMS] after [start]. */
+    private suspend fun selectWaiting(
+        operation: ServerSelectionOperation,
+        operationName: String,
+        timeoutMS: Long,
+        deprioritized: Set<ServerAddress>,
+        operationTimeout: Boolean,
+        closing: Job?,
+        start: Long,
+    ): SelectedServer {
+        val selector = operation
+        val deadline = start + timeoutMS * 1_000_000
         var waitingLogged = false
         var lastCheckRequest = Long.MIN_VALUE
         while (true) {
-            if (topology.isClosed) throw failed(MongoClusterClosedException("the cluster is closed"), operationName, selector, topology.description.value)
-            if (closing != null && closing.isCompleted) {
-                throw failed(MongoClusterClosedException("the cluster is closing"), operationName, selector, topology.description.value)
-            }
             val published = topology.description.value
             val seen = topology.current
-            val chosen = try {
-                ServerSelection.select(
-                    seen, operation, settings.localThresholdMS, settings.heartbeatFrequencyMS, deprioritized,
-                    ::operationCount, random,
-                )
-            } catch (e: ServerSelectionException) {
-                throw failed(e, operationName, selector, seen)
-            }
-            if (chosen != null) {
-                val pool = topology.pool(chosen.address)
-                if (pool != null) {
-                    val counter = counts.computeIfAbsent(chosen.address) { AtomicInteger() }
-                    counter.incrementAndGet()
-                    val selected = SelectedServer(chosen, seen, pool) { counter.decrementAndGet() }
-                    log.debug("Server selection succeeded") {
-                        common(operationName, selector, seen)
-                        serverFields(chosen.address)
-                    }
-                    return selected
-                }
-            }
+            attempt(operation, operationName, deprioritized, closing)?.let { return it }
             val now = System.nanoTime()
             val remainingNanos = deadline - now
             if (remainingNanos <= 0) {
                 val waited = (now - start) / 1_000_000
-                val message = MongoServerSelectionTimeoutException.describe(selector.toString(), waited, seen)
+                val message = MongoServerSelectionTimeoutException.describe(describe(selector), waited, seen)
                 val error = if (operationTimeout) {
                     MongoOperationTimeoutException("timeoutMS expired during server selection: $message")
                 } else {
@@ -139,17 +161,13 @@ internal class ServerSelector(
         }
     }
 
-    /** The selector's text for logs and errors, built only when one of them needs it. */
-    private class Describe(private val operation: ServerSelectionOperation) {
-        private var text: String? = null
-
-        override fun toString(): String = text ?: when (operation) {
-            is ServerSelectionOperation.Write -> "writable server"
-            is ServerSelectionOperation.Read -> operation.readPreference.toString()
-        }.also { text = it }
+    /** The selector's text for logs and errors (built only when one of them needs it). */
+    private fun describe(operation: ServerSelectionOperation): String = when (operation) {
+        is ServerSelectionOperation.Write -> "writable server"
+        is ServerSelectionOperation.Read -> operation.readPreference.toString()
     }
 
-    private fun failed(error: Exception, operationName: String, selector: Describe, seen: TopologyDescription): Exception {
+    private fun failed(error: Exception, operationName: String, selector: ServerSelectionOperation, seen: TopologyDescription): Exception {
         log.debug("Server selection failed") {
             common(operationName, selector, seen)
             put("failure", error.message ?: error.toString())
@@ -157,13 +175,13 @@ internal class ServerSelector(
         return error
     }
 
-    private fun MutableMap<String, Any?>.common(operationName: String, selector: Describe, seen: TopologyDescription) {
+    private fun MutableMap<String, Any?>.common(operationName: String, selector: ServerSelectionOperation, seen: TopologyDescription) {
         put("topologyId", topology.id.value)
-        put("selector", selector.toString())
+        put("selector", describe(selector))
         put("operation", operationName)
         put("topologyDescription", seen.toString())
     }
 
-    private fun logSelection(message: String, operationName: String, selector: Describe, seen: TopologyDescription) =
+    private fun logSelection(message: String, operationName: String, selector: ServerSelectionOperation, seen: TopologyDescription) =
         log.debug(message) { common(operationName, selector, seen) }
 }

@@ -4,6 +4,7 @@ import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionCheckOutFailedEvent
 import dev.mooring.cmap.ConnectionCheckOutStartedEvent
 import dev.mooring.cmap.ConnectionClosedEvent
+import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionReadyEvent
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
@@ -27,6 +28,9 @@ internal class PoolEventRecorder : EventListener {
 
     /** When each open connection became ready ([System.nanoTime]). */
     private val readyAt = ConcurrentHashMap<Key, Long>()
+
+    /** Pool and connection events only: the tracer's spans do not need command events built for them. */
+    override val eventTypes: Set<Class<out MooringEvent>> = setOf(ConnectionPoolEvent::class.java)
 
     override fun onEvent(event: MooringEvent) {
         when (event) {
