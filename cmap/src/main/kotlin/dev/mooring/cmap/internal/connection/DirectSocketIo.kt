@@ -34,16 +34,35 @@ internal class DirectSocketIo private constructor(
     /** Unread bytes are between position and limit (the buffer stays in read mode). */
     private val buffer: ByteBuffer = ByteBuffer.allocateDirect(BUFFER_SIZE).limit(0)
 
+    /** The array [sendView] wraps: the connection writes from one reused send buffer, so one view serves every message. */
+    private var sendArray: ByteArray? = null
+    private var sendView: ByteBuffer? = null
+
     /** Writes all of [bytes] from [offset] for [length] bytes. */
     suspend fun write(bytes: ByteArray, offset: Int, length: Int) {
-        writeFully(ByteBuffer.wrap(bytes, offset, length))
+        var view = sendView
+        if (view == null || sendArray !== bytes) {
+            view = ByteBuffer.wrap(bytes)
+            sendView = view
+            sendArray = bytes
+        }
+        view.clear()
+        view.position(offset)
+        view.limit(offset + length)
+        return writeFully(view)
     }
 
     override suspend fun writeFully(src: ByteBuffer) {
-        while (true) {
-            channel.write(src)
-            if (!src.hasRemaining()) break
+        // Usually the socket takes the whole message at once: no wait, no continuation.
+        channel.write(src)
+        if (src.hasRemaining()) return writeRest(src)
+        replyAwaited = true
+    }
+
+    private suspend fun writeRest(src: ByteBuffer) {
+        while (src.hasRemaining()) {
             await(SelectInterest.WRITE)
+            channel.write(src)
         }
         replyAwaited = true
     }
@@ -113,8 +132,9 @@ internal class DirectSocketIo private constructor(
         }
     }
 
-    /** Reads at least one byte into [dst], suspending while none is available. */
-    private suspend fun fill(dst: ByteBuffer) {
+    /** Reads at least one byte into [dst], suspending while none is available. Inline: no frame of its own. */
+    @Suppress("NOTHING_TO_INLINE")
+    private suspend inline fun fill(dst: ByteBuffer) {
         // No yield() before waiting: on Dispatchers.Default every dispatch may unpark an idle
         // worker, which costs more than the selector's wake-up it could save.
         if (replyAwaited) {
@@ -130,7 +150,8 @@ internal class DirectSocketIo private constructor(
         }
     }
 
-    private suspend fun await(interest: SelectInterest) {
+    @Suppress("NOTHING_TO_INLINE") // inline: no frame of its own (it runs in the reader's or writer's)
+    private suspend inline fun await(interest: SelectInterest) {
         selectable.interestOp(interest, true)
         try {
             selector.select(selectable, interest)

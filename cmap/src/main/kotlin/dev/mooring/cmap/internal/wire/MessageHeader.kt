@@ -1,7 +1,5 @@
 package dev.mooring.cmap.internal.wire
 
-import java.nio.ByteBuffer
-import java.nio.ByteOrder
 
 /**
  * The 16-byte standard message header. Immutable.
@@ -27,8 +25,7 @@ internal data class MessageHeader(
          */
         internal fun parse(bytes: ByteArray, maxMessageSizeBytes: Int): MessageHeader {
             if (bytes.size < HEADER_LENGTH) throw WireFormatException("message header needs 16 bytes, got ${bytes.size}")
-            val b = ByteBuffer.wrap(bytes, 0, HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
-            val h = MessageHeader(b.int, b.int, b.int, b.int)
+            val h = MessageHeader(int32At(bytes, 0), int32At(bytes, 4), int32At(bytes, 8), int32At(bytes, 12))
             if (h.messageLength < HEADER_LENGTH) {
                 throw WireFormatException("invalid messageLength ${h.messageLength}: less than the 16-byte header")
             }
@@ -39,5 +36,10 @@ internal data class MessageHeader(
             }
             return h
         }
+
+        /** The little-endian int32 at [at] (no ByteBuffer view per header). */
+        private fun int32At(bytes: ByteArray, at: Int): Int =
+            (bytes[at].toInt() and 0xff) or ((bytes[at + 1].toInt() and 0xff) shl 8) or
+                ((bytes[at + 2].toInt() and 0xff) shl 16) or ((bytes[at + 3].toInt() and 0xff) shl 24)
     }
 }
