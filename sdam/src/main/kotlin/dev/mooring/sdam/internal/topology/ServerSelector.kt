@@ -110,7 +110,6 @@ internal class ServerSelector(
         closing: Job?,
         start: Long,
     ): SelectedServer {
-        val selector = operation
         val deadline = start + timeoutMS * 1_000_000
         var waitingLogged = false
         var lastCheckRequest = Long.MIN_VALUE
@@ -122,13 +121,13 @@ internal class ServerSelector(
             val remainingNanos = deadline - now
             if (remainingNanos <= 0) {
                 val waited = (now - start) / 1_000_000
-                val message = MongoServerSelectionTimeoutException.describe(describe(selector), waited, seen)
+                val message = MongoServerSelectionTimeoutException.describe(describe(operation), waited, seen)
                 val error = if (operationTimeout) {
                     MongoOperationTimeoutException("timeoutMS expired during server selection: $message")
                 } else {
                     MongoServerSelectionTimeoutException(message, seen, waited)
                 }
-                throw failed(error, operationName, selector, seen)
+                throw failed(error, operationName, operation, seen)
             }
             if (lastCheckRequest == Long.MIN_VALUE || now - lastCheckRequest >= MIN_HEARTBEAT_FREQUENCY_MS * 1_000_000) {
                 topology.requestImmediateChecks()
@@ -137,7 +136,7 @@ internal class ServerSelector(
             if (!waitingLogged) {
                 waitingLogged = true
                 log.info("Waiting for suitable server to become available") {
-                    common(operationName, selector, seen)
+                    common(operationName, operation, seen)
                     put("remainingTimeMS", remainingNanos / 1_000_000)
                 }
             }
