@@ -138,7 +138,7 @@ public object ServerSelection {
         }
     }
 
-    /** [filter] sized for the usual outcome of one or no server (no ten-slot list per selection). Order is kept. */
+    /** [filter] sized for the usual outcome of one or no server (no ten-slot list per selection); this list itself when all qualify. Order is kept. */
     private inline fun List<ServerDescription>.filterFew(predicate: (ServerDescription) -> Boolean): List<ServerDescription> {
         var only: ServerDescription? = null
         var count = 0
@@ -151,6 +151,7 @@ public object ServerSelection {
         }
         return when (count) {
             0 -> emptyList()
+            size -> this // all of them (a single server that qualifies): no copy
             1 -> listOf(only!!)
             else -> filterTo(ArrayList(count), predicate)
         }

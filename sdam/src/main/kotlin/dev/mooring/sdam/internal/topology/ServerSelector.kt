@@ -18,6 +18,7 @@ import kotlinx.coroutines.selects.select
 import kotlinx.coroutines.withTimeoutOrNull
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicInteger
+import java.util.function.Function
 import kotlin.random.Random
 
 /**
@@ -90,7 +91,7 @@ internal class ServerSelector(
             throw failed(e, operationName, operation, seen)
         } ?: return null
         val pool = topology.pool(chosen.address) ?: return null
-        val counter = counts.computeIfAbsent(chosen.address) { AtomicInteger() }
+        val counter = counts[chosen.address] ?: counts.computeIfAbsent(chosen.address, NEW_COUNTER)
         counter.incrementAndGet()
         val selected = SelectedServer(chosen, seen, pool, counter)
         log.debug("Server selection succeeded") {
@@ -183,4 +184,9 @@ internal class ServerSelector(
 
     private fun logSelection(message: String, operationName: String, selector: ServerSelectionOperation, seen: TopologyDescription) =
         log.debug(message) { common(operationName, selector, seen) }
+
+    private companion object {
+        /** Creates a server's operation counter: one object (a lambda here would be wrapped anew on every selection). */
+        val NEW_COUNTER = Function<ServerAddress, AtomicInteger> { AtomicInteger() }
+    }
 }
