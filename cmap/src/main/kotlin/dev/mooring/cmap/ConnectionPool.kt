@@ -1,5 +1,6 @@
 package dev.mooring.cmap
 
+import dev.mooring.cmap.internal.pool.CheckOutGuard
 import dev.mooring.cmap.internal.pool.ClearOutcome
 import dev.mooring.cmap.internal.pool.Established
 import dev.mooring.cmap.internal.pool.Establisher
@@ -23,6 +24,7 @@ import kotlinx.coroutines.Job
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.launch
+import kotlinx.coroutines.selects.select
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
@@ -161,13 +163,16 @@ public class ConnectionPool(
      * @throws MongoServerException (network, command, protocol, auth) when establishing the
      *   connection for this call failed.
      */
-    public suspend fun checkOut(): Connection {
+    public suspend fun checkOut(): Connection = checkOutGuarded(null)
+
+    /** [checkOut], failing with [PoolClosedException] once [guard] is raised (see [CheckOutGuard]). */
+    internal suspend fun checkOutGuarded(guard: CheckOutGuard?): Connection {
         val start = System.nanoTime()
         // Only tail calls suspend here, so the uncontended path with an idle connection allocates nothing.
         // (A checkout hands nothing to other waiters, so there are no served waiters to run after it.)
-        if (!lock.tryLockSpinning()) return checkOutSlow(start)
+        if (!lock.tryLockSpinning()) return checkOutSlow(start, guard)
         val r = try {
-            machine.checkOut(start)
+            machine.checkOut(start, guard)
         } finally {
             lock.unlock()
         }
@@ -176,8 +181,8 @@ public class ConnectionPool(
         return awaitWaiter(r as Waiter)
     }
 
-    private suspend fun checkOutSlow(start: Long): Connection {
-        val r = lock.lockedSlow { machine.checkOut(start) }
+    private suspend fun checkOutSlow(start: Long, guard: CheckOutGuard?): Connection {
+        val r = lock.lockedSlow { machine.checkOut(start, guard) }
         if (r is PooledConnection) return r
         if (r is Failed) throw r.error
         return awaitWaiter(r as Waiter)
@@ -325,7 +330,7 @@ public class ConnectionPool(
             throw e
         }
         val r: Established = when (handed) {
-            is PendingEstablishment -> awaitEstablishment(handed)
+            is PendingEstablishment -> awaitEstablishment(handed, w.guard)
             is PooledConnection -> handed
             is Failed -> handed
         }
@@ -335,11 +340,32 @@ public class ConnectionPool(
         }
     }
 
-    private suspend fun awaitEstablishment(p: PendingEstablishment): Established =
-        try {
-            p.outcome.await()
+    /**
+     * Awaits the establishment [p] this checkout owns; with a [guard], only until it is raised:
+     * then the establishment goes on for nobody (the oldest waiter adopts it, or it becomes idle)
+     * and the checkout fails with [PoolClosedException].
+     */
+    private suspend fun awaitEstablishment(p: PendingEstablishment, guard: CheckOutGuard?): Established {
+        val r: Established? = try {
+            if (guard == null) {
+                p.outcome.await()
+            } else {
+                select<Established?> {
+                    p.outcome.onAwait { it }
+                    guard.raised.onJoin { null }
+                }
+            }
         } catch (e: CancellationException) {
             lock.withLock { machine.disown(p) }
             throw e
         }
+        if (r != null) return r
+        lock.withLock { machine.disown(p) }
+        throw PoolClosedException(address)
+    }
+
+    /** Fails the checkouts through [guard] waiting in the queue (see [CheckOutGuard.failWaiting]). */
+    internal suspend fun failGuarded(guard: CheckOutGuard) {
+        lock.withLock { machine.failGuarded(guard) }
+    }
 }

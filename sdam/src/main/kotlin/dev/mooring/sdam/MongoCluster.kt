@@ -38,6 +38,7 @@ import dev.mooring.sdam.internal.topology.MonitorFactory
 import dev.mooring.sdam.internal.topology.OperationRetry
 import dev.mooring.sdam.internal.topology.OperationRunner
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
+import dev.mooring.sdam.internal.topology.SelectedServer
 import dev.mooring.sdam.internal.topology.ServerMonitorFactory
 import dev.mooring.sdam.internal.topology.ServerSelector
 import dev.mooring.sdam.internal.topology.Topology
@@ -335,8 +336,10 @@ public class MongoCluster internal constructor(
         val op = monitoredOperation()
         val timeout = operationTimeout(timeoutMS)
         val s = operationSession(session)
-        try {
-            return runner.run(readSelection(readPreference), doc.firstKey, timeout.timeoutMS, retry) { selected, connection ->
+        // An object rather than a lambda: a suspend lambda is allocated twice per operation (its
+        // instance, then a copy of it as the coroutine that runs it).
+        val attempt = object : suspend (SelectedServer, Connection) -> BsonDocument {
+            override suspend fun invoke(selected: SelectedServer, connection: Connection): BsonDocument {
                 val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
                 // the cluster time is gossiped here rather than by a ClusterTimeConnection: the same, without the wrapper and its frame
                 val gossiped = ClusterTimeConnection.withClusterTime(timeout.withMaxTimeMS(sent, selected.description), clusterClock, s.clusterClock)
@@ -348,8 +351,11 @@ public class MongoCluster internal constructor(
                     throw timeout.translate(e)
                 }
                 ClusterTimeConnection.observe(reply, clusterClock, s.clusterClock)
-                timeout.checkReply(reply)
+                return timeout.checkReply(reply)
             }
+        }
+        try {
+            return runner.run(readSelection(readPreference), doc.firstKey, timeout.timeoutMS, retry, attempt)
         } finally {
             s.release()
         }
@@ -647,6 +653,7 @@ public class MongoCluster internal constructor(
             closeMutex.withLock {
                 if (live.isClosed) return@withLock
                 runner.beginClosing()
+                runner.failWaitingCheckouts(live.pools().values)
                 if (gracePeriod.isPositive()) withTimeoutOrNull(gracePeriod) { runner.awaitNoneHolding() }
                 endServerSessions()
                 if (runner.holdingCount > 0) {

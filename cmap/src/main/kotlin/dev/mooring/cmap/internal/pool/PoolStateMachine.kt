@@ -58,15 +58,17 @@ internal class PoolStateMachine(
 
     /**
      * checkOut: an idle connection (now in use), or a [Waiter] that is queued, or already owns a
-     * new establishment (or an unowned one it adopted); [Failed] when the pool is not ready.
+     * new establishment (or an unowned one it adopted); [Failed] when the pool is not ready, or
+     * [guard] (when any) is raised.
      */
-    fun checkOut(start: Long): CheckOutOutcome {
+    fun checkOut(start: Long, guard: CheckOutGuard? = null): CheckOutOutcome {
         events.checkOutStarted()
         when (state) {
             ConnectionPoolState.CLOSED -> return checkOutFailed(ConnectionCheckOutFailedReason.POOL_CLOSED, start, PoolClosedException(address))
             ConnectionPoolState.PAUSED -> return checkOutFailed(ConnectionCheckOutFailedReason.CONNECTION_ERROR, start, pausedError())
             ConnectionPoolState.READY -> Unit
         }
+        if (guard != null && guard.isRaised) return checkOutFailed(ConnectionCheckOutFailedReason.POOL_CLOSED, start, PoolClosedException(address))
         if (waiters.isEmpty()) {
             val c = takeAvailable(start)
             if (c != null) {
@@ -74,7 +76,7 @@ internal class PoolStateMachine(
                 return c
             }
         }
-        val waiter = Waiter(start)
+        val waiter = Waiter(start, guard)
         if (!waiters.isEmpty() || !serve { waiter }) waiters.addLast(waiter)
         return waiter
     }
@@ -176,6 +178,13 @@ internal class PoolStateMachine(
         waiters.drain { w -> w.hand(served, checkOutFailed(ConnectionCheckOutFailedReason.POOL_CLOSED, w.startNanos, PoolClosedException(address))) }
         events.poolClosed()
         return pendings.toList()
+    }
+
+    /** The waiters that checked out through [guard] (now raised) leave the queue and fail with [PoolClosedException]; the others keep their places. */
+    fun failGuarded(guard: CheckOutGuard) {
+        waiters.removeWhere({ it.guard === guard }) { w ->
+            w.hand(served, checkOutFailed(ConnectionCheckOutFailedReason.POOL_CLOSED, w.startNanos, PoolClosedException(address)))
+        }
     }
 
     // ---- establishing ------------------------------------------------------------------------------
@@ -353,6 +362,7 @@ internal class PoolStateMachine(
 
     /** A current-generation establishment owned by nobody (minPoolSize population, or its checkout was cancelled). */
     private fun unownedPending(): PendingEstablishment? {
+        if (pendings.isEmpty()) return null // no iterator (32 bytes) on every hand-over of a full pool
         for (p in pendings) {
             if (p.owner == null && !p.interrupted && (loadBalanced || p.connection.gen == generation)) return p
         }

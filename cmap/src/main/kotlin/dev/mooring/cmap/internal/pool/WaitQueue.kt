@@ -22,7 +22,7 @@ import kotlin.coroutines.resume
  * and returns at once; one that had is queued in [ServedWaiters], which resumes it after the lock is
  * released, in hand-over order. Exactly one side resumes it either way.
  */
-internal class Waiter(@JvmField val startNanos: Long) : CheckOutOutcome {
+internal class Waiter(@JvmField val startNanos: Long, @JvmField val guard: CheckOutGuard? = null) : CheckOutOutcome {
     /** The handed outcome, or null while waiting. */
     @JvmField var outcome: Handed? = null
 
@@ -190,6 +190,13 @@ internal class WaitQueue {
             val w = pollFirst() ?: return
             action(w)
         }
+    }
+
+    /** Removes the waiters [predicate] selects, oldest first, and hands each to [action]; the others keep their order. */
+    inline fun removeWhere(predicate: (Waiter) -> Boolean, action: (Waiter) -> Unit) {
+        val kept = ArrayList<Waiter>()
+        drain { w -> if (predicate(w)) action(w) else kept.add(w) }
+        for (w in kept) addLast(w)
     }
 
     /** Drops the dead entries: receives everything and re-sends the live waiters, in order. */

@@ -4,6 +4,7 @@ import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionPool
 import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.PoolClosedException
+import dev.mooring.cmap.internal.pool.CheckOutGuard
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.MongoOperationTimeoutException
@@ -50,6 +51,9 @@ internal class OperationRunner(
 
     internal val closingSignal = CompletableDeferred<Unit>()
 
+    /** Fails the operations' checkouts once closing begins: raised by [beginClosing]. */
+    internal val checkOutGuard = CheckOutGuard()
+
     /** Operations holding a connection; an atomic counter, so the operation path takes no lock. */
     internal val holding = AtomicInteger()
 
@@ -73,8 +77,14 @@ internal class OperationRunner(
 
     /** Refuses new operations and fails those not yet holding a connection. Idempotent, non-blocking. */
     internal fun beginClosing() {
+        checkOutGuard.raise()
         closingSignal.complete(Unit)
         publishHolding()
+    }
+
+    /** After [beginClosing]: fails the operations' checkouts waiting in the queues of [pools]. */
+    internal suspend fun failWaitingCheckouts(pools: Collection<ConnectionPool>) {
+        for (pool in pools) checkOutGuard.failWaiting(pool)
     }
 
     /**
@@ -104,11 +114,14 @@ internal class OperationRunner(
         operationName: String,
         timeoutMS: Long?,
         retry: OperationRetry,
-        crossinline block: suspend (SelectedServer, Connection) -> T,
+        noinline block: suspend (SelectedServer, Connection) -> T,
     ): T {
         if (isClosing || topology.isClosed) throw refused(operationName)
-        if (timeoutMS == null || timeoutMS <= 0) return attempts(operation, operationName, null, timeoutMS != null, retry) { s, c -> block(s, c) }
-        return runWithin(operation, operationName, timeoutMS, retry) { s, c -> block(s, c) }
+        // [block] is passed on as it is: an object implementing the function type (as the ping's
+        // path does) then costs one object and its frame, where a lambda costs its instance and a
+        // copy of it per invocation.
+        if (timeoutMS == null || timeoutMS <= 0) return attempts(operation, operationName, null, timeoutMS != null, retry, block)
+        return runWithin(operation, operationName, timeoutMS, retry, block)
     }
 
     internal fun refused(operationName: String): MongoClusterClosedException = MongoClusterClosedException("the cluster is closed; operation $operationName was refused")
@@ -161,7 +174,8 @@ internal class OperationRunner(
                 if (e is CancellationException) throw e
                 e
             }
-            val firstError = first ?: error.also { first = it }
+            if (first == null) first = error
+            val firstError: Throwable = first
             if (isClosing) throw surfaced(retry, firstError, error)
             val overload = OverloadRetry.isOverload(error)
             val overloadRetry = retry.retriesOverload && OverloadRetry.isRetryableOverload(error)
@@ -170,7 +184,8 @@ internal class OperationRunner(
             if (overload) allowed = overloadPolicy.maxRetries
             if (retries > allowed) throw surfaced(retry, firstError, error)
             deprioritized = retry.deprioritize(error, topology.current)
-            if (overloadRetry && overloadPolicy.retarget) (error as? MongoServerException)?.address?.let { deprioritized = deprioritized + it }
+            val retargetFrom = if (overloadRetry && overloadPolicy.retarget) (error as? MongoServerException)?.address else null
+            if (retargetFrom != null) deprioritized = deprioritized + retargetFrom
             if (overload) {
                 val backoff = overloadPolicy.backoffMillis(retries, error)
                 if (deadline != null && System.nanoTime() + backoff * 1_000_000 > deadline) throw surfaced(retry, firstError, error)
@@ -240,36 +255,15 @@ internal class OperationRunner(
     }
 
     /**
-     * Checks out a connection unless closing begins first; then the checkout is cancelled and
-     * fails with [PoolClosedException]. The checkout runs on the calling coroutine (no child
-     * coroutine, no dispatch; see [runWithJob]) under a child [Job] that closing cancels.
+     * Checks out a connection unless closing begins first; then the checkout fails with
+     * [PoolClosedException], including one that waits in the pool's queue or for its connection's
+     * establishment ([checkOutGuard], which [beginClosing] raises and [failWaitingCheckouts]
+     * applies). No job, handler or frame per checkout.
      */
     @Suppress("NOTHING_TO_INLINE") // inline: no frame of its own (it runs in the operation's)
     internal suspend inline fun checkOutUnlessClosing(pool: ConnectionPool, address: ServerAddress): Connection {
         if (isClosing) throw closingError(address)
-        val caller = currentCoroutineContext()
-        val region = Job(caller[Job])
-        val watch = closingSignal.invokeOnCompletion(onClosing(region))
-        try {
-            // A connection the pool handed over is always returned (runWithJob never discards a result).
-            return runWithJob(region, pool, CHECK_OUT)
-        } catch (e: CancellationException) {
-            if (isClosing && caller.isActive) throw closingError(address)
-            throw e
-        } finally {
-            watch.dispose()
-            region.complete()
-        }
-    }
-
-    private class ClosingCancellation : CancellationException("the cluster is closing")
-
-    /** The handler that cancels [region] (a checkout's) when closing begins. */
-    internal fun onClosing(region: Job): (Throwable?) -> Unit = { region.cancel(ClosingCancellation()) }
-
-    internal companion object {
-        /** The checkout [checkOutUnlessClosing] runs, as a receiver lambda: one object for all checkouts. */
-        val CHECK_OUT: suspend ConnectionPool.() -> Connection = { checkOut() }
+        return checkOutGuard.checkOut(pool)
     }
 
     internal fun closingError(address: ServerAddress?): Exception =

@@ -1,0 +1,45 @@
+package dev.mooring.cmap.internal.pool
+
+import dev.mooring.cmap.Connection
+import dev.mooring.cmap.ConnectionPool
+import dev.mooring.cmap.PoolClosedException
+import dev.mooring.events.InternalMooringApi
+import kotlinx.coroutines.CompletableJob
+import kotlinx.coroutines.Job
+
+/**
+ * Lets the cluster fail the checkouts of its operations when it begins closing, without closing
+ * the pools (the cluster still checks out for `endSessions` and lets running operations finish).
+ * One guard per cluster; a checkout made through it ([checkOut]) costs nothing more than a plain
+ * one (no job, no handler per checkout).
+ *
+ * Once [raise]d, a checkout through this guard fails with [PoolClosedException] (with a
+ * ConnectionCheckOutFailed event, reason POOL_CLOSED), whether it starts later, waits in a
+ * pool's queue ([failWaiting] fails those) or waits for the connection being established for it.
+ * The flag is read under each pool's lock and [failWaiting] takes that lock, so a checkout is
+ * either failed by [failWaiting] or sees the flag; a pool created after [raise] sees the flag.
+ *
+ * Thread-safe. [raise] is idempotent and never suspends.
+ */
+@InternalMooringApi
+public class CheckOutGuard {
+    /** Completed by [raise]; awaited by checkouts that wait for their connection's establishment. */
+    internal val raised: CompletableJob = Job()
+
+    /** True once [raise] was called. */
+    public val isRaised: Boolean get() = raised.isCompleted
+
+    /** Refuses every checkout through this guard from now on. Call [failWaiting] for each pool next. */
+    public fun raise() {
+        raised.complete()
+    }
+
+    /** [ConnectionPool.checkOut] that fails with [PoolClosedException] once this guard is raised (see the class). */
+    public suspend fun checkOut(pool: ConnectionPool): Connection = pool.checkOutGuarded(this)
+
+    /** Fails the checkouts through this guard that wait in [pool]'s queue; after [raise]. Suspends for the pool's lock only. */
+    public suspend fun failWaiting(pool: ConnectionPool) {
+        check(isRaised) { "failWaiting is for a raised guard: call raise first" }
+        pool.failGuarded(this)
+    }
+}
