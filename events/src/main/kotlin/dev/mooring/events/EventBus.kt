@@ -76,12 +76,23 @@ public class EventBus(
         synchronized(interests) {
             listeners.add(registered)
             refreshInterests()
+            if (listener is ChangingEventListener) listener.attached(this)
         }
         return AutoCloseable {
             synchronized(interests) {
                 listeners.remove(registered)
                 refreshInterests()
+                if (listener is ChangingEventListener && listeners.none { it.listener === listener }) listener.detached(this)
             }
+        }
+    }
+
+    /** [ChangingEventListener.eventTypesChanged]: reads [listener]'s types again, then every interest. */
+    internal fun reread(listener: ChangingEventListener) {
+        synchronized(interests) {
+            val types = listener.eventTypes?.toTypedArray()
+            for (r in listeners) if (r.listener === listener) r.types = types
+            refreshInterests()
         }
     }
 
@@ -129,8 +140,11 @@ public class EventBus(
     }
 }
 
-/** A listener as registered: [types] is its [EventListener.eventTypes] fixed at registration (null: every event). */
-private class Registered(val listener: EventListener, private val types: Array<Class<out MooringEvent>>?) {
+/**
+ * A listener as registered: [types] is its [EventListener.eventTypes] read at registration (null:
+ * every event), and again at each [ChangingEventListener.eventTypesChanged].
+ */
+private class Registered(val listener: EventListener, @Volatile var types: Array<Class<out MooringEvent>>?) {
     fun accepts(event: MooringEvent): Boolean {
         val t = types ?: return true
         for (c in t) if (c.isInstance(event)) return true
@@ -157,7 +171,8 @@ public fun interface EventListener {
 
     /**
      * The event types this listener wants (it receives the events that are instances of one of
-     * them), or null for every event (the default). Read once, when the listener is added.
+     * them), or null for every event (the default). Read once, when the listener is added (and
+     * again whenever a [ChangingEventListener] says it changed).
      * Declaring it lets publishers skip building events nobody wants (see [EventBus.interest]).
      */
     public val eventTypes: Set<Class<out MooringEvent>>? get() = null

@@ -146,4 +146,51 @@ class EventBusSpec : FunSpec({
         }
         tockInterest.isActive shouldBe false
     }
+
+    test("a ChangingEventListener's new eventTypes are read again at eventTypesChanged, by every bus it is on, until its registration closes") {
+        class Fanout : ChangingEventListener() {
+            val seen = Collections.synchronizedList(mutableListOf<MooringEvent>())
+            @Volatile override var eventTypes: Set<Class<out MooringEvent>>? = emptySet()
+            fun want(types: Set<Class<out MooringEvent>>?) {
+                eventTypes = types
+                eventTypesChanged()
+            }
+            override fun onEvent(event: MooringEvent) {
+                seen += event
+            }
+        }
+        val first = EventBus()
+        val second = EventBus()
+        val fanout = Fanout()
+        val onFirst = first.addListener(fanout)
+        second.addListener(fanout)
+        val tock1 = first.interest(Tock::class.java)
+        val tock2 = second.interest(Tock::class.java)
+        tock1.isActive shouldBe false
+        first.publish(Tick(1))
+        fanout.seen shouldBe emptyList()
+
+        fanout.want(setOf(Tock::class.java))
+        tock1.isActive shouldBe true
+        tock2.isActive shouldBe true
+        first.interest(Tick::class.java).isActive shouldBe false
+        first.publish(Tick(2))
+        first.publish(Tock(3))
+        second.publish(Tock(4))
+        fanout.seen shouldBe listOf(Tock(3), Tock(4))
+
+        fanout.want(null) // every event
+        first.publish(Tick(5))
+        fanout.seen shouldBe listOf(Tock(3), Tock(4), Tick(5))
+
+        onFirst.close()
+        fanout.want(emptySet())
+        tock2.isActive shouldBe false
+        tock1.isActive shouldBe false
+        first.addListener(EventListener.of(Tock::class.java) { })
+        tock1.isActive shouldBe true
+        fanout.want(null) // the closed registration is not brought back
+        first.publish(Tick(6))
+        fanout.seen shouldBe listOf(Tock(3), Tock(4), Tick(5))
+    }
 })

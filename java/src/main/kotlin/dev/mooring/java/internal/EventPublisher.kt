@@ -27,7 +27,7 @@ internal class EventPublisher(
         subscriber.let { s ->
             val sub = EventSubscription(s, capacity, executor) { remove(it) }
             synchronized(lock) {
-                if (!completed.get()) subscriptions[sub] = dispatcher.add(ListenerAdapter(sub, sub::onEvent))
+                if (!completed.get()) subscriptions[sub] = dispatcher.add(ListenerAdapter(sub, null, sub::onEvent))
             }
             sub.start()
             if (completed.get()) sub.complete()

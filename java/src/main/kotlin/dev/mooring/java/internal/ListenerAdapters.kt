@@ -38,9 +38,14 @@ import dev.mooring.sdam.TopologyOpeningEvent
 
 /**
  * An [EventListener] that routes each event to the typed method of one Java listener.
- * [target] is the user's object: registrations are found and removed by it.
+ * [target] is the user's object: registrations are found and removed by it. [eventTypes] is the
+ * event family the listener takes (null: every event), so that events nobody wants are not built.
  */
-internal class ListenerAdapter(val target: Any, private val route: (MooringEvent) -> Unit) : EventListener {
+internal class ListenerAdapter(
+    val target: Any,
+    override val eventTypes: Set<Class<out MooringEvent>>?,
+    private val route: (MooringEvent) -> Unit,
+) : EventListener {
     override fun onEvent(event: MooringEvent) = route(event)
     override fun toString(): String = target.toString()
 }
@@ -52,7 +57,7 @@ internal class ListenerAdapter(val target: Any, private val route: (MooringEvent
  * until its listener method exists; events of other families are not the listener's.
  */
 internal object ListenerAdapters {
-    fun pool(l: ConnectionPoolListener): ListenerAdapter = ListenerAdapter(l) { e ->
+    fun pool(l: ConnectionPoolListener): ListenerAdapter = ListenerAdapter(l, setOf(ConnectionPoolEvent::class.java)) { e ->
         if (e is ConnectionPoolEvent) {
             when (e) {
                 is PoolCreatedEvent -> l.connectionPoolCreated(e)
@@ -70,7 +75,7 @@ internal object ListenerAdapters {
         }
     }
 
-    fun monitor(l: ServerMonitorListener): ListenerAdapter = ListenerAdapter(l) { e ->
+    fun monitor(l: ServerMonitorListener): ListenerAdapter = ListenerAdapter(l, setOf(ServerHeartbeatEvent::class.java)) { e ->
         if (e is ServerHeartbeatEvent) {
             when (e) {
                 is ServerHeartbeatStartedEvent -> l.serverHeartbeatStarted(e)
@@ -80,7 +85,7 @@ internal object ListenerAdapters {
         }
     }
 
-    fun server(l: ServerListener): ListenerAdapter = ListenerAdapter(l) { e ->
+    fun server(l: ServerListener): ListenerAdapter = ListenerAdapter(l, setOf(ServerEvent::class.java)) { e ->
         if (e is ServerEvent) {
             when (e) {
                 is ServerOpeningEvent -> l.serverOpening(e)
@@ -90,7 +95,7 @@ internal object ListenerAdapters {
         }
     }
 
-    fun cluster(l: ClusterListener): ListenerAdapter = ListenerAdapter(l) { e ->
+    fun cluster(l: ClusterListener): ListenerAdapter = ListenerAdapter(l, setOf(TopologyEvent::class.java)) { e ->
         if (e is TopologyEvent) {
             when (e) {
                 is TopologyOpeningEvent -> l.clusterOpening(e)
@@ -100,7 +105,7 @@ internal object ListenerAdapters {
         }
     }
 
-    fun command(l: CommandListener): ListenerAdapter = ListenerAdapter(l) { e ->
+    fun command(l: CommandListener): ListenerAdapter = ListenerAdapter(l, setOf(CommandEvent::class.java)) { e ->
         if (e is CommandEvent) {
             when (e) {
                 is CommandStartedEvent -> l.commandStarted(e)
@@ -110,5 +115,9 @@ internal object ListenerAdapters {
         }
     }
 
-    fun any(l: EventListener): ListenerAdapter = ListenerAdapter(l) { e -> l.onEvent(e) }
+    /** [l] gets the events of the types it declares ([EventListener.eventTypes], read once here), as on the bus. */
+    fun any(l: EventListener): ListenerAdapter {
+        val types = l.eventTypes
+        return ListenerAdapter(l, types) { e -> if (types == null || types.any { it.isInstance(e) }) l.onEvent(e) }
+    }
 }

@@ -1,6 +1,6 @@
 package dev.mooring.java.internal
 
-import dev.mooring.events.EventListener
+import dev.mooring.events.ChangingEventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.java.ListenerRegistration
 import org.slf4j.LoggerFactory
@@ -17,9 +17,33 @@ import java.util.concurrent.CopyOnWriteArrayList
  * must not wait on the cluster. A throwing adapter is logged and skipped, never propagated to
  * the publisher (the pool or a monitor). Thread-safe (copy-on-write list: registrations are
  * rare, events frequent).
+ *
+ * Its [eventTypes] are the union of its adapters' (null when one takes every event), and the bus
+ * reads them again at each change ([ChangingEventListener]): a service with only a
+ * [dev.mooring.java.ConnectionPoolListener] has no command events built for it.
  */
-internal class ListenerDispatcher : EventListener {
+internal class ListenerDispatcher : ChangingEventListener() {
     private val adapters = CopyOnWriteArrayList<ListenerAdapter>()
+
+    @Volatile override var eventTypes: Set<Class<out MooringEvent>>? = emptySet()
+        private set
+
+    /** Recomputes [eventTypes] from the adapters and tells the bus. */
+    private fun adaptersChanged() {
+        synchronized(adapters) {
+            var union: MutableSet<Class<out MooringEvent>>? = HashSet()
+            for (a in adapters) {
+                val t = a.eventTypes
+                if (t == null) {
+                    union = null
+                    break
+                }
+                union!!.addAll(t)
+            }
+            eventTypes = union
+            eventTypesChanged()
+        }
+    }
 
     private val deliveryLock = Any()
 
@@ -38,18 +62,22 @@ internal class ListenerDispatcher : EventListener {
 
     fun add(adapter: ListenerAdapter): ListenerRegistration {
         adapters.add(adapter)
+        adaptersChanged()
         return object : ListenerRegistration {
             override fun close() {
-                adapters.remove(adapter)
+                if (adapters.remove(adapter)) adaptersChanged()
             }
             override fun toString(): String = "ListenerRegistration(${adapter.target})"
         }
     }
 
     /** Removes every registration of [target]; true when there was one. */
-    fun remove(target: Any): Boolean = adapters.removeIf { it.target === target }
+    fun remove(target: Any): Boolean = adapters.removeIf { it.target === target }.also { if (it) adaptersChanged() }
 
-    fun clear() = adapters.clear()
+    fun clear() {
+        adapters.clear()
+        adaptersChanged()
+    }
 
     override fun toString(): String = "JavaListenerDispatcher(${adapters.size} listeners)"
 
