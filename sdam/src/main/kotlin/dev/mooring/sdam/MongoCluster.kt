@@ -165,7 +165,7 @@ public class MongoCluster internal constructor(
         val id = TopologyId.next()
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
         selector = ServerSelector(live)
-        runner = OperationRunner(live, selector)
+        runner = OperationRunner(live, selector, connectionFactory.dispatcher)
         cursors = CursorContext(live, runner, ::monitoredOperation, ::monitored, tracer)
         SrvPoller.start(seedlist, live, scope)
         // An uncontended open does not suspend: the opening events are published before the constructor returns.
@@ -355,7 +355,7 @@ public class MongoCluster internal constructor(
             }
         }
         try {
-            return runner.run(readSelection(readPreference), doc.firstKey, timeout.timeoutMS, retry, attempt)
+            return runner.run(readSelection(readPreference), doc.firstKey, timeout.timeoutMS, retry, mayRunOnLoops = true, attempt)
         } finally {
             s.release()
         }
@@ -545,7 +545,7 @@ public class MongoCluster internal constructor(
         return try {
             RetryableWrite(doc, settings.retryWrites, sessions, s.current).use { write ->
                 try {
-                    runner.run(ServerSelectionOperation.Write, doc.firstKey, timeout.timeoutMS, write) { selected, connection ->
+                    runner.run(ServerSelectionOperation.Write, doc.firstKey, timeout.timeoutMS, write, mayRunOnLoops = true) { selected, connection ->
                         // a write that is not retryable still runs in the (implicit or explicit) session, unless unacknowledged
                         val sent = write.commandFor(selected.description, live.description.value)
                             .let { if (it.containsKey("lsid") || unacknowledged) it else s.attach(it, connection) }

@@ -72,7 +72,7 @@ internal class CommandCursor(
         // OpenTelemetry: the opening command runs in an operation span named after it (find, aggregate, ...)
         return context.tracer.traceCommand(database, command) {
             withContext(pin) {
-                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry) { selected, connection ->
+                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry, mayRunOnLoops = true) { selected, connection ->
                     val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, selected.topology.type, selected.description)
                     val reply = send(connection, database, timeout.initial) { timeout.initialCommand(sent, selected.description) }
                     val batch = CursorBatch.first(name, reply, connection.address)
