@@ -127,6 +127,9 @@ object BenchMain {
                 val warmStart = System.nanoTime()
                 runCell(lib, w, CellCommand(Scenario.PING_RESPONDER, 64, 10, targets.getValue(Scenario.PING_RESPONDER), 0, plan.jvmWarmupMs * 7 / 10), false)
                 if (lib.measures(Scenario.POOL_ONLY)) runCell(lib, w, CellCommand(Scenario.POOL_ONLY, 64, plan.poolOnlyConnections, "", 0, plan.jvmWarmupMs * 3 / 10), false)
+                if (plan.includes(Scenario.WAITERS_100K) && lib.measures(Scenario.WAITERS_100K)) {
+                    repeat(plan.waitersWarmupDrains) { runCell(lib, w, CellCommand(Scenario.WAITERS_100K, plan.waiters, 10, count = plan.waiters), false) }
+                }
                 say("${lib.key} warmed up for ${"%.1f".format((System.nanoTime() - warmStart) / 1e9)} s")
             }
 

@@ -16,6 +16,12 @@ data class BenchPlan(
     /** Warm-up of each library's JVM before its first measured cell (the method asks for ≥ 10 s). */
     val jvmWarmupMs: Long,
     val waiters: Int,
+    /**
+     * Discarded drains of [waiters] each library runs while it warms up: a measured cell runs one
+     * drain, and the first drains of a JVM measure its JIT (about 220 ms, then 90, then 37, then
+     * 25–29 ms in steady state for both pools), not the pool.
+     */
+    val waitersWarmupDrains: Int = 4,
     val coldStartRuns: Int,
     val failoverElections: Int,
     /** Elections of the discarded failover warm-up cell each library runs before the measured failover cells. */
@@ -48,7 +54,7 @@ data class BenchPlan(
             pingCells = listOf(8 to 10),
             poolOnlyCallers = listOf(1, 64),
             cellWarmupMs = 200, pingMeasureMs = 500, poolMeasureMs = 300, jvmWarmupMs = 1_000,
-            waiters = 10_000, coldStartRuns = 1, failoverElections = 3, failoverWarmupElections = 2,
+            waiters = 10_000, waitersWarmupDrains = 1, coldStartRuns = 1, failoverElections = 3, failoverWarmupElections = 2,
         )
     }
 }
