@@ -250,4 +250,37 @@ class EventLoopGroupSpec : FunSpec({
         }
         group.threads().count { it.isAlive } shouldBe 0
     }
+
+    test("a connect cancelled before the peer answered releases its socket at once, though the loop is idle") {
+        val group = EventLoopGroup(1)
+        // A listener whose accept queue is full drops further SYNs: the next connect stays pending.
+        ServerSocket(0, 1, InetAddress.getLoopbackAddress()).use { server ->
+            val peer = java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), server.localPort)
+            val queued = ArrayList<Socket>()
+            try {
+                while (queued.size < 16) {
+                    val s = Socket()
+                    try {
+                        s.connect(peer, 300)
+                    } catch (_: java.net.SocketTimeoutException) {
+                        s.close()
+                        break
+                    }
+                    queued += s
+                }
+                val loop = group.loopAt(0)
+                val connecting = CoroutineScope(Dispatchers.Default).launch {
+                    Connector.connect(group, ServerAddress("127.0.0.1", server.localPort))
+                }
+                withTimeout(10.seconds) { while (loop.registeredKeys != 1) kotlinx.coroutines.delay(5) }
+                connecting.cancel()
+                connecting.join()
+                // Ktor closed the channel, which is released only when the loop deregisters its key
+                withTimeout(5.seconds) { while (loop.registeredKeys != 0) kotlinx.coroutines.delay(5) }
+            } finally {
+                queued.forEach { it.close() }
+                group.close()
+            }
+        }
+    }
 })

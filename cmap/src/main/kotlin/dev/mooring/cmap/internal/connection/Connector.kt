@@ -21,7 +21,7 @@ import java.net.InetAddress
 internal object Connector {
     suspend fun connect(selector: SelectorManager, address: ServerAddress, resolver: HostNameResolver? = null): Socket {
         if (address.isUnixSocket) {
-            return aSocket(selector).tcp().connect(UnixSocketAddress(address.host))
+            return releasingOnFailure(selector) { aSocket(selector).tcp().connect(UnixSocketAddress(address.host)) }
         }
         val ips = when {
             // parsed, not looked up: no hop to Dispatchers.IO (whose idle threads would make every
@@ -33,15 +33,31 @@ internal object Connector {
         var last: Exception? = null
         for (ip in ips) {
             try {
-                return aSocket(selector).tcp().connect(InetSocketAddress(ip.hostAddress, address.port)) {
-                    noDelay = true
-                    keepAlive = true
+                return releasingOnFailure(selector) {
+                    aSocket(selector).tcp().connect(InetSocketAddress(ip.hostAddress, address.port)) {
+                        noDelay = true
+                        keepAlive = true
+                    }
                 }
             } catch (e: IOException) {
                 last = e
             }
         }
         throw last ?: IOException("no addresses for ${address.host}")
+    }
+
+    /**
+     * Runs [connect]; when it fails or is cancelled (a connectTimeoutMS, a closing pool), Ktor has
+     * closed the socket's channel, but the channel is released only once a loop deregisters its
+     * key: the loops are woken for that ([EventLoopGroup.deregisterCancelledKeys]).
+     */
+    private suspend inline fun releasingOnFailure(selector: SelectorManager, connect: () -> Socket): Socket {
+        try {
+            return connect()
+        } catch (t: Throwable) {
+            (selector as? EventLoopGroup)?.deregisterCancelledKeys()
+            throw t
+        }
     }
 
     private val ipv4 = Regex("""^\d{1,3}(\.\d{1,3}){3}$""")

@@ -97,6 +97,11 @@ internal class EventLoop(
         }
     }
 
+    /** Wakes this loop if it is blocked in select, unless called from its own thread (which selects next anyway). */
+    fun wakeupFromOutside() {
+        if (!inLoop()) wakeup()
+    }
+
     private fun wakeup() {
         if (selecting && wakeupPending.compareAndSet(false, true)) selector.wakeup()
     }
@@ -131,6 +136,9 @@ internal class EventLoop(
     /** Selects that returned so far; written by the loop thread only (read by tests). */
     @Volatile var selectsReturned: Long = 0L
         private set
+
+    /** Keys of this loop's selector, cancelled ones not yet deregistered included (a racy read, for tests). */
+    val registeredKeys: Int get() = selector.keys().size
 
     /** Tasks run so far; written by the loop thread only (read by tests). */
     var tasksRun: Long = 0L

@@ -123,6 +123,18 @@ internal class EventLoopGroup(size: Int) : CoroutineDispatcher(), SelectorManage
         for (loop in loops) loop.forget(selectable)
     }
 
+    /**
+     * Makes every loop blocked in select return and select again, so that keys cancelled behind
+     * its back are deregistered now. A channel registered with a selector is only closed (its file
+     * descriptor released, the peer told) when its key is deregistered, at a loop's next select;
+     * Ktor closes a socket whose connect failed or was cancelled without [notifyClosed], so
+     * without this its socket stayed open, connecting, until the loop happened to wake for
+     * something else (on an idle client: never). Non-blocking; any thread.
+     */
+    fun deregisterCancelledKeys() {
+        for (loop in loops) loop.wakeupFromOutside()
+    }
+
     /** Stops every loop; idempotent and non-blocking ([job] completes when the threads have stopped). */
     override fun close() {
         if (closed.compareAndSet(false, true)) loops.forEach { it.close() }
