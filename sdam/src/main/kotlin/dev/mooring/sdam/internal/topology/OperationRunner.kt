@@ -16,14 +16,12 @@ import org.bson.BsonDocument
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineDispatcher
-import kotlinx.coroutines.Job
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.flow.MutableStateFlow
 import kotlinx.coroutines.flow.first
-import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import java.util.concurrent.atomic.AtomicInteger
@@ -139,10 +137,10 @@ internal class OperationRunner(
      * must never block, and a caller's block might):
      * one dispatch there and one back, instead of a wake-up of the loop to watch for the reply and a
      * dispatch of the reply, and the pool's hand-overs between waiting operations happen on the
-     * loops (measured at 64 callers on `Dispatchers.Default`, pool 10: 50k → 66k pings/s; at 512:
-     * 50k → 58k). A lone operation stays on its caller's thread: with the loops idle the hop costs
-     * more than it saves (measured at one caller: 14.4k → 12.0k pings/s). The loops being closed
-     * meanwhile fails the operation as a closed cluster, not as a cancellation.
+     * loops (measured on `Dispatchers.Default`, pool 10: 64 callers 42k → 57k pings/s, 512 callers
+     * 49k → 53k). A lone operation stays on its caller's thread: with the loops idle the two
+     * dispatches cost more than they save (hopping always: one caller 14.4k → 12.0k pings/s). The
+     * loops being closed meanwhile fails the operation as a closed cluster, not as a cancellation.
      */
     internal suspend fun <T> onLoops(
         loops: CoroutineDispatcher,
