@@ -330,7 +330,7 @@ public class ConnectionPool(
             throw e
         }
         val r: Established = when (handed) {
-            is PendingEstablishment -> awaitEstablishment(handed, w.guard)
+            is PendingEstablishment -> awaitEstablishment(handed, w)
             is PooledConnection -> handed
             is Failed -> handed
         }
@@ -341,27 +341,24 @@ public class ConnectionPool(
     }
 
     /**
-     * Awaits the establishment [p] this checkout owns; with a [guard], only until it is raised:
-     * then the establishment goes on for nobody (the oldest waiter adopts it, or it becomes idle)
-     * and the checkout fails with [PoolClosedException].
+     * Awaits the establishment [p] the checkout of [w] owns; when the waiter's guard is raised
+     * first, see [PoolStateMachine.establishmentRefused].
      */
-    private suspend fun awaitEstablishment(p: PendingEstablishment, guard: CheckOutGuard?): Established {
-        val r: Established? = try {
+    private suspend fun awaitEstablishment(p: PendingEstablishment, w: Waiter): Established {
+        val guard = w.guard
+        return try {
             if (guard == null) {
                 p.outcome.await()
             } else {
-                select<Established?> {
+                select {
                     p.outcome.onAwait { it }
-                    guard.raised.onJoin { null }
+                    guard.raised.onJoin { lock.withLock { machine.establishmentRefused(p, w) } }
                 }
             }
         } catch (e: CancellationException) {
             lock.withLock { machine.disown(p) }
             throw e
         }
-        if (r != null) return r
-        lock.withLock { machine.disown(p) }
-        throw PoolClosedException(address)
     }
 
     /** Fails the checkouts through [guard] waiting in the queue (see [CheckOutGuard.failWaiting]). */

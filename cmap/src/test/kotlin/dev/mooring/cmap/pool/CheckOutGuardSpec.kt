@@ -2,6 +2,7 @@ package dev.mooring.cmap.pool
 
 import dev.mooring.cmap.ConnectionCheckOutFailedEvent
 import dev.mooring.cmap.ConnectionCheckOutFailedReason
+import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.cmap.ConnectionPool
 import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolSettings
@@ -28,6 +29,7 @@ class CheckOutGuardSpec : FunSpec({
         val bus = EventBus().also { b -> b.addListener { e -> if (e is ConnectionPoolEvent) events.add(e) } }
         val pool = ConnectionPool(TEST_ADDRESS, ConnectionPoolSettings(maxPoolSize = maxPoolSize), factory, bus, false)
         val guard = CheckOutGuard()
+        inline fun <reified T : ConnectionPoolEvent> eventsOf(): List<T> = synchronized(events) { events.filterIsInstance<T>() }
         fun failedReasons() = synchronized(events) { events.filterIsInstance<ConnectionCheckOutFailedEvent>().map { it.reason } }
 
         /** Readies the pool and checks out its only connection, so the next checkouts wait. */
@@ -79,7 +81,7 @@ class CheckOutGuardSpec : FunSpec({
         f.pool.close()
     }
 
-    test("raised while its connection is established: the guarded checkout fails, the connection is kept for others") {
+    test("raised while its connection is established: the guarded checkout fails (CheckOutFailed, poolClosed), the connection is kept for others") {
         val f = Fixture(maxPoolSize = 1)
         val guard = CheckOutGuard()
         f.factory.establishGate = CompletableDeferred()
@@ -90,9 +92,12 @@ class CheckOutGuardSpec : FunSpec({
             guard.raise()
             guard.failWaiting(f.pool)
             withTimeout(20_000) { guarded.await() }.exceptionOrNull().shouldBeInstanceOf<PoolClosedException>()
+            f.failedReasons() shouldContainExactly listOf(ConnectionCheckOutFailedReason.POOL_CLOSED)
             f.factory.establishGate!!.complete(Unit)
             awaitUntil { f.pool.statistics().availableConnections == 1 }
         }
+        // the establishment finished for nobody: no CheckedOut for the failed checkout
+        f.eventsOf<ConnectionCheckedOutEvent>() shouldBe emptyList()
         val c = f.pool.checkOut()
         c.id shouldBe 1L
         f.pool.checkIn(c)

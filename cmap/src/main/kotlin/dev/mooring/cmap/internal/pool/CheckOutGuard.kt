@@ -23,15 +23,17 @@ import kotlinx.coroutines.Job
  */
 @InternalMooringApi
 public class CheckOutGuard {
-    /** Completed by [raise]; awaited by checkouts that wait for their connection's establishment. */
-    internal val raised: CompletableJob = Job()
+    private val signal: CompletableJob = Job()
+
+    /** Completes when [raise] is called (checkouts waiting for their connection's establishment, and the cluster's selection, wait on it). */
+    public val raised: Job get() = signal
 
     /** True once [raise] was called. */
-    public val isRaised: Boolean get() = raised.isCompleted
+    public val isRaised: Boolean get() = signal.isCompleted
 
     /** Refuses every checkout through this guard from now on. Call [failWaiting] for each pool next. */
     public fun raise() {
-        raised.complete()
+        signal.complete()
     }
 
     /** [ConnectionPool.checkOut] that fails with [PoolClosedException] once this guard is raised (see the class). */

@@ -109,6 +109,19 @@ internal class PoolStateMachine(
         }
     }
 
+    /**
+     * The guard of [w], which owns the establishment [p], was raised (the cluster is closing): the
+     * establishment's outcome when it has one by now (its events were emitted); otherwise [p] goes
+     * on for nobody (the oldest waiter adopts it) and the checkout fails with [PoolClosedException]
+     * (ConnectionCheckOutFailed, reason poolClosed).
+     */
+    fun establishmentRefused(p: PendingEstablishment, w: Waiter): Established {
+        if (p.outcome.isCompleted) return p.outcome.getCompleted()
+        p.owner = null
+        dispatch()
+        return checkOutFailed(ConnectionCheckOutFailedReason.POOL_CLOSED, w.startNanos, PoolClosedException(address))
+    }
+
     private fun giveBack(c: PooledConnection) {
         if (c.state == ConnState.IN_USE) checkIn(c)
     }

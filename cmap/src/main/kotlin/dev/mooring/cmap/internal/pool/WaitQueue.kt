@@ -20,7 +20,8 @@ import kotlin.coroutines.resume
  * The hand-over is a single-shot slot rather than a Deferred: the waiter parks its continuation in
  * [slot] with one CAS, and [hand] swaps in [HANDED]: a waiter that had not suspended yet sees it
  * and returns at once; one that had is queued in [ServedWaiters], which resumes it after the lock is
- * released, in hand-over order. Exactly one side resumes it either way.
+ * released, in hand-over order. Exactly one side resumes it either way. [guard], when set, is the
+ * [CheckOutGuard] the checkout was made through (the cluster fails such waiters when it closes).
  */
 internal class Waiter(@JvmField val startNanos: Long, @JvmField val guard: CheckOutGuard? = null) : CheckOutOutcome {
     /** The handed outcome, or null while waiting. */

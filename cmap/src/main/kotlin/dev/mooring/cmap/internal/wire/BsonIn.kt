@@ -47,8 +47,7 @@ internal class BsonIn private constructor(private val bytes: ByteArray) {
         need(4, limit)
         val p = pos
         pos += 4
-        return (bytes[p].toInt() and 0xff) or ((bytes[p + 1].toInt() and 0xff) shl 8) or
-            ((bytes[p + 2].toInt() and 0xff) shl 16) or ((bytes[p + 3].toInt() and 0xff) shl 24)
+        return int32At(bytes, p)
     }
 
     private fun int64(limit: Int): Long {

@@ -21,8 +21,7 @@ internal class ByteReader(private val bytes: ByteArray, start: Int = 0, private 
         need(4, what)
         val p = position
         position += 4
-        return (bytes[p].toInt() and 0xff) or ((bytes[p + 1].toInt() and 0xff) shl 8) or
-            ((bytes[p + 2].toInt() and 0xff) shl 16) or ((bytes[p + 3].toInt() and 0xff) shl 24)
+        return int32At(bytes, p)
     }
 
     fun int64(what: String): Long {
@@ -49,10 +48,7 @@ internal class ByteReader(private val bytes: ByteArray, start: Int = 0, private 
     /** One BSON document whose declared length must fit before [limit]. Fully validated. */
     fun document(what: String, limit: Int = end): BsonDocument {
         if (limit - position < 5) throw WireFormatException("truncated message: $what needs at least 5 bytes")
-        val len = (bytes[position].toInt() and 0xff) or
-            ((bytes[position + 1].toInt() and 0xff) shl 8) or
-            ((bytes[position + 2].toInt() and 0xff) shl 16) or
-            ((bytes[position + 3].toInt() and 0xff) shl 24)
+        val len = int32At(bytes, position)
         if (len < 5 || len > limit - position) {
             throw WireFormatException("invalid BSON length $len for $what (${limit - position} bytes available)")
         }

@@ -1,6 +1,5 @@
 package dev.mooring.cmap.internal.wire
 
-
 /**
  * The 16-byte standard message header. Immutable.
  *
@@ -36,10 +35,5 @@ internal data class MessageHeader(
             }
             return h
         }
-
-        /** The little-endian int32 at [at] (no ByteBuffer view per header). */
-        private fun int32At(bytes: ByteArray, at: Int): Int =
-            (bytes[at].toInt() and 0xff) or ((bytes[at + 1].toInt() and 0xff) shl 8) or
-                ((bytes[at + 2].toInt() and 0xff) shl 16) or ((bytes[at + 3].toInt() and 0xff) shl 24)
     }
 }

@@ -14,7 +14,6 @@ import dev.mooring.sdam.internal.retry.OverloadRetry
 import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
 import org.bson.BsonDocument
 import kotlinx.coroutines.CancellationException
-import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.currentCoroutineContext
@@ -52,9 +51,10 @@ internal class OperationRunner(
     @Volatile internal var overloadPolicy: OverloadRetry =
         OverloadRetry(topology.settings.maxAdaptiveRetries, topology.settings.enableOverloadRetargeting)
 
-    internal val closingSignal = CompletableDeferred<Unit>()
-
-    /** Fails the operations' checkouts once closing begins: raised by [beginClosing]. */
+    /**
+     * Raised by [beginClosing]: fails the operations' checkouts from then on, and its [CheckOutGuard.raised]
+     * job is what selection waits observe to stop.
+     */
     internal val checkOutGuard = CheckOutGuard()
 
     /** Operations holding a connection; an atomic counter, so the operation path takes no lock. */
@@ -76,12 +76,11 @@ internal class OperationRunner(
     }
 
     /** True once [beginClosing] was called. */
-    internal val isClosing: Boolean get() = closingSignal.isCompleted
+    internal val isClosing: Boolean get() = checkOutGuard.isRaised
 
     /** Refuses new operations and fails those not yet holding a connection. Idempotent, non-blocking. */
     internal fun beginClosing() {
         checkOutGuard.raise()
-        closingSignal.complete(Unit)
         publishHolding()
     }
 
@@ -255,7 +254,7 @@ internal class OperationRunner(
         // The selector's own wait observes closing: a selection that needs no wait costs nothing extra.
         val selected = selector.select(
             operation, operationName, if (byOperationTimeout) remaining!! else selectionTimeout, deprioritized, byOperationTimeout,
-            closing = closingSignal,
+            closing = checkOutGuard.raised,
         )
         try {
             val pool = selected.pool
