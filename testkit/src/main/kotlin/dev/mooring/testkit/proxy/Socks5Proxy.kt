@@ -10,6 +10,7 @@ import java.net.ServerSocket
 import java.net.Socket
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CopyOnWriteArrayList
+import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * A SOCKS5 proxy server (RFC 1928 CONNECT, with "no authentication" or RFC 1929
@@ -50,9 +51,13 @@ class Socks5Proxy private constructor(
     /** What clients asked this proxy for, in order. */
     val requests: List<Socks5Request> get() = recorded.toList()
 
-    /** Handshakes whose authentication failed (wrong username/password or no acceptable method). */
-    @Volatile var rejectedHandshakes: Int = 0
-        private set
+    private val rejected = AtomicInteger()
+
+    /**
+     * Handshakes whose authentication failed (wrong username/password or no acceptable method),
+     * counted before the refusal is sent, so a client that has seen it finds it here.
+     */
+    val rejectedHandshakes: Int get() = rejected.get()
 
     private fun listen() {
         listener.reuseAddress = true
@@ -100,7 +105,7 @@ class Socks5Proxy private constructor(
         val methods = List(input.readUnsignedByte()) { input.readUnsignedByte() }
         val wanted = if (credentials != null) 2 else 0
         if (wanted !in methods) {
-            rejectedHandshakes++
+            rejected.incrementAndGet()
             output.write(byteArrayOf(5, 0xFF.toByte()))
             output.flush()
             return null
@@ -112,13 +117,11 @@ class Socks5Proxy private constructor(
         val user = String(ByteArray(input.readUnsignedByte()).also { input.readFully(it) }, Charsets.UTF_8)
         val pass = String(ByteArray(input.readUnsignedByte()).also { input.readFully(it) }, Charsets.UTF_8)
         val ok = user == credentials.first && pass == credentials.second
+        // Counted before the reply: a client that has read the refusal must find it counted.
+        if (!ok) rejected.incrementAndGet()
         output.write(byteArrayOf(1, if (ok) 0 else 1))
         output.flush()
-        if (!ok) {
-            rejectedHandshakes++
-            return null
-        }
-        return methods to user
+        return if (ok) methods to user else null
     }
 
     private fun readConnect(input: DataInputStream, methods: List<Int>, username: String?): Socks5Request? {
