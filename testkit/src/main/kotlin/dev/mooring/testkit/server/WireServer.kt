@@ -164,8 +164,10 @@ class WireServer private constructor(
                     } finally {
                         sockets.remove(socket)
                         admittedConnections.remove(number)
-                        socket.close()
+                        // counted before the socket closes: a client that has seen the server close
+                        // the connection (closeConnection, Reply.CloseConnection) must find it counted
                         counters.closed()
+                        socket.close()
                     }
                 }
             }
