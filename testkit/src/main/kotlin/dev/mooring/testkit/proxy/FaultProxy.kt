@@ -52,10 +52,19 @@ class FaultProxy private constructor(
     /** `127.0.0.1:<port>`: the address clients should use. */
     val address: ServerAddress get() = ServerAddress("127.0.0.1", port)
 
-    /** Connections accepted since start. */
+    /**
+     * Connections accepted since start, counted when accepted: before anything is relayed on
+     * them, but possibly after the client's `connect` returned (the kernel completes the TCP
+     * handshake first), so wait for it rather than asserting it right after a bare connect.
+     */
     val acceptedConnections: Long get() = accepted.get()
 
-    /** Connections currently relayed. */
+    /**
+     * Connections currently relayed. A connection the proxy ends (a fault, [resetAll], [kill], or
+     * the target closing its side) is removed before its sockets close; one the client closes is
+     * removed when the proxy notices, so wait for that rather than asserting it right after a
+     * client-side close.
+     */
     val openConnections: Int get() = connections.size
 
     /** True between [kill] and [revive]. */

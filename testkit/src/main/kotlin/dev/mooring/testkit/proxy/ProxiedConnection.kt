@@ -35,10 +35,12 @@ internal class ProxiedConnection(
 
     private fun shut(rst: Boolean) {
         if (!closed.compareAndSet(false, true)) return
+        // deregistered before the sockets close: a client that has seen its connection end must
+        // not find it still counted among the proxy's open connections
+        onClosed(this)
         if (rst) runCatching { client.setSoLinger(true, 0) }
         runCatching { client.close() }
         runCatching { server.close() }
-        onClosed(this)
     }
 
     private fun pump(direction: Direction, from: Socket, to: Socket) {
