@@ -90,6 +90,17 @@ internal class Waiter(@JvmField val startNanos: Long, @JvmField val guard: Check
         return if (home.group === dispatcher && !home.inLoop()) home else null
     }
 
+    /**
+     * Under the pool's lock, once handed while suspended: the event loop that owns the socket of the
+     * connection this waiter was handed, when the suspended checkout's dispatcher is that loop's
+     * group (its [ServedWaiters] lane); null otherwise.
+     */
+    fun homeLoopOfHanded(): EventLoop? {
+        val raw = (outcome as? PooledConnection)?.raw as? LoopBound ?: return null
+        val home = raw.homeLoop ?: return null
+        return if (parked?.context?.get(ContinuationInterceptor) === home.group) home else null
+    }
+
     /** Runs the suspended checkout on this thread, which belongs to [dispatcher] (its own); a no-op if it was cancelled. */
     @OptIn(ExperimentalCoroutinesApi::class)
     fun resumeHere(dispatcher: CoroutineDispatcher) {
