@@ -30,6 +30,7 @@ import kotlinx.coroutines.withTimeout
 import java.util.Collections
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 
 /** How served waiters are resumed (ServedWaiters): in hand-over order, on their own dispatcher, losing nothing when cancelled. */
@@ -116,6 +117,51 @@ class ServedWaitersSpec : FunSpec({
         }
     }
 
+    test("each event loop runs the waiters its own check-ins served, even while another loop is busy running one") {
+        val group = EventLoopGroup(2)
+        val scope = CoroutineScope(SupervisorJob())
+        val factory = HomedConnectionFactory { id -> group.loopAt(((id - 1) % 2).toInt()) } // ids 1, 2, ...: loop 0, loop 1
+        val pool = ConnectionPool(TEST_ADDRESS, ConnectionPoolSettings(maxPoolSize = 2), factory)
+        val firstRunning = CountDownLatch(1)
+        val secondRan = CountDownLatch(1)
+        try {
+            pool.ready()
+            val onLoop0 = pool.checkOut()
+            val onLoop1 = pool.checkOut()
+            factory.homeOf(onLoop0.id) shouldBe group.loopAt(0)
+            factory.homeOf(onLoop1.id) shouldBe group.loopAt(1)
+            val firstSawSecond = CompletableDeferred<Boolean>()
+            val secondRanOn = CompletableDeferred<Thread>()
+            val first = scope.launch(group, start = CoroutineStart.UNDISPATCHED) {
+                val mine = pool.checkOut()
+                firstRunning.countDown()
+                // Holds loop 0 (its lane's drain) until the second waiter has run: it must not need loop 0.
+                firstSawSecond.complete(secondRan.await(10, TimeUnit.SECONDS))
+                pool.checkIn(mine)
+            }
+            awaitQueued(pool, 1)
+            val second = scope.launch(group, start = CoroutineStart.UNDISPATCHED) {
+                val mine = pool.checkOut()
+                secondRanOn.complete(Thread.currentThread())
+                secondRan.countDown()
+                pool.checkIn(mine)
+            }
+            awaitQueued(pool, 2)
+            group.loopAt(0).execute { scope.launch(group, start = CoroutineStart.UNDISPATCHED) { pool.checkIn(onLoop0) } }
+            firstRunning.await(20, TimeUnit.SECONDS) shouldBe true
+            group.loopAt(1).execute { scope.launch(group, start = CoroutineStart.UNDISPATCHED) { pool.checkIn(onLoop1) } }
+            withTimeout(20_000) { firstSawSecond.await() } shouldBe true
+            withTimeout(20_000) { secondRanOn.await() } shouldBe group.loopAt(1).thread
+            withTimeout(20_000) { joinAll(first, second) }
+            pool.statistics().availableConnections shouldBe 2
+        } finally {
+            secondRan.countDown()
+            pool.close()
+            scope.cancel()
+            group.close()
+        }
+    }
+
     test("a waiter cancelled after it was served but before it ran gives the connection back") {
         val blocked = singleThread("blocked-dispatcher")
         val events: MutableList<ConnectionPoolEvent> = Collections.synchronizedList(ArrayList())
@@ -148,12 +194,17 @@ class ServedWaitersSpec : FunSpec({
     }
 })
 
-/** Fake connections whose sockets belong to [home] (as a real connection's belong to one event loop). */
-private class HomedConnectionFactory(private val home: EventLoop) : ConnectionFactory {
+/** Fake connections whose sockets belong to the loop [homeFor] picks by connection id (as a real connection's belong to one event loop). */
+private class HomedConnectionFactory(private val homeFor: (Long) -> EventLoop) : ConnectionFactory {
+    constructor(home: EventLoop) : this({ _ -> home })
+
     private val fakes = FakeConnectionFactory()
+    private val homes = java.util.concurrent.ConcurrentHashMap<Long, EventLoop>()
+
+    fun homeOf(id: Long): EventLoop? = homes[id]
 
     override fun create(address: ServerAddress, id: Long, generation: Int): EstablishableConnection =
-        HomedConnection(fakes.create(address, id, generation), home)
+        HomedConnection(fakes.create(address, id, generation), homeFor(id).also { homes[id] = it })
 }
 
 private class HomedConnection(delegate: EstablishableConnection, override val homeLoop: EventLoop) :
@@ -161,6 +212,6 @@ private class HomedConnection(delegate: EstablishableConnection, override val ho
 
 private fun singleThread(name: String) = Executors.newSingleThreadExecutor { r -> Thread(r, name) }.asCoroutineDispatcher()
 
-private suspend fun awaitQueued(pool: ConnectionPool) = withTimeout(20_000) {
-    while (pool.statistics().waitQueueSize != 1) delay(1)
+private suspend fun awaitQueued(pool: ConnectionPool, waiters: Int = 1) = withTimeout(20_000) {
+    while (pool.statistics().waitQueueSize != waiters) delay(1)
 }
