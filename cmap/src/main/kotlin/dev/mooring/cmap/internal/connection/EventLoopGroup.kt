@@ -90,13 +90,18 @@ internal class EventLoopGroup(size: Int) : CoroutineDispatcher(), SelectorManage
      * dispatch (see [EventLoop]).
      */
     override fun dispatch(context: CoroutineContext, block: Runnable) {
+        val job = context[Job]
+        dispatchOn(if (job != null) homeOfJob(job) else nextLoop(), context, block)
+    }
+
+    /** [dispatch] to [loop], one of this group's, instead of the coroutine's own loop (the same after [close]). */
+    fun dispatchOn(loop: EventLoop, context: CoroutineContext, block: Runnable) {
         if (closed.get()) {
             context.cancel(kotlinx.coroutines.CancellationException("Mooring's event loops are closed"))
             Dispatchers.IO.dispatch(context, block)
             return
         }
-        val job = context[Job]
-        (if (job != null) homeOfJob(job) else nextLoop()).execute(block)
+        loop.execute(block)
     }
 
     private fun rejected(task: Runnable) {

@@ -149,7 +149,11 @@ internal class ServedWaiters {
                 if (continueOn != null) {
                     val task = Drain(this, continueOn)
                     // A loop's lane continues on its loop (the group would pick a loop by the waiter's job).
-                    if (home != null && home.group === continueOn) home.execute(task) else continueOn.dispatch(continueContext, task)
+                    if (home != null && home.group === continueOn) {
+                        home.group.dispatchOn(home, continueContext, task)
+                    } else {
+                        continueOn.dispatch(continueContext, task)
+                    }
                     return
                 }
                 // A waiter added after the last poll, whose thread found this lane draining, is taken now.
