@@ -140,6 +140,7 @@ class ServedWaitersSpec : FunSpec({
                 pool.checkIn(mine)
             }
             awaitQueued(pool, 1)
+            parkOn(group) // see the cancelled-waiter test below
             val second = scope.launch(group, start = CoroutineStart.UNDISPATCHED) {
                 val mine = pool.checkOut()
                 secondRanOn.complete(Thread.currentThread())
@@ -147,6 +148,7 @@ class ServedWaitersSpec : FunSpec({
                 pool.checkIn(mine)
             }
             awaitQueued(pool, 2)
+            parkOn(group)
             group.loopAt(0).execute { scope.launch(group, start = CoroutineStart.UNDISPATCHED) { pool.checkIn(onLoop0) } }
             firstRunning.await(20, TimeUnit.SECONDS) shouldBe true
             group.loopAt(1).execute { scope.launch(group, start = CoroutineStart.UNDISPATCHED) { pool.checkIn(onLoop1) } }
@@ -171,8 +173,13 @@ class ServedWaitersSpec : FunSpec({
         try {
             pool.ready()
             val c: Connection = pool.checkOut()
-            val waiter = CoroutineScope(blocked).launch(start = CoroutineStart.UNDISPATCHED) { pool.checkOut() }
+            // Checks in what it got: if its checkout was not parked when served (below), it returns normally.
+            val waiter = CoroutineScope(blocked).launch(start = CoroutineStart.UNDISPATCHED) { pool.checkIn(pool.checkOut()) }
             awaitQueued(pool)
+            // The undispatched checkout parks at once, unless its lock attempt was contended (the pool's
+            // maintenance run, on a loaded machine): then it continues on its dispatcher before it parks.
+            // Let it park before the dispatcher is blocked; served unparked, it would simply return.
+            withContext(blocked) { }
             blocked.executor.execute { gate.await() } // the waiter's dispatcher cannot run it yet
             pool.checkIn(c) // served: the connection is now the waiter's, which has not run
             pool.statistics().inUseConnections shouldBe 1
@@ -211,6 +218,15 @@ private class HomedConnection(delegate: EstablishableConnection, override val ho
     EstablishableConnection by delegate, LoopBound
 
 private fun singleThread(name: String) = Executors.newSingleThreadExecutor { r -> Thread(r, name) }.asCoroutineDispatcher()
+
+/** Runs a no-op task on every loop of [group]: a checkout continued there before this has parked by then. */
+private suspend fun parkOn(group: EventLoopGroup) {
+    for (i in 0 until group.size) {
+        val done = CompletableDeferred<Unit>()
+        group.loopAt(i).execute { done.complete(Unit) }
+        withTimeout(20_000) { done.await() }
+    }
+}
 
 private suspend fun awaitQueued(pool: ConnectionPool, waiters: Int = 1) = withTimeout(20_000) {
     while (pool.statistics().waitQueueSize != waiters) delay(1)
