@@ -102,6 +102,7 @@ class ServedWaitersSpec : FunSpec({
                         pool.checkIn(mine)
                     }
                     awaitQueued(pool)
+                    parkOn(group) // see the cancelled-waiter test below
                     // The check-in runs on loop 0: the waiter is served there, and resumed on its connection's home.
                     group.loopAt(0).execute { scope.launch(group, start = CoroutineStart.UNDISPATCHED) { pool.checkIn(c) } }
                     withTimeout(20_000) { ranOn.await() } shouldBe homeLoop.thread
