@@ -85,8 +85,7 @@ internal class Waiter(@JvmField val startNanos: Long, @JvmField val guard: Check
      * already there).
      */
     fun homeLoopElsewhere(dispatcher: CoroutineDispatcher): EventLoop? {
-        val raw = (outcome as? PooledConnection)?.raw as? LoopBound ?: return null
-        val home = raw.homeLoop ?: return null
+        val home = handedHome() ?: return null
         return if (home.group === dispatcher && !home.inLoop()) home else null
     }
 
@@ -96,10 +95,12 @@ internal class Waiter(@JvmField val startNanos: Long, @JvmField val guard: Check
      * group (its [ServedWaiters] lane); null otherwise.
      */
     fun homeLoopOfHanded(): EventLoop? {
-        val raw = (outcome as? PooledConnection)?.raw as? LoopBound ?: return null
-        val home = raw.homeLoop ?: return null
+        val home = handedHome() ?: return null
         return if (parked?.context?.get(ContinuationInterceptor) === home.group) home else null
     }
+
+    /** The home loop of the connection this waiter was handed, if it was handed one bound to a loop. */
+    private fun handedHome(): EventLoop? = ((outcome as? PooledConnection)?.raw as? LoopBound)?.homeLoop
 
     /** Runs the suspended checkout on this thread, which belongs to [dispatcher] (its own); a no-op if it was cancelled. */
     @OptIn(ExperimentalCoroutinesApi::class)
