@@ -91,7 +91,24 @@ public data class ConnectionSettings(
      * `MongoCluster` takes it from `MongoClusterSettings.proxy`.
      */
     val proxy: ProxySettings? = null,
-)
+    /**
+     * How many event loops (selector threads, `mooring-loop-N-i`) serve the sockets of the
+     * connection factory's connections (pooled, monitoring and RTT): 1..[DefaultConnectionFactory.MAX_EVENT_LOOPS],
+     * default one per core (at most 16). Each connection belongs to one loop for its life. Read
+     * once, when the factory is created; not a URI option. Fewer loops can pay when the callers
+     * run on the loops (`MongoCluster.dispatcher`) and other busy threads share the machine's
+     * cores; callers on their own dispatcher do better with the default. The `bench` module
+     * measures `mooring-1loop` beside the default: measure before changing it.
+     */
+    val eventLoopThreads: Int = DEFAULT_EVENT_LOOP_THREADS,
+) {
+    /** Defaults shared by every [ConnectionSettings]. */
+    public companion object {
+        /** One event loop per core (`Runtime.availableProcessors()`), at most [DefaultConnectionFactory.MAX_EVENT_LOOPS]. */
+        public val DEFAULT_EVENT_LOOP_THREADS: Int =
+            Runtime.getRuntime().availableProcessors().coerceIn(1, DefaultConnectionFactory.MAX_EVENT_LOOPS)
+    }
+}
 
 /**
  * Connection pool options (CMAP). Immutable.

@@ -49,7 +49,8 @@ import java.util.concurrent.atomic.AtomicBoolean
  *   a compressor name or zlibCompressionLevel is invalid, a TLS file cannot be read, or the
  *   credential cannot be used (a mechanism Mooring does not implement, a missing username or
  *   password, X.509 without a client certificate, PLAIN without TLS), or tlsDisableOCSPEndpointCheck
- *   or tlsDisableCertificateRevocationCheck is set (Mooring checks no certificate revocation).
+ *   or tlsDisableCertificateRevocationCheck is set (Mooring checks no certificate revocation), or
+ *   eventLoopThreads is outside 1..[MAX_EVENT_LOOPS].
  */
 public class DefaultConnectionFactory internal constructor(
     /** The settings every connection of this factory uses. */
@@ -71,15 +72,20 @@ public class DefaultConnectionFactory internal constructor(
         authenticator: ConnectionAuthenticator? = null,
     ) : this(settings, driverInfo, authenticator, AuthHooks.DEFAULT)
 
-    // The sockets' selectors: one event loop per core, each a daemon thread of its own (not
-    // Dispatchers.IO: blocking workers added to the scheduler Dispatchers.Default shares make every
-    // later dispatch pay for an unpark; measured: contended pool hand-offs 3-7x slower).
-    private val loops = EventLoopGroup(Runtime.getRuntime().availableProcessors().coerceIn(1, MAX_EVENT_LOOPS))
+    // The sockets' selectors: settings.eventLoopThreads event loops (default one per core), each a
+    // daemon thread of its own (not Dispatchers.IO: blocking workers added to the scheduler
+    // Dispatchers.Default shares make every later dispatch pay for an unpark; measured: contended
+    // pool hand-offs 3-7x slower). Checked here, before any thread starts.
+    private val loops = EventLoopGroup(
+        settings.eventLoopThreads.also {
+            require(it in 1..MAX_EVENT_LOOPS) { "eventLoopThreads must be in 1..$MAX_EVENT_LOOPS, was $it" }
+        },
+    )
 
     /**
      * This factory's event loops as a [CoroutineDispatcher]: the threads that select on its
-     * connections' sockets (one per core, `mooring-loop-N-i`). A coroutine running here that sends
-     * a command is resumed with the reply directly by the loop that saw it arrive, on that loop's
+     * connections' sockets ([ConnectionSettings.eventLoopThreads] of them, `mooring-loop-N-i`).
+     * A coroutine running here that sends a command is resumed with the reply directly by the loop that saw it arrive, on that loop's
      * thread: no thread hand-off per reply. Code running here must never block (it would stall
      * every connection of that loop); use it for code that suspends, as on any event loop.
      * After [close], coroutines dispatched here are cancelled and run on `Dispatchers.IO`.
@@ -198,7 +204,7 @@ public class DefaultConnectionFactory internal constructor(
 
     /** Limits of every factory. */
     public companion object {
-        /** At most this many event loops (one per core up to this). */
+        /** At most this many event loops ([ConnectionSettings.eventLoopThreads]). */
         public const val MAX_EVENT_LOOPS: Int = 16
 
         /**

@@ -42,6 +42,9 @@ public class ConnectionOptionsBuilder {
      */
     public fun allowPlainAuthWithoutTls(value: Boolean): ConnectionOptionsBuilder = step { allowPlainAuthWithoutTls = value }
 
+    /** How many event loops the connections use (1..16, default one per core); see `ConnectionSettings.eventLoopThreads`. */
+    public fun eventLoopThreads(value: Int): ConnectionOptionsBuilder = step { eventLoopThreads = value }
+
     /** Adjusts the TLS options. */
     public fun applyToTlsSettings(block: Consumer<TlsOptionsBuilder>): ConnectionOptionsBuilder {
         val tls = TlsOptionsBuilder().also { block.accept(it) }

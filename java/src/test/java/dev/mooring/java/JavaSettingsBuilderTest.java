@@ -51,6 +51,17 @@ class JavaSettingsBuilderTest {
     }
 
     @Test
+    void eventLoopThreadsIsSetAndValidated() {
+        MongoClusterSettings one = MongoClusters.settingsBuilder()
+                .applyToConnectionSettings(c -> c.eventLoopThreads(1))
+                .build();
+        assertEquals(1, one.getConnection().getEventLoopThreads());
+        assertThrows(InvalidSettingsException.class, () -> MongoClusters.settingsBuilder()
+                .applyToConnectionSettings(c -> c.eventLoopThreads(0))
+                .build());
+    }
+
+    @Test
     void stepsApplyInOrderOverAConnectionString() {
         MongoClusterSettings s = MongoClusters.settingsBuilder("mongodb://h:1/?maxPoolSize=5&appname=first")
                 .applyToPoolSettings(pool -> pool.maxPoolSize(9))

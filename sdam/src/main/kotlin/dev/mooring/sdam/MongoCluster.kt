@@ -185,9 +185,9 @@ public class MongoCluster internal constructor(
 
     /**
      * The cluster's event loops as a [kotlinx.coroutines.CoroutineDispatcher]: one thread per core
-     * (`mooring-loop-N-i`), each selecting on sockets of this cluster's connections. Operations
-     * called from a coroutine running here are resumed with their reply directly by the loop that
-     * received it, on its own thread: no thread hand-off per reply, and a connection checked in
+     * unless `connection.eventLoopThreads` says otherwise (`mooring-loop-N-i`), each selecting on
+     * sockets of this cluster's connections. Operations called from a coroutine running here are
+     * resumed with their reply directly by the loop that received it, on its own thread: no thread hand-off per reply, and a connection checked in
      * is handed to the next waiter on the same thread. From any other dispatcher an operation
      * works the same: alone, it runs on its caller's thread and pays one dispatch per reply back
      * to its dispatcher; while other operations hold connections, [runCommand], the retryable

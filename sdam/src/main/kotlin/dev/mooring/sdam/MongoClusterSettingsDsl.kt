@@ -252,9 +252,12 @@ public class ConnectionSettingsBuilder internal constructor(from: ConnectionSett
      * construction otherwise); see [ConnectionSettings.allowPlainAuthWithoutTls].
      */
     public var allowPlainAuthWithoutTls: Boolean = from.allowPlainAuthWithoutTls
+    /** How many event loops the connections use; see [ConnectionSettings.eventLoopThreads]. */
+    public var eventLoopThreads: Int = from.eventLoopThreads
     private var tlsSettings: TlsSettings = from.tls
     private val loadBalanced = from.loadBalanced
     private val hostNameResolver = from.hostNameResolver
+    private val proxy = from.proxy
 
     /** Adjusts the TLS options, starting from their current values. */
     public fun tls(block: TlsSettingsBuilder.() -> Unit) {
@@ -264,6 +267,7 @@ public class ConnectionSettingsBuilder internal constructor(from: ConnectionSett
     internal fun build(): ConnectionSettings = ConnectionSettings(
         connectTimeoutMS, socketTimeoutMS, appName, credential, tlsSettings, compressors, zlibCompressionLevel, serverApi, loadBalanced,
         hostNameResolver = hostNameResolver, allowPlainAuthWithoutTls = allowPlainAuthWithoutTls,
+        proxy = proxy, eventLoopThreads = eventLoopThreads,
     )
 }
 

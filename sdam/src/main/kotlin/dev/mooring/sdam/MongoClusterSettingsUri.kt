@@ -78,7 +78,7 @@ public fun MongoClusterSettings.uriOptions(includeSecrets: Boolean = false): Map
 /**
  * A connection string that [MongoClusterSettings.fromUri] turns back into equal settings
  * (except for fields URIs cannot express: the pool's maintenance interval, the Stable API,
- * mechanism properties that are not strings or booleans). Only options that differ from the
+ * mechanism properties that are not strings or booleans, the event loop count). Only options that differ from the
  * defaults are written. The password (and the TLS key and proxy passwords) are written only
  * when [includePasswords] is true; otherwise they and the proxy username are left out, so the
  * result is for display and may not parse back when the mechanism needs a password. `authSource`

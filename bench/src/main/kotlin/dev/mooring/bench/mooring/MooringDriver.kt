@@ -38,9 +38,10 @@ import java.util.concurrent.atomic.AtomicReference
 /**
  * Mooring. In the ping scenarios the callers are coroutines on the cluster's event loops
  * ([MongoCluster.dispatcher]) with [callersOnEventLoops], else on [Dispatchers.Default]; the
- * pool-only and waiter scenarios run on [Dispatchers.Default] either way.
+ * pool-only and waiter scenarios run on [Dispatchers.Default] either way. [eventLoopThreads]:
+ * the cluster's `ConnectionSettings.eventLoopThreads` in the ping scenarios, null for the default.
  */
-class MooringDriver(private val callersOnEventLoops: Boolean) : LibraryDriver {
+class MooringDriver(private val callersOnEventLoops: Boolean, private val eventLoopThreads: Int? = null) : LibraryDriver {
     private val ping = BsonDocument("ping", BsonInt32(1))
 
     override fun ping(cmd: CellCommand): Map<String, Double> {
@@ -53,7 +54,9 @@ class MooringDriver(private val callersOnEventLoops: Boolean) : LibraryDriver {
                 else -> Unit
             }
         }
-        val settings = MongoClusterSettings.fromUri(withOption(cmd.target, "maxPoolSize", cmd.maxPoolSize))
+        val settings = MongoClusterSettings.fromUri(withOption(cmd.target, "maxPoolSize", cmd.maxPoolSize)).let { s ->
+            if (eventLoopThreads == null) s else s.copy(connection = s.connection.copy(eventLoopThreads = eventLoopThreads))
+        }
         val cluster = MongoCluster(settings, listOf(listener))
         val callerDispatcher = if (callersOnEventLoops) cluster.dispatcher else Dispatchers.Default
         val scope = CoroutineScope(SupervisorJob() + callerDispatcher)

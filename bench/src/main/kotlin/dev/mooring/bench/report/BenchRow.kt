@@ -14,17 +14,22 @@ import kotlinx.serialization.json.jsonPrimitive
  * the cluster's event loops (`MongoCluster.dispatcher`, as the README advises for throughput);
  * [MOORING_DEFAULT] is the same client with its callers on `Dispatchers.Default` (ping scenarios
  * only), so the table also shows what a caller that stays on its own dispatcher gets.
+ * [MOORING_ONE_LOOP] is [MOORING] with `eventLoopThreads = 1` instead of one loop per core (ping
+ * scenarios only): the setting a user whose callers run on the loops can choose. The ratio lines
+ * compare [MOORING] (the defaults) only.
  */
 enum class Library(val key: String, val official: Boolean) {
     MOORING("mooring", false),
     MOORING_DEFAULT("mooring-default", false),
+    MOORING_ONE_LOOP("mooring-1loop", false),
     JAVA_SYNC("java-sync", true),
     JAVA_REACTIVE("java-reactive", true),
     FLOOR("floor", false);
 
-    /** True when this library measures [scenario] (the floor: only the ping scenarios). */
+    /** True when this library measures [scenario] (the floor and the two Mooring variants: only the ping scenarios). */
     fun measures(scenario: Scenario): Boolean =
-        (this != FLOOR && this != MOORING_DEFAULT) || scenario == Scenario.PING_RESPONDER || scenario == Scenario.PING_MONGO_JAVA_SERVER
+        (this != FLOOR && this != MOORING_DEFAULT && this != MOORING_ONE_LOOP) ||
+            scenario == Scenario.PING_RESPONDER || scenario == Scenario.PING_MONGO_JAVA_SERVER
 
     companion object {
         fun of(key: String): Library = entries.firstOrNull { it.key == key }

@@ -19,10 +19,11 @@ import kotlinx.serialization.json.jsonObject
 object WorkerMain {
     @JvmStatic
     fun main(args: Array<String>) {
-        require(args.size == 1) { "usage: WorkerMain mooring|java-sync|java-reactive|floor" }
+        require(args.size == 1) { "usage: WorkerMain ${Library.entries.joinToString("|") { it.key }}" }
         val driver: LibraryDriver = when (Library.of(args[0])) {
             Library.MOORING -> MooringDriver(callersOnEventLoops = true)
             Library.MOORING_DEFAULT -> MooringDriver(callersOnEventLoops = false)
+            Library.MOORING_ONE_LOOP -> MooringDriver(callersOnEventLoops = true, eventLoopThreads = 1)
             Library.JAVA_SYNC -> JavaSyncDriver()
             Library.JAVA_REACTIVE -> JavaReactiveDriver()
             Library.FLOOR -> FloorDriver()

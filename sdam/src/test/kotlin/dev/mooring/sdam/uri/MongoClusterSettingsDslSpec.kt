@@ -1,6 +1,7 @@
 package dev.mooring.sdam.uri
 
 import dev.mooring.cmap.MongoCredential
+import dev.mooring.cmap.ProxySettings
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.InvalidConnectionStringException
 import dev.mooring.sdam.InvalidSettingsException
@@ -64,12 +65,27 @@ class MongoClusterSettingsDslSpec : FunSpec({
             { credential("u", "p".toCharArray(), mechanism = "NOPE") },
             { pool { minPoolSize = 10; maxPoolSize = 5 } },
             { connection { compressors = listOf("lz4") } },
+            { connection { eventLoopThreads = 0 } },
+            { connection { eventLoopThreads = 17 } },
             { hosts = emptyList() },
         )
         for ((i, block) in cases.withIndex()) {
             val e = withClue("case $i") { shouldThrow<InvalidSettingsException> { mongoClusterSettings(block) } }
             e.shouldNotBeInstanceOf<InvalidConnectionStringException>()
         }
+    }
+
+    test("connection { } keeps what it does not set: eventLoopThreads and a connection-level proxy") {
+        val proxy = ProxySettings("proxy.example.com", 1080)
+        val base = mongoClusterSettings { connection { eventLoopThreads = 1 } }
+        base.connection.eventLoopThreads shouldBe 1
+        val s = mongoClusterSettings {
+            applySettings(base.copy(connection = base.connection.copy(proxy = proxy)))
+            connection { appName = "later" }
+        }
+        s.connection.eventLoopThreads shouldBe 1
+        s.connection.proxy shouldBe proxy
+        s.connection.appName shouldBe "later"
     }
 
     test("later statements win: URI options over DSL values and DSL values over URI options") {

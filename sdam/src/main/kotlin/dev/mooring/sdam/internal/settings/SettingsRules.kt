@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.settings
 
+import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.sdam.MongoClusterSettings
 
 /**
@@ -51,6 +52,8 @@ internal object SettingsRules {
             c.connectTimeoutMS < 0 -> "connectTimeoutMS must be >= 0, was ${c.connectTimeoutMS}"
             c.socketTimeoutMS < 0 -> "socketTimeoutMS must be >= 0, was ${c.socketTimeoutMS}"
             c.zlibCompressionLevel !in -1..9 -> "zlibCompressionLevel must be in -1..9, was ${c.zlibCompressionLevel}"
+            c.eventLoopThreads !in 1..DefaultConnectionFactory.MAX_EVENT_LOOPS ->
+                "eventLoopThreads must be in 1..${DefaultConnectionFactory.MAX_EVENT_LOOPS}, was ${c.eventLoopThreads}"
             c.compressors.any { it !in COMPRESSORS } ->
                 "compressors must be among ${COMPRESSORS.joinToString()}, got ${c.compressors.filter { it !in COMPRESSORS }}"
             c.compressors.toSet().size != c.compressors.size -> "compressors must not repeat a name"
