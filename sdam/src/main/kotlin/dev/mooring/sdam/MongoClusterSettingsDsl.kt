@@ -2,6 +2,7 @@ package dev.mooring.sdam
 
 import dev.mooring.cmap.ConnectionPoolSettings
 import dev.mooring.cmap.ConnectionSettings
+import dev.mooring.cmap.DriverInfo
 import dev.mooring.cmap.MongoCredential
 import dev.mooring.cmap.ServerApi
 import dev.mooring.cmap.TlsSettings
@@ -97,6 +98,8 @@ public class MongoClusterSettingsBuilder internal constructor() {
     public var logging: LoggingSettings = LoggingSettings.DEFAULT
     /** OpenTelemetry tracing (also `tracing { enabled = true }`). */
     public var tracing: TracingSettings = TracingSettings.DEFAULT
+    /** Libraries wrapping Mooring, appended to the handshake metadata; see [MongoClusterSettings.driverInfo]. */
+    public var driverInfo: List<DriverInfo> = emptyList()
 
     private var connectionSettings = ConnectionSettings()
     private var poolSettings = ConnectionPoolSettings()
@@ -193,6 +196,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
         dnsResolver = settings.dnsResolver
         logging = settings.logging
         tracing = settings.tracing
+        driverInfo = settings.driverInfo
     }
 
     internal fun build(): MongoClusterSettings = MongoClusterSettings(
@@ -206,6 +210,7 @@ public class MongoClusterSettingsBuilder internal constructor() {
         connection = connectionSettings.copy(loadBalanced = loadBalanced), pool = poolSettings, dnsResolver = dnsResolver,
         logging = logging,
         tracing = tracing,
+        driverInfo = driverInfo,
     )
 }
 

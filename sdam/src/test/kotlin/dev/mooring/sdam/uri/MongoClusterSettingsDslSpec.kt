@@ -1,5 +1,6 @@
 package dev.mooring.sdam.uri
 
+import dev.mooring.cmap.DriverInfo
 import dev.mooring.cmap.MongoCredential
 import dev.mooring.cmap.ProxySettings
 import dev.mooring.events.ServerAddress
@@ -86,6 +87,13 @@ class MongoClusterSettingsDslSpec : FunSpec({
         s.connection.eventLoopThreads shouldBe 1
         s.connection.proxy shouldBe proxy
         s.connection.appName shouldBe "later"
+    }
+
+    test("applySettings keeps every field, driverInfo included") {
+        val info = DriverInfo("wrapper", "1.0", "jvm")
+        val base = mongoClusterSettings { hosts("h1"); driverInfo = listOf(info); connection { eventLoopThreads = 1 } }
+        base.driverInfo shouldBe listOf(info)
+        mongoClusterSettings { applySettings(base) } shouldBe base
     }
 
     test("later statements win: URI options over DSL values and DSL values over URI options") {
