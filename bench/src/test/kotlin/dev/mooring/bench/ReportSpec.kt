@@ -89,6 +89,25 @@ class ReportSpec : FunSpec({
         Library.FLOOR.measures(Scenario.PING_MONGO_JAVA_SERVER) shouldBe true
     }
 
+    test("the Mooring variants measure the ping scenarios only and never stand in for mooring in a ratio line") {
+        fun ping(lib: Library, ops: Double, cpu: Double) =
+            BenchRow(lib, Scenario.PING_RESPONDER, 64, 10, mapOf("opsPerSec" to ops, "cpuUsPerOp" to cpu))
+        val cell = listOf(
+            ping(Library.MOORING_ONE_LOOP, 90_000.0, 10.0), ping(Library.MOORING, 40_000.0, 30.0),
+            ping(Library.JAVA_SYNC, 20_000.0, 40.0), ping(Library.FLOOR, 50_000.0, 20.0),
+        )
+        RatioTable.ratios(cell).getValue("opsPerSec") shouldBe (2.0 plusOrMinus 1e-9)
+        RatioTable.floorRatios(cell).getValue("opsPerSec") shouldBe (0.8 plusOrMinus 1e-9)
+        RatioTable.ratios(cell.filter { it.library != Library.MOORING }) shouldBe emptyMap()
+        RatioTable.render(cell) shouldContain "| 64 | 10 | mooring-1loop |"
+        for (lib in listOf(Library.MOORING_ONE_LOOP, Library.MOORING_DEFAULT, Library.FLOOR)) {
+            lib.measures(Scenario.PING_RESPONDER) shouldBe true
+            lib.measures(Scenario.POOL_ONLY) shouldBe false
+            lib.measures(Scenario.WAITERS_100K) shouldBe false
+        }
+        for (lib in listOf(Library.MOORING, Library.JAVA_SYNC, Library.JAVA_REACTIVE)) lib.measures(Scenario.POOL_ONLY) shouldBe true
+    }
+
     test("connectionsCreated is shown but not turned into a ratio") {
         val cell = listOf(
             BenchRow(Library.MOORING, Scenario.POOL_ONLY, 64, 10, mapOf("opsPerSec" to 2.0, "connectionsCreated" to 10.0)),

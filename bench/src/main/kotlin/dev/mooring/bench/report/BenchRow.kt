@@ -18,18 +18,17 @@ import kotlinx.serialization.json.jsonPrimitive
  * scenarios only): the setting a user whose callers run on the loops can choose. The ratio lines
  * compare [MOORING] (the defaults) only.
  */
-enum class Library(val key: String, val official: Boolean) {
+enum class Library(val key: String, val official: Boolean, private val pingOnly: Boolean = false) {
     MOORING("mooring", false),
-    MOORING_DEFAULT("mooring-default", false),
-    MOORING_ONE_LOOP("mooring-1loop", false),
+    MOORING_DEFAULT("mooring-default", false, pingOnly = true),
+    MOORING_ONE_LOOP("mooring-1loop", false, pingOnly = true),
     JAVA_SYNC("java-sync", true),
     JAVA_REACTIVE("java-reactive", true),
-    FLOOR("floor", false);
+    FLOOR("floor", false, pingOnly = true);
 
     /** True when this library measures [scenario] (the floor and the two Mooring variants: only the ping scenarios). */
     fun measures(scenario: Scenario): Boolean =
-        (this != FLOOR && this != MOORING_DEFAULT && this != MOORING_ONE_LOOP) ||
-            scenario == Scenario.PING_RESPONDER || scenario == Scenario.PING_MONGO_JAVA_SERVER
+        !pingOnly || scenario == Scenario.PING_RESPONDER || scenario == Scenario.PING_MONGO_JAVA_SERVER
 
     companion object {
         fun of(key: String): Library = entries.firstOrNull { it.key == key }
