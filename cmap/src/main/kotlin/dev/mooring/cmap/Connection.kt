@@ -58,6 +58,14 @@ public data class ConnectionDescription(
     /** The compressor both sides agreed on, or null. */
     val compressor: String?,
 ) {
+    /**
+     * `logicalSessionTimeoutMinutes` from [helloReply], or null when the server did not report it
+     * (it does not support sessions, unless it is behind a load balancer: [serviceId]). Read from
+     * the reply once, here: the session logic asks it on every command.
+     */
+    public val logicalSessionTimeoutMinutes: Int? =
+        helloReply["logicalSessionTimeoutMinutes"]?.takeIf { it.isNumber }?.asNumber()?.intValue()
+
     public companion object {
         public const val DEFAULT_MAX_BSON_OBJECT_SIZE: Int = 16 * 1024 * 1024
         public const val DEFAULT_MAX_MESSAGE_SIZE_BYTES: Int = 48_000_000

@@ -145,7 +145,7 @@ object BenchMain {
                 for (callers in plan.poolOnlyCallers) {
                     cells += CellCommand(Scenario.POOL_ONLY, callers, plan.poolOnlyConnections, "", plan.cellWarmupMs / 2, plan.poolMeasureMs)
                 }
-                cells += CellCommand(Scenario.WAITERS_100K, plan.waiters, 10, count = plan.waiters)
+                repeat(plan.waitersDrainsPerRepetition) { cells += CellCommand(Scenario.WAITERS_100K, plan.waiters, 10, count = plan.waiters) }
                 for (cmd in cells.filter { plan.includes(it.scenario) }) {
                     for (lib in rotate(Library.entries.filter { it.measures(cmd.scenario) }, cellIndex++)) runCell(lib, workers.getValue(lib), cmd, true)
                 }

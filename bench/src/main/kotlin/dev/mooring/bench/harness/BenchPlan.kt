@@ -22,6 +22,14 @@ data class BenchPlan(
      * 25–29 ms in steady state for both pools), not the pool.
      */
     val waitersWarmupDrains: Int = 4,
+    /**
+     * Measured drains of [waiters] per repetition, each a cell of its own (the libraries take
+     * turns, drain by drain); the report gives the median of all of them. One drain is a single
+     * 25–45 ms sample: in one JVM in steady state, Mooring's drains moved between 22 and 44 ms from
+     * one drain to the next and the reactive pool's between 28 and 48 ms, so a median of three
+     * single drains decided the target by chance.
+     */
+    val waitersDrainsPerRepetition: Int = 5,
     val coldStartRuns: Int,
     val failoverElections: Int,
     /** Elections of the discarded failover warm-up cell each library runs before the measured failover cells. */
@@ -54,7 +62,7 @@ data class BenchPlan(
             pingCells = listOf(8 to 10),
             poolOnlyCallers = listOf(1, 64),
             cellWarmupMs = 200, pingMeasureMs = 500, poolMeasureMs = 300, jvmWarmupMs = 1_000,
-            waiters = 10_000, waitersWarmupDrains = 1, coldStartRuns = 1, failoverElections = 3, failoverWarmupElections = 2,
+            waiters = 10_000, waitersWarmupDrains = 1, waitersDrainsPerRepetition = 1, coldStartRuns = 1, failoverElections = 3, failoverWarmupElections = 2,
         )
     }
 }

@@ -2,7 +2,6 @@ package dev.mooring.cmap.internal.pool
 
 import dev.mooring.cmap.internal.connection.EventLoop
 import kotlinx.coroutines.CoroutineDispatcher
-import java.util.concurrent.ConcurrentLinkedDeque
 import java.util.concurrent.atomic.AtomicBoolean
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
@@ -80,11 +79,11 @@ internal class ServedWaiters {
 
     /** Under the pool's lock: [w] was handed its outcome while suspended. */
     fun add(w: Waiter) {
-        val home = w.homeLoopOfHanded() ?: return general.queue.addLast(w)
+        val home = w.homeLoopOfHanded() ?: return general.queue.add(w)
         val lanes = loopLanes
-        for (lane in lanes) if (lane.home === home) return lane.queue.addLast(w)
+        for (lane in lanes) if (lane.home === home) return lane.queue.add(w)
         val lane = Lane(home)
-        lane.queue.addLast(w)
+        lane.queue.add(w)
         loopLanes = lanes + lane
     }
 
@@ -105,7 +104,7 @@ internal class ServedWaiters {
      * the one thread at a time that runs them (see the class comment).
      */
     private class Lane(val home: EventLoop?) {
-        val queue = ConcurrentLinkedDeque<Waiter>()
+        val queue = ServedQueue()
         private val draining = AtomicBoolean()
 
         /**
@@ -125,20 +124,21 @@ internal class ServedWaiters {
                 try {
                     var budget = inlineBudget
                     while (true) {
-                        val w = queue.pollFirst() ?: break
+                        val w = queue.peek() ?: break
                         val d = w.dispatcherToResumeOn()
                         if (d == null) {
+                            queue.poll()
                             w.resumeDispatched() // needs no dispatch (Unconfined), or its interceptor is no CoroutineDispatcher
                         } else if (d === here && budget > 0) {
+                            queue.poll()
                             budget--
                             val home = w.homeLoopElsewhere(d)
                             if (home == null) w.resumeHere(d) else home.execute(ResumeAtHome(w, home, d))
                         } else {
-                            // Another dispatcher's, or the budget is spent: the waiter keeps its place at the
-                            // head and a task on its own dispatcher continues from there.
+                            // Another dispatcher's, or the budget is spent: the waiter stays at the head
+                            // (it was only peeked) and a task on its own dispatcher continues from there.
                             continueContext = w.context
                             continueOn = d
-                            queue.offerFirst(w)
                             break
                         }
                     }

@@ -30,6 +30,9 @@ internal class Waiter(@JvmField val startNanos: Long, @JvmField val guard: Check
     /** In the [WaitQueue] and not yet served, timed out nor abandoned. */
     @JvmField var queued = false
 
+    /** The next waiter in its [ServedQueue], once served while suspended; see there. */
+    @Volatile @JvmField var nextServed: Waiter? = null
+
     /** null (waiting, not parked), the parked continuation, or [HANDED] (a synchronisation slot, not an outcome). */
     @Volatile private var slot: Any? = null
 
@@ -38,6 +41,13 @@ internal class Waiter(@JvmField val startNanos: Long, @JvmField val guard: Check
 
     /** The continuation [hand] found parked, until it is resumed from [ServedWaiters]. */
     private var parked: CancellableContinuation<Handed>? = null
+
+    /**
+     * The parked continuation's interceptor, read when it parks (its context is then in the cache):
+     * reading it at the hand-over instead was a cache miss on the coroutine's context per waiter
+     * (`CombinedContext.get` 7% of a drain of 100,000 waiters). Written before the CAS that parks.
+     */
+    private var interceptor: ContinuationInterceptor? = null
 
     /**
      * Under the pool's lock: records [o]; if the waiter is suspended, queues it in [served] to be
@@ -74,9 +84,8 @@ internal class Waiter(@JvmField val startNanos: Long, @JvmField val guard: Check
     fun dispatcherToResumeOn(): CoroutineDispatcher? {
         val c = parked!!
         if (c.isCancelled) return null
-        val ctx = c.context
-        val d = ctx[ContinuationInterceptor] as? CoroutineDispatcher ?: return null
-        return if (d.isDispatchNeeded(ctx)) d else null
+        val d = interceptor as? CoroutineDispatcher ?: return null
+        return if (d.isDispatchNeeded(c.context)) d else null
     }
 
     /**
@@ -96,7 +105,7 @@ internal class Waiter(@JvmField val startNanos: Long, @JvmField val guard: Check
      */
     fun homeLoopOfHanded(): EventLoop? {
         val home = handedHome() ?: return null
-        return if (parked?.context?.get(ContinuationInterceptor) === home.group) home else null
+        return if (parked != null && interceptor === home.group) home else null
     }
 
     /** The home loop of the connection this waiter was handed, if it was handed one bound to a loop. */
@@ -125,6 +134,7 @@ internal class Waiter(@JvmField val startNanos: Long, @JvmField val guard: Check
     suspend fun awaitOutcome(): Handed {
         if (slot === HANDED) return outcomeAfterHand()
         return suspendCancellableCoroutine { cont ->
+            interceptor = cont.context[ContinuationInterceptor]
             if (!SLOT.compareAndSet(this, null, cont)) cont.resume(outcomeAfterHand())
         }
     }

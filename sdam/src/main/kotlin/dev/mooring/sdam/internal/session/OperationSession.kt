@@ -75,7 +75,7 @@ internal class OperationSession(
         /** True when [connection]'s handshake reported `logicalSessionTimeoutMinutes` or it is behind a load balancer. */
         fun supportsSessions(connection: Connection): Boolean {
             val d = connection.description ?: return false
-            return d.serviceId != null || d.helloReply["logicalSessionTimeoutMinutes"]?.isNumber == true
+            return d.serviceId != null || d.logicalSessionTimeoutMinutes != null
         }
     }
 }

@@ -10,6 +10,7 @@ import io.kotest.matchers.shouldNotBe
 import kotlinx.coroutines.CancellationException
 import org.bson.BsonDocument
 import org.bson.BsonInt32
+import org.bson.BsonString
 
 /** One operation's session (driver-sessions.md): which commands carry an lsid, last use, dirty sessions. */
 class OperationSessionSpec : FunSpec({
@@ -39,6 +40,17 @@ class OperationSessionSpec : FunSpec({
         // a retry (or any later command of the operation) on a server that reports no logicalSessionTimeoutMinutes
         s.attach(find(), connection(null)).containsKey("lsid") shouldBe false
         s.attach(find(), connection(30)).containsKey("lsid") shouldBe true
+    }
+
+    test("session support is read from the handshake reply: logicalSessionTimeoutMinutes, when it is a number") {
+        connection(30).description!!.logicalSessionTimeoutMinutes shouldBe 30
+        connection(null).description!!.logicalSessionTimeoutMinutes shouldBe null
+        val notANumber = connection(null).description!!.let {
+            it.copy(helloReply = it.helloReply.clone().append("logicalSessionTimeoutMinutes", BsonString("30")))
+        }
+        notANumber.logicalSessionTimeoutMinutes shouldBe null
+        OperationSession.supportsSessions(connection(30)) shouldBe true
+        OperationSession.supportsSessions(connection(null)) shouldBe false
     }
 
     test("the last use is when the lsid was sent, not when the session went back: a session idle for too long is discarded") {
