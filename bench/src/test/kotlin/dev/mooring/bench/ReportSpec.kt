@@ -57,6 +57,16 @@ class ReportSpec : FunSpec({
         Aggregation.median(listOf(4.0, 1.0, 3.0, 2.0)) shouldBe 2.5
     }
 
+    test("a bound every drain must keep is reported as the worst drain, not the median") {
+        val drains = listOf(0.0, 0.0, 5_000.0, 0.0, 0.0).map {
+            BenchRow(Library.MOORING, Scenario.WAITERS_100K, 100_000, 10, mapOf("drainMs" to 30.0 + it / 1000, "fifoMaxDisplacement" to it))
+        }
+        val m = Aggregation.medians(drains).single().metrics
+        m["fifoMaxDisplacement"] shouldBe 5_000.0
+        m["drainMs"] shouldBe 30.0
+        m["repetitions"] shouldBe 5.0
+    }
+
     test("ratios divide Mooring by the better official value in each metric's direction") {
         val cell = listOf(
             row(Library.MOORING, 60_000.0, 1_000.0),

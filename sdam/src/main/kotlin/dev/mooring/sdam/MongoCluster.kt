@@ -187,12 +187,12 @@ public class MongoCluster internal constructor(
      * The cluster's event loops as a [kotlinx.coroutines.CoroutineDispatcher]: one thread per core
      * unless `connection.eventLoopThreads` says otherwise (`mooring-loop-N-i`), each selecting on
      * sockets of this cluster's connections. Operations called from a coroutine running here are
-     * resumed with their reply directly by the loop that received it, on its own thread: no thread hand-off per reply, and a connection checked in
-     * is handed to the next waiter on the same thread. From any other dispatcher an operation
-     * works the same: alone, it runs on its caller's thread and pays one dispatch per reply back
-     * to its dispatcher; while other operations hold connections, [runCommand], the retryable
-     * reads and writes and cursor commands run on these loops and come back with the result (one
-     * dispatch each way). A caller's own code ([withConnection]'s block) never runs here.
+     * resumed with their reply directly by the loop that received it, on its own thread: no thread
+     * hand-off per reply, and a connection checked in is handed to the next waiter on the same
+     * thread. From any other dispatcher an operation works the same: alone, it runs on its
+     * caller's thread and pays one dispatch per reply back to its dispatcher; while other
+     * operations hold connections, [runCommand], the retryable reads and writes and cursor commands
+     * run on these loops and come back with the result (one dispatch each way). A caller's own code ([withConnection]'s block) never runs here.
      *
      * ```
      * withContext(cluster.dispatcher) { repeat(1_000) { cluster.runCommand("admin", ping) } }

@@ -24,10 +24,11 @@ data class BenchPlan(
     val waitersWarmupDrains: Int = 4,
     /**
      * Measured drains of [waiters] per repetition, each a cell of its own (the libraries take
-     * turns, drain by drain); the report gives the median of all of them. One drain is a single
-     * 25–45 ms sample: in one JVM in steady state, Mooring's drains moved between 22 and 44 ms from
-     * one drain to the next and the reactive pool's between 28 and 48 ms, so a median of three
-     * single drains decided the target by chance.
+     * turns, drain by drain); the report gives the median of all of them (the run order: the worst,
+     * see [dev.mooring.bench.report.Aggregation.WORST_OF]). One drain is a single sample: in one JVM
+     * in steady state, Mooring's drains moved between 20 and 46 ms from one drain to the next and
+     * the reactive pool's between 27 and 44 ms (bench/README, part 8), so a median of three single
+     * drains decided the target by chance.
      */
     val waitersDrainsPerRepetition: Int = 5,
     val coldStartRuns: Int,
