@@ -1,8 +1,14 @@
 package dev.mooring.bench
 
+import dev.mooring.bench.measure.CallerWindow
 import dev.mooring.bench.measure.DrainOrder
 import dev.mooring.bench.measure.Fairness
 import dev.mooring.bench.measure.LatencyHistogram
+import dev.mooring.bench.report.Scenario
+import dev.mooring.bench.worker.CellCommand
+import io.kotest.matchers.doubles.shouldBeGreaterThan
+import io.kotest.matchers.maps.shouldNotContainKey
+import java.lang.management.ManagementFactory
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.doubles.plusOrMinus
@@ -70,5 +76,41 @@ class MeasurementSpec : FunSpec({
         val partial = DrainOrder(2)
         partial.served(0)
         shouldThrow<IllegalStateException> { partial.maxDisplacement() }
+    }
+
+    test("a window given a server's pid reports that process's CPU per operation over the same window") {
+        // The "server" is this JVM, so the two readings of one CPU must agree: the process CPU
+        // (nanosecond clock) and the same process read as another one (/proc, 10 ms ticks).
+        val w = CallerWindow(1, ProcessHandle.current().pid())
+        val thread = ManagementFactory.getThreadMXBean()
+        w.open()
+        val until = thread.currentThreadCpuTime + 400_000_000L // 400 ms of this thread's CPU, however long that takes
+        var spins = 0L
+        while (thread.currentThreadCpuTime < until) spins++
+        repeat(1_000) { w.record(0, 1_000) }
+        w.close()
+        val m = w.summarize()
+        val own = m.getValue("cpuUsPerOp")
+        val server = m.getValue("serverCpuUsPerOp")
+        spins shouldBeGreaterThanOrEqual 1L
+        own shouldBeGreaterThan 350.0 // 1,000 operations shared at least 350 ms
+        server shouldBe (own plusOrMinus own * 0.15) // 15%: two clocks, one of them in ticks
+    }
+
+    test("without a server's pid the window reports no server CPU, and a pid of no process is refused") {
+        val w = CallerWindow(1)
+        w.open()
+        w.record(0, 1_000)
+        w.close()
+        w.summarize() shouldNotContainKey "serverCpuUsPerOp"
+        shouldThrow<IllegalArgumentException> { CallerWindow(1, Long.MAX_VALUE) }
+    }
+
+    test("a cell command carries the server's pid through its JSON line, and an older line without it parses") {
+        val cmd = CellCommand(Scenario.PING_RESPONDER, 64, 10, "mongodb://h:1/", 100, 200, serverPid = 4242)
+        CellCommand.fromJson(cmd.toJson()) shouldBe cmd
+        val without = cmd.copy(serverPid = null)
+        without.toJson().containsKey("serverPid") shouldBe false
+        CellCommand.fromJson(without.toJson()) shouldBe without
     }
 })

@@ -91,6 +91,10 @@ class ReportSpec : FunSpec({
         f.keys shouldBe setOf("opsPerSec", "cpuUsPerOp")
         f.getValue("opsPerSec") shouldBe (0.8 plusOrMinus 1e-9)
         f.getValue("cpuUsPerOp") shouldBe (1.5 plusOrMinus 1e-9)
+        // the server's CPU per operation is compared too when both rows carry it
+        val withServer = cell.map { it.copy(metrics = it.metrics + ("serverCpuUsPerOp" to if (it.library == Library.FLOOR) 8.0 else 10.0)) }
+        RatioTable.floorRatios(withServer).getValue("serverCpuUsPerOp") shouldBe (1.25 plusOrMinus 1e-9)
+        RatioTable.render(withServer) shouldContain "| cpuUsPerOp | serverCpuUsPerOp |"
         val table = RatioTable.render(cell)
         table shouldContain "| 64 | 10 | floor |"
         table shouldContain "**mooring ÷ floor**"

@@ -25,7 +25,7 @@ class FloorDriver : LibraryDriver {
         val threads = minOf(cmd.callers, cmd.maxPoolSize)
         val address = serverAddress(cmd.target)
         val request = FloorPing.encoded()
-        val window = CallerWindow(threads)
+        val window = CallerWindow(threads, cmd.serverPid)
         val channels = (0 until threads).map { openChannel(address) }
         val error = AtomicReference<Throwable>()
         try {

@@ -139,7 +139,7 @@ object BenchMain {
                 val cells = ArrayList<CellCommand>()
                 for ((callers, pool) in plan.pingCells) {
                     for (s in listOf(Scenario.PING_RESPONDER, Scenario.PING_MONGO_JAVA_SERVER)) {
-                        cells += CellCommand(s, callers, pool, targets.getValue(s), plan.cellWarmupMs, plan.pingMeasureMs)
+                        cells += CellCommand(s, callers, pool, targets.getValue(s), plan.cellWarmupMs, plan.pingMeasureMs, serverPid = servers.getValue(s).pid)
                     }
                 }
                 for (callers in plan.poolOnlyCallers) {

@@ -33,6 +33,9 @@ class JvmProcess(val name: String, mainClass: String, args: List<String>, jvmOpt
         }, "$name-stdout").apply { isDaemon = true }.start()
     }
 
+    /** The child's process id (the ping cells measure their server's CPU by it). */
+    val pid: Long get() = process.pid()
+
     fun send(line: String) {
         stdin.println(line)
         check(!stdin.checkError()) { "$name: its stdin is closed (did it exit? see its log)" }

@@ -6,16 +6,19 @@ import java.util.concurrent.atomic.AtomicLong
  * The measured window of one throughput cell. Callers run from the start of the cell; only
  * operations that complete while [recording] is set are counted, each by its caller's own slot
  * (no shared counter in the hot path). The controller calls [open] after the cell's warm-up and
- * [close] at the end, then sets [stop] and waits for the callers before [summarize].
+ * [close] at the end, then sets [stop] and waits for the callers before [summarize]. With a
+ * [serverPid] (the cell's server JVM on this machine), [summarize] also reports the server's CPU
+ * per operation over the same window, `serverCpuUsPerOp`: on two shared cores, the client's and
+ * the server's CPU per operation together bound the throughput.
  */
-class CallerWindow(val callers: Int) {
+class CallerWindow(val callers: Int, serverPid: Long? = null) {
     @Volatile var recording: Boolean = false
         private set
     @Volatile var stop: Boolean = false
 
     private val counts = LongArray(callers)
     private val histograms = Array(callers) { LatencyHistogram() }
-    private val meter = ResourceMeter()
+    private val meter = ResourceMeter(serverPid)
     private var start: ResourceMeter.Snapshot? = null
     private var end: ResourceMeter.Snapshot? = null
 
@@ -84,6 +87,7 @@ class CallerWindow(val callers: Int) {
         out["jain"] = Fairness.jain(counts)
         out["cpuUsPerOp"] = (e.cpuNanos - s.cpuNanos) / 1e3 / ops
         out["allocBytesPerOp"] = (e.allocatedBytes - s.allocatedBytes).toDouble() / ops
+        if (s.serverCpuNanos >= 0) out["serverCpuUsPerOp"] = (e.serverCpuNanos - s.serverCpuNanos) / 1e3 / ops
         out["ops"] = ops.toDouble()
         return out
     }

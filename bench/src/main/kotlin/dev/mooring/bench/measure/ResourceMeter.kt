@@ -4,26 +4,39 @@ import java.lang.management.ManagementFactory
 
 /**
  * Process CPU time and bytes allocated by every live thread, read at the start and the end of a
- * measured window. Allocation comes from `com.sun.management.ThreadMXBean` summed over live
+ * measured window; with a [serverPid], also the CPU time of that other process (the server JVM of
+ * the cell, which shares the machine's cores with the client). Allocation comes from `com.sun.management.ThreadMXBean` summed over live
  * threads, so threads that die inside the window are undercounted: the harness keeps its caller
  * threads alive until the end snapshot is taken.
  */
-class ResourceMeter {
+class ResourceMeter(private val serverPid: Long? = null) {
     private val os = ManagementFactory.getOperatingSystemMXBean() as com.sun.management.OperatingSystemMXBean
     private val threads = (ManagementFactory.getThreadMXBean() as com.sun.management.ThreadMXBean).also {
         if (it.isThreadAllocatedMemorySupported && !it.isThreadAllocatedMemoryEnabled) it.isThreadAllocatedMemoryEnabled = true
     }
 
-    /** One reading. */
-    class Snapshot(val cpuNanos: Long, val allocatedBytes: Long, val wallNanos: Long)
+    private val server: ProcessHandle? = serverPid?.let { pid ->
+        ProcessHandle.of(pid).orElseThrow { IllegalArgumentException("no process $pid to measure") }
+    }
+
+    /** One reading. [serverCpuNanos]: -1 without a server to measure. */
+    class Snapshot(val cpuNanos: Long, val allocatedBytes: Long, val wallNanos: Long, val serverCpuNanos: Long = -1)
 
     fun snapshot(): Snapshot {
         val ids = threads.allThreadIds
         val alloc = threads.getThreadAllocatedBytes(ids)
         var sum = 0L
         for (a in alloc) if (a > 0) sum += a
-        return Snapshot(os.processCpuTime, sum, System.nanoTime())
+        return Snapshot(os.processCpuTime, sum, System.nanoTime(), server?.let(::cpuNanosOf) ?: -1)
     }
+
+    /**
+     * The total CPU time of [p] (user and system, all threads, read by the JDK from `/proc` on
+     * Linux, in clock ticks: 10 ms, 0.25% of a 4 s window at one core). An exited or unreadable
+     * process fails the cell rather than reporting a wrong number.
+     */
+    private fun cpuNanosOf(p: ProcessHandle): Long =
+        p.info().totalCpuDuration().orElseThrow { IllegalStateException("the CPU time of process ${p.pid()} is not readable") }.toNanos()
 
     /** Heap in use after asking for a full collection (best effort: a few GCs and a pause). */
     fun settledHeapBytes(): Long {

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReference
  */
 class JavaReactiveDriver : LibraryDriver {
     override fun ping(cmd: CellCommand): Map<String, Double> {
-        val window = CallerWindow(cmd.callers)
+        val window = CallerWindow(cmd.callers, cmd.serverPid)
         MongoClients.create(OfficialClients.settings(JavaSyncDriver.withPool(cmd.target, cmd.maxPoolSize), window)).use { client ->
             val db = client.getDatabase("admin")
             val ping = Document("ping", 1)

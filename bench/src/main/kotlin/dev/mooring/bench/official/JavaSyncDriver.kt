@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit
 /** The official sync driver: one platform thread per caller. */
 class JavaSyncDriver : LibraryDriver {
     override fun ping(cmd: CellCommand): Map<String, Double> {
-        val window = CallerWindow(cmd.callers)
+        val window = CallerWindow(cmd.callers, cmd.serverPid)
         MongoClients.create(OfficialClients.settings(withPool(cmd.target, cmd.maxPoolSize), window)).use { client ->
             val db = client.getDatabase("admin")
             val ping = Document("ping", 1)

@@ -10,7 +10,9 @@ import kotlinx.serialization.json.long
 
 /**
  * One instruction from the harness to a worker JVM, sent as one JSON line. [target] is the
- * server (a `mongodb://` URI, or `host:port` of the replica-set control port for failover).
+ * server (a `mongodb://` URI, or `host:port` of the replica-set control port for failover);
+ * [serverPid] the process id of the server JVM whose CPU the ping cells also measure (null: not
+ * measured).
  */
 data class CellCommand(
     val scenario: Scenario,
@@ -20,6 +22,7 @@ data class CellCommand(
     val warmupMs: Long = 0,
     val measureMs: Long = 0,
     val count: Int = 0,
+    val serverPid: Long? = null,
 ) {
     fun toJson(): JsonObject = buildJsonObject {
         put("scenario", JsonPrimitive(scenario.key))
@@ -29,6 +32,7 @@ data class CellCommand(
         put("warmupMs", JsonPrimitive(warmupMs))
         put("measureMs", JsonPrimitive(measureMs))
         put("count", JsonPrimitive(count))
+        if (serverPid != null) put("serverPid", JsonPrimitive(serverPid))
     }
 
     companion object {
@@ -40,6 +44,7 @@ data class CellCommand(
             warmupMs = o.getValue("warmupMs").jsonPrimitive.long,
             measureMs = o.getValue("measureMs").jsonPrimitive.long,
             count = o.getValue("count").jsonPrimitive.int,
+            serverPid = o["serverPid"]?.jsonPrimitive?.long,
         ).also {
             require(it.callers >= 1) { "callers must be >= 1" }
             require(it.maxPoolSize >= 1) { "maxPoolSize must be >= 1" }
