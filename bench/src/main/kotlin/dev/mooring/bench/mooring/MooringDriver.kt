@@ -29,7 +29,6 @@ import kotlinx.coroutines.joinAll
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
-import kotlinx.coroutines.yield
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import java.util.concurrent.CountDownLatch
@@ -116,15 +115,10 @@ class MooringDriver(private val callersOnEventLoops: Boolean, private val eventL
             val jobs = (0 until cmd.callers).map { i ->
                 scope.launch {
                     try {
-                        // As the reactive chains (OfficialPoolBench.asyncPairs): a caller that never
-                        // has to wait gives up its thread after at most POOL_ONLY_BATCH pairs, so
-                        // the callers' shares are the pool's doing, not the dispatcher's.
-                        var pairs = 0
                         while (!window.stop) {
                             val c = pool.checkOut()
                             pool.checkIn(c)
                             window.count(i)
-                            if (++pairs % POOL_ONLY_BATCH == 0) yield()
                         }
                     } catch (t: Throwable) {
                         error.compareAndSet(null, t)
@@ -203,8 +197,5 @@ class MooringDriver(private val callersOnEventLoops: Boolean, private val eventL
 
     private companion object {
         val ADDRESS = ServerAddress("127.0.0.1", 27017)
-
-        /** Pairs a pool-only caller runs before it yields its thread: the reactive chains' `INLINE_BATCH`. */
-        const val POOL_ONLY_BATCH = 16
     }
 }
