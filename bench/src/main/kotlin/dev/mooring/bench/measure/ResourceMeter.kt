@@ -4,19 +4,28 @@ import java.lang.management.ManagementFactory
 
 /**
  * Process CPU time and bytes allocated by every live thread, read at the start and the end of a
- * measured window; with a [serverPid], also the CPU time of that other process (the server JVM of
- * the cell, which shares the machine's cores with the client). Allocation comes from `com.sun.management.ThreadMXBean` summed over live
- * threads, so threads that die inside the window are undercounted: the harness keeps its caller
- * threads alive until the end snapshot is taken.
+ * measured window; given a `serverPid`, also the CPU time of that other process (the cell's
+ * server JVM, which shares the machine's cores with the client). Allocation comes from
+ * `com.sun.management.ThreadMXBean` summed over live threads, so threads that die inside the
+ * window are undercounted: the harness keeps its caller threads alive until the end snapshot is
+ * taken.
  */
-class ResourceMeter(private val serverPid: Long? = null) {
+class ResourceMeter(serverPid: Long? = null) {
     private val os = ManagementFactory.getOperatingSystemMXBean() as com.sun.management.OperatingSystemMXBean
     private val threads = (ManagementFactory.getThreadMXBean() as com.sun.management.ThreadMXBean).also {
         if (it.isThreadAllocatedMemorySupported && !it.isThreadAllocatedMemoryEnabled) it.isThreadAllocatedMemoryEnabled = true
     }
 
+    /**
+     * The server to measure: null without a pid, and also when this platform does not let one
+     * process read another's CPU time (then the cell reports no `serverCpuUsPerOp`, and says so
+     * on the worker's log, rather than failing every ping cell).
+     */
     private val server: ProcessHandle? = serverPid?.let { pid ->
-        ProcessHandle.of(pid).orElseThrow { IllegalArgumentException("no process $pid to measure") }
+        val p = ProcessHandle.of(pid).orElseThrow { IllegalArgumentException("no process $pid to measure") }
+        if (p.info().totalCpuDuration().isPresent) p else null.also {
+            System.err.println("the CPU time of process $pid is not readable here: serverCpuUsPerOp is not reported")
+        }
     }
 
     /** One reading. [serverCpuNanos]: -1 without a server to measure. */
@@ -32,8 +41,8 @@ class ResourceMeter(private val serverPid: Long? = null) {
 
     /**
      * The total CPU time of [p] (user and system, all threads, read by the JDK from `/proc` on
-     * Linux, in clock ticks: 10 ms, 0.25% of a 4 s window at one core). An exited or unreadable
-     * process fails the cell rather than reporting a wrong number.
+     * Linux, in clock ticks: 10 ms, 0.3% of a 3 s window at one core). A server that exits
+     * during the cell fails the cell rather than reporting a wrong number.
      */
     private fun cpuNanosOf(p: ProcessHandle): Long =
         p.info().totalCpuDuration().orElseThrow { IllegalStateException("the CPU time of process ${p.pid()} is not readable") }.toNanos()

@@ -47,7 +47,7 @@ object RatioTable {
      * The metrics compared with the floor: what the raw socket loop also measures honestly. The
      * server's CPU per operation is among them because the floor's pre-encoded ping is the
      * cheapest command a server can be sent: on two shared cores, what Mooring's commands cost the
-     * server beyond it is throughput the client cannot have.
+     * server beyond it is throughput lost to what the client sends, not to its own CPU.
      */
     private val FLOOR_COMPARED = listOf("opsPerSec", "cpuUsPerOp", "serverCpuUsPerOp")
 
