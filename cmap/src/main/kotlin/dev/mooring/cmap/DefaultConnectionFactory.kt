@@ -86,8 +86,9 @@ public class DefaultConnectionFactory internal constructor(
      * This factory's event loops as a [CoroutineDispatcher]: the threads that select on its
      * connections' sockets ([ConnectionSettings.eventLoopThreads] of them, `mooring-loop-N-i`).
      * A coroutine running here that sends a command is resumed with the reply directly by the loop
-     * that saw it arrive, on that loop's thread: no thread hand-off per reply. Code running here must never block (it would stall
-     * every connection of that loop); use it for code that suspends, as on any event loop.
+     * that saw it arrive, on that loop's thread: no thread hand-off per reply. Code running here
+     * must never block (it would stall every connection of that loop); use it for code that
+     * suspends, as on any event loop.
      * After [close], coroutines dispatched here are cancelled and run on `Dispatchers.IO`.
      */
     public val dispatcher: CoroutineDispatcher get() = loops

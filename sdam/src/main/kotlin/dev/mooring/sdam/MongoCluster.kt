@@ -192,7 +192,8 @@ public class MongoCluster internal constructor(
      * thread. From any other dispatcher an operation works the same: alone, it runs on its
      * caller's thread and pays one dispatch per reply back to its dispatcher; while other
      * operations hold connections, [runCommand], the retryable reads and writes and cursor commands
-     * run on these loops and come back with the result (one dispatch each way). A caller's own code ([withConnection]'s block) never runs here.
+     * run on these loops and come back with the result (one dispatch each way). A caller's own
+     * code ([withConnection]'s block) never runs here.
      *
      * ```
      * withContext(cluster.dispatcher) { repeat(1_000) { cluster.runCommand("admin", ping) } }

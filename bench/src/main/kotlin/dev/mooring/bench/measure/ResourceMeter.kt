@@ -23,8 +23,11 @@ class ResourceMeter(serverPid: Long? = null) {
      */
     private val server: ProcessHandle? = serverPid?.let { pid ->
         val p = ProcessHandle.of(pid).orElseThrow { IllegalArgumentException("no process $pid to measure") }
-        if (p.info().totalCpuDuration().isPresent) p else null.also {
+        if (p.info().totalCpuDuration().isPresent) {
+            p
+        } else {
             System.err.println("the CPU time of process $pid is not readable here: serverCpuUsPerOp is not reported")
+            null
         }
     }
 
