@@ -9,7 +9,7 @@ import java.nio.file.Path
 import java.nio.file.Paths
 import java.nio.file.StandardCopyOption
 
-/** Collects outcomes per suite and rewrites `kotest-spec/target/spec-report.json` after each. */
+/** Collects outcomes per suite and rewrites `kotest-spec/target/spec-report.json` ([file]) after each. */
 object SpecReport {
     private class Suite {
         var passed = 0
@@ -21,7 +21,11 @@ object SpecReport {
 
     private val suites = java.util.TreeMap<String, Suite>()
 
-    val file: File by lazy { File(SpecTests.projectRoot(), "kotest-spec/target/spec-report.json") }
+    /** `spec-report.json`, or `spec-report-external.json` for a run against the deployment `MONGODB_URI` names. */
+    val file: File by lazy {
+        val external = !System.getenv("MONGODB_URI").isNullOrBlank()
+        File(SpecTests.projectRoot(), "kotest-spec/target/spec-report" + (if (external) "-external" else "") + ".json")
+    }
 
     @Synchronized
     fun passed(suite: String, file: String, test: String) {

@@ -2,8 +2,10 @@ package dev.mooring.spec.unified
 
 import dev.mooring.spec.SpecCase
 import dev.mooring.spec.specSuite
+import io.kotest.core.spec.Spec
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.core.spec.style.scopes.FunSpecRootScope
+import io.kotest.engine.concurrency.TestExecutionMode
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
@@ -25,21 +27,36 @@ class SdamUnifiedSpec : FunSpec({
 })
 
 /**
- * Registers the unified-format tests of [suite] (see [specSuite]): each test whose file- and
- * test-level runOnRequirements the test kit can satisfy runs on a fresh [UnifiedHost];
- * the others are skipped with the exact reason.
+ * Registers the unified-format tests of [suite] (see [specSuite]) as [unifiedCases] on the
+ * deployment `MONGODB_URI` names ([ExternalDeployment.fromEnvironment], one test at a time), else
+ * on the test kit in this process.
  */
 fun FunSpecRootScope.unifiedSuite(suite: String) {
-    specSuite(suite) { _, json ->
-        val file = json.jsonObject
-        val fileReqs = file["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
-        file["tests"]!!.jsonArray.map { t ->
-            val test = t.jsonObject
-            val name = test["description"]!!.jsonPrimitive.content
-            val testReqs = test["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
+    val external = ExternalDeployment.fromEnvironment
+    // the tests share the external deployment (its fail points, its collections): one at a time
+    if (external != null) (this as? Spec)?.testExecutionMode = TestExecutionMode.Sequential
+    specSuite(suite) { _, json -> unifiedCases(json.jsonObject, external) }
+}
+
+/**
+ * The tests of the unified-format [file]: with [external] null, each test whose file- and
+ * test-level runOnRequirements the test kit can satisfy runs on a fresh in-process
+ * [UnifiedHost]; with an [external] deployment, each test whose requirements it meets runs on
+ * it ([ExternalHost]). The others are skipped with the exact reason.
+ */
+fun unifiedCases(file: JsonObject, external: ExternalDeployment?): List<SpecCase> {
+    val fileReqs = file["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
+    return file["tests"]!!.jsonArray.map { t ->
+        val test = t.jsonObject
+        val name = test["description"]!!.jsonPrimitive.content
+        val testReqs = test["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
+        val marked = test["skipReason"]?.jsonPrimitive?.content?.let { "the test file marks it skipped: $it" }
+        if (external != null) {
+            val reason = marked ?: ExternalRequirements.unmet(external, fileReqs, testReqs) ?: skipReason(file, test)
+            SpecCase(name, reason) { ExternalRequirements.oneAtATime { UnifiedTestRun(ExternalHost(external), file).run(test) } }
+        } else {
             val choice = hostChoice(fileReqs, testReqs)
-            val reason = test["skipReason"]?.jsonPrimitive?.content?.let { "the test file marks it skipped: $it" }
-                ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else skipReason(file, test)
+            val reason = marked ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else skipReason(file, test)
             SpecCase(name, reason) {
                 UnifiedHost.start(choice!!.topology, choice.auth, choice.mechanism, choice.version.maxWireVersion).use { host -> UnifiedTestRun(host, file).run(test) }
             }
@@ -92,7 +109,7 @@ private fun hostChoice(fileReqs: List<JsonObject>?, testReqs: List<JsonObject>?)
     return null
 }
 
-private fun satisfies(reqs: List<JsonObject>?, topology: String, auth: Boolean, mechanism: String?, version: String): Boolean =
+internal fun satisfies(reqs: List<JsonObject>?, topology: String, auth: Boolean, mechanism: String?, version: String): Boolean =
     reqs == null || reqs.any { r -> accepts(r, topology, auth, mechanism, version) }
 
 private fun accepts(r: JsonObject, topology: String, auth: Boolean, mechanism: String?, version: String): Boolean {

@@ -14,10 +14,12 @@ import dev.mooring.sdam.TopologyDescription
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Deferred
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.first
+import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
@@ -63,9 +65,11 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     private val threads = HashMap<String, MutableList<Deferred<Unit>>>()
     private val recorded = HashMap<String, TopologyDescription>()
     private val logCaptures = HashMap<String, LogCapture>()
+    private val failPoints = Collections.synchronizedSet(LinkedHashSet<String>())
 
     suspend fun run(test: JsonObject) {
         try {
+            host.beforeTest()
             coroutineScope {
                 cursorOps = CursorOperations(this)
                 UnifiedTracing.reset()
@@ -84,6 +88,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 cursorOps.closeAll()
             }
         } finally {
+            // a timed-out test's fail points are turned off too: the deployment may outlive the test
+            withContext(NonCancellable) { host.disableFailPoints(failPoints.toSet()) }
             sessionOps.endAll()
             clients.values.forEach { it.cluster.closeSuspending() }
         }
@@ -147,18 +153,27 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         }
     }
 
-    /** initialData goes through an internal cluster, as the format requires: no client entity observes it. */
+    /**
+     * initialData goes through an internal cluster with a "majority" write concern, as the format
+     * requires: no client entity observes it. Dropping a collection that does not exist is no
+     * error (NamespaceNotFound, from servers before MongoDB 7.0).
+     */
     private suspend fun initialData(d: JsonObject) {
         val db = d["databaseName"]!!.jsonPrimitive.content
         val coll = d["collectionName"]!!.jsonPrimitive.content
         val setup = MongoCluster(MongoClusterSettings.fromUri(host.uri(emptyMap())))
         try {
-            setup.runCommand(db, BsonDocument("drop", BsonString(coll)))
+            val majority = BsonDocument("w", BsonString("majority"))
+            try {
+                setup.runCommand(db, BsonDocument("drop", BsonString(coll)).append("writeConcern", majority))
+            } catch (e: dev.mooring.cmap.MongoCommandException) {
+                if (e.code != 26) throw e
+            }
             val docs = d["documents"]!!.jsonArray.map { bson(it.jsonObject) }
             if (docs.isNotEmpty()) {
-                setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)))
+                setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)).append("writeConcern", majority))
             } else {
-                setup.runCommand(db, BsonDocument("create", BsonString(coll)))
+                setup.runCommand(db, BsonDocument("create", BsonString(coll)).append("writeConcern", majority))
             }
         } finally {
             setup.closeSuspending()
@@ -230,7 +245,10 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         when (name) {
             "createEntities" -> createEntities(args["entities"]!!.jsonArray)
             // as the format requires, through the named client (its checkout is observed; configureFailPoint events are not)
-            "failPoint" -> clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.runCommand("admin", bson(args["failPoint"]!!.jsonObject))
+            "failPoint" -> bson(args["failPoint"]!!.jsonObject).let { command ->
+                failPoints += command.getString("configureFailPoint").value
+                clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.runCommand("admin", command)
+            }
             "wait" -> delay(args["ms"]!!.jsonPrimitive.long)
             "waitForEvent" -> {
                 val (ev, spec) = args["event"]!!.jsonObject.entries.single()

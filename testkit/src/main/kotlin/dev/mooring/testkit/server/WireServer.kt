@@ -40,7 +40,7 @@ typealias CommandHandler = suspend (ctx: RequestContext, database: String, comma
  * document sequences, moreToCome requests and exhaust replies). Each request goes through, in
  * order: the command counter, the `failCommand` fail point ([configureFailPoint], or the
  * `configureFailPoint` command), the [handler] (null = fall through), then the built-ins:
- * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, the data commands of
+ * hello/isMaster (answered by [hello]), ping, buildInfo, endSessions, killAllSessions, the data commands of
  * [collections] (insert, update, delete, findAndModify, ...; a find with `$where: "sleep(N) || true"` sleeps N ms first, see [WhereSleep]),
  * the cursor commands (find, aggregate, listCollections, listIndexes cut into batches kept per server, getMore, killCursors: [CursorCommands]),
  * configureFailPoint; anything else is `CommandNotFound` (59). Replies to
@@ -360,6 +360,8 @@ class WireServer private constructor(
     private fun builtIn(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument = when (ctx.commandName) {
         "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
         "ping", "endSessions" -> ok()
+        // the test kit keeps no transactions or operations of a session to kill (its cursors die with their connection or killCursors)
+        "killAllSessions" -> ok()
         "buildInfo", "buildinfo" -> BsonDocument("version", BsonString("7.0.0"))
             .append("versionArray", org.bson.BsonArray(listOf(7, 0, 0, 0).map { BsonInt32(it) }))
             .append("ok", BsonInt32(1))
