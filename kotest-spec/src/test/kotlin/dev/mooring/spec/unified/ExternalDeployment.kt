@@ -51,8 +51,9 @@ class ExternalDeployment(
 
         /**
          * MongoDB versions by the maxWireVersion they report: a `buildInfo` version at or past the
-         * release of a wire version above the reported one is held to the reported wire version's
-         * release (the test kit's servers report 7.0.0 whatever wire version they simulate).
+         * release of a wire version above the reported one, or before the reported one's release,
+         * is taken to be the reported wire version's release (the test kit's servers report 7.0.0
+         * whatever wire version they simulate).
          */
         private val VERSION_BY_WIRE = sortedMapOf(6 to "3.6", 7 to "4.0", 8 to "4.2", 9 to "4.4", 13 to "5.0", 17 to "6.0", 21 to "7.0", 25 to "8.0")
 
@@ -79,7 +80,12 @@ class ExternalDeployment(
                 val reported = buildInfo.getString("version", BsonString(byWire)).value
                 // a version at or past the next wire version's release cannot report this wire version
                 val next = VERSION_BY_WIRE.tailMap(wire + 1).values.firstOrNull()
-                val version = if (next != null && compareVersions(reported, next) >= 0) byWire else reported
+                val version = when {
+                    next != null && compareVersions(reported, next) >= 0 -> byWire
+                    // nor can a version released before this wire version
+                    compareVersions(reported, byWire) < 0 -> byWire
+                    else -> reported
+                }
                 val hosts = when (topology) {
                     // every member, wherever the primary is by the end of a test
                     "replicaset" -> (hello["hosts"] as? BsonArray)?.map { it.asString().value } ?: parts.hosts
