@@ -7,38 +7,27 @@ import dev.mooring.cmap.ConnectionPoolStatistics
 import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.DriverInfo
 import dev.mooring.cmap.MongoCommandException
-import dev.mooring.cmap.MongoServerException
-import dev.mooring.cmap.internal.auth.Reauthentication
 import dev.mooring.cmap.internal.command.CommandMonitor
-import dev.mooring.cmap.internal.command.MonitoredOperation
 import dev.mooring.events.EventBus
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
-import dev.mooring.sdam.internal.csot.OperationTimeout
-import dev.mooring.sdam.internal.cursor.CommandCursor
-import dev.mooring.sdam.internal.cursor.CursorContext
 import dev.mooring.sdam.internal.cursor.CursorFlow
 import dev.mooring.sdam.internal.cursor.CursorPage
-import dev.mooring.sdam.internal.cursor.CursorTimeout
-import dev.mooring.sdam.internal.retry.DefaultWriteConcern
+import dev.mooring.sdam.internal.operation.CommandOperation
+import dev.mooring.sdam.internal.operation.CursorCommandOperation
+import dev.mooring.sdam.internal.operation.EndSessionsOperation
+import dev.mooring.sdam.internal.operation.OperationContext
+import dev.mooring.sdam.internal.operation.RetryableWriteOperation
+import dev.mooring.sdam.internal.operation.WithConnectionOperation
 import dev.mooring.sdam.internal.retry.RetryableRead
-import dev.mooring.sdam.internal.retry.RetryableWrite
-import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
 import dev.mooring.sdam.internal.session.ClusterClock
-import dev.mooring.sdam.internal.session.ClusterTimeConnection
-import dev.mooring.sdam.internal.session.EndSessions
-import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.session.ServerSessionPool
-import dev.mooring.sdam.internal.session.SessionConnection
 import dev.mooring.sdam.internal.settings.UnhonouredSettings
 import dev.mooring.sdam.internal.srv.SrvPoller
 import dev.mooring.sdam.internal.srv.SrvSeedlistDiscovery
 import dev.mooring.sdam.internal.topology.MonitorFactory
-import dev.mooring.sdam.internal.topology.OperationRetry
 import dev.mooring.sdam.internal.topology.OperationRunner
-import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
-import dev.mooring.sdam.internal.topology.SelectedServer
 import dev.mooring.sdam.internal.topology.ServerMonitorFactory
 import dev.mooring.sdam.internal.topology.ServerSelector
 import dev.mooring.sdam.internal.topology.Topology
@@ -64,7 +53,6 @@ import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
 import kotlinx.coroutines.yield
-import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
 
@@ -150,11 +138,9 @@ public class MongoCluster internal constructor(
     private val selector: ServerSelector
     private val runner: OperationRunner
     private val closeMutex = Mutex()
-    private val commandMonitor = CommandMonitor(bus, settings.logging)
     private val sessions = ServerSessionPool()
-    /** The highest cluster time received from the deployment's servers (driver-sessions.md). */
-    private val clusterClock = ClusterClock()
-    private val cursors: CursorContext
+    /** The operations' shared context: every operation below only delegates to `internal/operation`. */
+    private val ops: OperationContext
     private val closerJob = Job()
 
     init {
@@ -166,7 +152,7 @@ public class MongoCluster internal constructor(
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
         selector = ServerSelector(live)
         runner = OperationRunner(live, selector, connectionFactory.dispatcher)
-        cursors = CursorContext(live, runner, ::monitoredOperation, ::monitored, tracer)
+        ops = OperationContext(settings, live, runner, CommandMonitor(bus, settings.logging), sessions, ClusterClock(), tracer)
         SrvPoller.start(seedlist, live, scope)
         // An uncontended open does not suspend: the opening events are published before the constructor returns.
         scope.launch(start = CoroutineStart.UNDISPATCHED) { live.open() }
@@ -288,10 +274,7 @@ public class MongoCluster internal constructor(
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
         timeoutMS: Long? = null,
-    ): BsonDocument = tracer.trace("runCommand", database) { runByReadPreference(database, command, readPreference, runCommandRetry, session, timeoutMS) }
-
-    /** runCommand's policy: a pool-cleared error once; overload retries when retryReads and retryWrites are both on. */
-    private val runCommandRetry = OperationRetry.withOverloadRetries(OperationRetry.POOL_CLEARED, settings.retryReads && settings.retryWrites)
+    ): BsonDocument = tracer.trace("runCommand", database) { CommandOperation.run(ops, database, command, readPreference, ops.runCommandRetry, session, timeoutMS) }
 
     /** The operation runner, for the test hooks of ClusterInternals. */
     internal val operationRunner: OperationRunner get() = runner
@@ -320,60 +303,7 @@ public class MongoCluster internal constructor(
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
         timeoutMS: Long? = null,
-    ): BsonDocument = tracer.traceCommand(database, command) { runByReadPreference(database, command, readPreference, RetryableRead(settings.retryReads), session, timeoutMS) }
-
-    /**
-     * One command on a server selected by [readPreference], for [runCommand] (any command,
-     * writes included: runCommand selects by read preference too) and [runRetryableRead]: sent
-     * with its `$readPreference` (for the topology type of the description the selection used),
-     * the session's `lsid` and the timeout's `maxTimeMS`, retried by [retry].
-     */
-    private suspend fun runByReadPreference(
-        database: String,
-        command: Bson,
-        readPreference: ReadPreference,
-        retry: OperationRetry,
-        session: ClientSession?,
-        timeoutMS: Long?,
-    ): BsonDocument {
-        val doc = checkCommand(database, command)
-        val op = monitoredOperation()
-        val timeout = operationTimeout(timeoutMS)
-        val s = operationSession(session)
-        // An object rather than a lambda: a suspend lambda is allocated twice per operation (its
-        // instance, then a copy of it as the coroutine that runs it).
-        val attempt = object : suspend (SelectedServer, Connection) -> BsonDocument {
-            override suspend fun invoke(selected: SelectedServer, connection: Connection): BsonDocument {
-                val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
-                // the cluster time is gossiped here rather than by a ClusterTimeConnection: the same, without the wrapper and its frame
-                val gossiped = ClusterTimeConnection.withClusterTime(timeout.withMaxTimeMS(sent, selected.description), clusterClock, s.clusterClock)
-                val reply = try {
-                    monitored(connection, op, s, timeout, gossip = false).command(database, gossiped)
-                } catch (e: Throwable) {
-                    if (e is MongoCommandException) ClusterTimeConnection.observe(e.response, clusterClock, s.clusterClock)
-                    s.onError(e)
-                    throw timeout.translate(e)
-                }
-                ClusterTimeConnection.observe(reply, clusterClock, s.clusterClock)
-                return timeout.checkReply(reply)
-            }
-        }
-        try {
-            return runner.run(readSelection(readPreference), doc.firstKey, timeout.timeoutMS, retry, mayRunOnLoops = true, attempt)
-        } finally {
-            s.release()
-        }
-    }
-
-    /** The selection of a read by [readPreference]: one shared value for the default, primary. */
-    private fun readSelection(readPreference: ReadPreference): ServerSelectionOperation.Read =
-        if (readPreference === ReadPreference.PRIMARY) READ_PRIMARY else ServerSelectionOperation.Read(readPreference)
-
-    /** The timeout of an operation called with [timeoutMS] (null: the cluster's [MongoClusterSettings.timeoutMS]); validates it. */
-    private fun operationTimeout(timeoutMS: Long?): OperationTimeout {
-        require(timeoutMS == null || timeoutMS >= 0) { "timeoutMS must be >= 0 (0 = no limit), was $timeoutMS" }
-        return OperationTimeout.start(timeoutMS ?: settings.timeoutMS)
-    }
+    ): BsonDocument = tracer.traceCommand(database, command) { CommandOperation.run(ops, database, command, readPreference, RetryableRead(settings.retryReads), session, timeoutMS) }
 
     /**
      * Runs the cursor-returning [command] (`find`, `aggregate`, `listCollections`, `listIndexes`,
@@ -432,47 +362,8 @@ public class MongoCluster internal constructor(
      * is retried as [runCommand] is (a pool-cleared error; server overload when retryReads and
      * retryWrites are both on). A positive [limit] caps the documents returned (see [CursorPage.pages]).
      */
-    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false, limit: Int? = null): Flow<CursorPage> {
-        val doc = checkCommand(database, command)
-        options.session?.checkUsable(live.id)
-        val timeoutMS = options.timeoutMS ?: settings.timeoutMS
-        val mode = cursorTimeoutMode(doc, options, timeoutMS)
-        return CursorFlow.pages {
-            val retry = if (retryableRead) RetryableRead(settings.retryReads) else runCommandRetry
-            val timeout = CursorTimeout(timeoutMS, mode, options.cursorType, settings.serverSelectionTimeoutMS)
-            CommandCursor(cursors, database, doc, options, retry, operationSession(options.session), timeout, limit)
-        }
-    }
-
-    /**
-     * The timeoutMode of a cursor with the effective [timeoutMS], after the checks of
-     * client-side-operations-timeout.md "Cursors" ([IllegalArgumentException]): timeoutMode
-     * set without timeoutMS; ITERATION for an aggregate with `$out` or `$merge`; a getMore
-     * maxTimeMS with a positive timeoutMS, except a tailable-await cursor's below it.
-     */
-    private fun cursorTimeoutMode(command: BsonDocument, options: RunCursorCommandOptions, timeoutMS: Long?): TimeoutMode {
-        require(options.timeoutMode == null || timeoutMS != null) {
-            "timeoutMode ${options.timeoutMode} needs timeoutMS (set it on the call or the cluster)"
-        }
-        val limit = timeoutMS?.takeIf { it > 0 }
-        val await = options.cursorType == CursorType.TAILABLE_AWAIT
-        val maxTimeMS = options.maxTimeMS
-        require(limit == null || maxTimeMS == null || (await && maxTimeMS < limit)) {
-            "getMore maxTimeMS=$maxTimeMS with timeoutMS=$limit is not supported" +
-                if (await) " (a tailable-await cursor's maxTimeMS must be below timeoutMS)" else ""
-        }
-        val mode = options.timeoutMode ?: if (options.cursorType == CursorType.NON_TAILABLE) TimeoutMode.CURSOR_LIFETIME else TimeoutMode.ITERATION
-        require(options.timeoutMode != TimeoutMode.ITERATION || !writesOutput(command)) {
-            "timeoutMode ITERATION is not allowed for an aggregate with \$out or \$merge (client-side-operations-timeout.md)"
-        }
-        return mode
-    }
-
-    /** True for an `aggregate` whose pipeline has a `$out` or `$merge` stage. */
-    private fun writesOutput(command: BsonDocument): Boolean =
-        command.firstKey == "aggregate" && (command["pipeline"] as? BsonArray).orEmpty().any { stage ->
-            (stage as? BsonDocument)?.keys?.any { it == "\$out" || it == "\$merge" } == true
-        }
+    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false, limit: Int? = null): Flow<CursorPage> =
+        CursorCommandOperation.pages(ops, database, command, options, retryableRead, limit)
 
     /**
      * Starts an explicit session (driver-sessions.md `startSession`) for this cluster's
@@ -481,26 +372,8 @@ public class MongoCluster internal constructor(
      */
     public fun startSession(): ClientSession {
         if (live.isClosed || runner.isClosing) throw MongoClusterClosedException("the cluster is closed; cannot start a session")
-        return ClientSession(live.id, sessions.acquire(sessionTimeoutMinutes())) { sessions.release(it, sessionTimeoutMinutes()) }
+        return ClientSession(live.id, sessions.acquire(ops.sessionTimeoutMinutes())) { sessions.release(it, ops.sessionTimeoutMinutes()) }
     }
-
-    /** [sessionTimeoutMinutes] as the function sessions take (one object for the cluster, not one per operation). */
-    private val sessionTimeout: () -> Int? = ::sessionTimeoutMinutes
-
-    /** The session pool's expiry: `logicalSessionTimeoutMinutes`, none in load-balanced mode (driver-sessions.md). */
-    private fun sessionTimeoutMinutes(): Int? =
-        live.description.value.let { if (it.type == TopologyType.LOAD_BALANCED) null else it.logicalSessionTimeoutMinutes }
-
-    /**
-     * The session of one operation: [explicit]'s (held until the operation releases it, so ending
-     * the session meanwhile keeps its server session out of the pool), or an implicit one from the pool.
-     */
-    private fun operationSession(explicit: ClientSession?): OperationSession =
-        if (explicit == null) {
-            OperationSession(sessions, null, sessionTimeout)
-        } else {
-            OperationSession(sessions, explicit.hold(live.id), sessionTimeout, explicit.clock, explicit::releaseHold)
-        }
 
     /**
      * Runs the write [command] (insert, update, delete, findAndModify, ...) on [database] on
@@ -535,43 +408,7 @@ public class MongoCluster internal constructor(
      * under a timeoutMS); [runCommand] sends commands as given (run-command.md).
      */
     public suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession? = null, timeoutMS: Long? = null): BsonDocument =
-        tracer.traceCommand(database, command) { retryableWrite(database, command, session, timeoutMS) }
-
-    private suspend fun retryableWrite(database: String, command: Bson, session: ClientSession?, timeoutMS: Long?): BsonDocument {
-        val checked = checkCommand(database, command)
-        require(!checked.containsKey("lsid") && !checked.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
-        val doc = DefaultWriteConcern.applyTo(checked, settings.writeConcern, (timeoutMS ?: settings.timeoutMS) != null)
-        val unacknowledged = RetryableWrite.isUnacknowledged(doc)
-        require(session == null || !unacknowledged) { "an explicit session cannot be used with an unacknowledged write (w: 0)" }
-        val op = monitoredOperation()
-        val timeout = operationTimeout(timeoutMS)
-        val s = operationSession(session)
-        return try {
-            RetryableWrite(doc, settings.retryWrites, sessions, s.current).use { write ->
-                try {
-                    runner.run(ServerSelectionOperation.Write, doc.firstKey, timeout.timeoutMS, write, mayRunOnLoops = true) { selected, connection ->
-                        // a write that is not retryable still runs in the (implicit or explicit) session, unless unacknowledged
-                        val sent = write.commandFor(selected.description, live.description.value)
-                            .let { if (it.containsKey("lsid") || unacknowledged) it else s.attach(it, connection) }
-                            .let { timeout.withMaxTimeMS(it, selected.description) }
-                        val wire = connection.description?.maxWireVersion
-                        val reply = try {
-                            monitored(connection, op, s, timeout).command(database, sent)
-                        } catch (e: Throwable) {
-                            s.onError(e)
-                            write.onError(e, wire)
-                            throw timeout.translate(e)
-                        }
-                        timeout.checkReply(write.checkReply(reply, wire ?: selected.description.maxWireVersion, selected.description.type == ServerType.MONGOS))
-                    }
-                } catch (e: RetryableWriteConcernReply) {
-                    e.reply
-                }
-            }
-        } finally {
-            s.release()
-        }
-    }
+        tracer.traceCommand(database, command) { RetryableWriteOperation.run(ops, database, command, session, timeoutMS) }
 
     /**
      * Runs [block] with a connection to a server selected by [readPreference], under the
@@ -590,48 +427,7 @@ public class MongoCluster internal constructor(
         session: ClientSession? = null,
         timeoutMS: Long? = null,
         block: suspend (Connection) -> T,
-    ): T {
-        val op = monitoredOperation()
-        val timeout = operationTimeout(timeoutMS)
-        val s = session?.let { operationSession(it) }
-        try {
-            return tracer.trace("withConnection", null) {
-                runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE) { _, c ->
-                    val monitoredConnection = monitored(c, op, s, timeout)
-                    // the caller's code runs in a dispatch of its own, never on the thread that served the
-                    // checkout (which resumes the pool's other waiters next; see ConnectionPool's KDoc)
-                    yield()
-                    block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
-                }
-            }
-        } finally {
-            s?.release()
-        }
-    }
-
-    private fun checkCommand(database: String, command: Bson): BsonDocument {
-        require(database.isNotEmpty()) { "database name must not be empty" }
-        val doc = command.toBsonDocument()
-        require(doc.isNotEmpty()) { "command document must not be empty" }
-        return doc
-    }
-
-    /** The command monitoring scope of one operation, or null when nobody observes (no allocation). */
-    private fun monitoredOperation(): MonitoredOperation? = if (commandMonitor.isActive) MonitoredOperation() else null
-
-    /**
-     * [connection] as an operation's: reauthenticating, observed by command monitoring and tracing,
-     * and gossiping the cluster time (the cluster's and [session]'s) outermost, so the events show
-     * the `$clusterTime` sent. [timeout] is the operation's timeoutMS (the remaining time a
-     * reauthentication's callback is given). Without [gossip] the caller gossips the cluster time
-     * itself, around the call ([ClusterTimeConnection.withClusterTime], [ClusterTimeConnection.observe]).
-     */
-    private fun monitored(
-        connection: Connection, op: MonitoredOperation?, session: OperationSession? = null, timeout: OperationTimeout? = null, gossip: Boolean = true,
-    ): Connection =
-        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op), timeout?.deadlineNanos)
-            .let { tracer?.traced(it) ?: it }
-            .let { if (gossip) ClusterTimeConnection(it, clusterClock, session?.clusterClock) else it }
+    ): T = WithConnectionOperation.run(ops, readPreference, session, timeoutMS, block)
 
     /** Gauges of every current pool, read from the pools' own state (non-blocking snapshots). */
     public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> =
@@ -659,7 +455,7 @@ public class MongoCluster internal constructor(
                 runner.beginClosing()
                 runner.failWaitingCheckouts(live.pools().values)
                 if (gracePeriod.isPositive()) withTimeoutOrNull(gracePeriod) { runner.awaitNoneHolding() }
-                endServerSessions()
+                EndSessionsOperation.run(ops)
                 if (runner.holdingCount > 0) {
                     for (pool in live.pools().values) if (!pool.loadBalanced) pool.clear(interruptInUseConnections = true, cause = MongoClusterClosedException("the cluster is closing"))
                 }
@@ -667,22 +463,6 @@ public class MongoCluster internal constructor(
                 job.cancel()
                 job.join()
                 connectionFactory.awaitClosed()
-            }
-        }
-    }
-
-    /** driver-sessions.md: `endSessions` for the pooled server sessions when closing, bounded by serverSelectionTimeoutMS. */
-    private suspend fun endServerSessions() {
-        val commands = EndSessions.commands(sessions.drain())
-        if (commands.isEmpty()) return
-        val pool = EndSessions.target(live.description.value)?.let { live.pool(it) } ?: return
-        val op = monitoredOperation()
-        withTimeoutOrNull(settings.serverSelectionTimeoutMS) {
-            try {
-                // OpenTelemetry: an operation span of its own around the endSessions command spans
-                tracer.trace("endSessions", "admin") { pool.withConnection { c -> EndSessions.send(monitored(c, op), commands) } }
-            } catch (e: MongoServerException) {
-                // driver-sessions.md: errors of endSessions are ignored
             }
         }
     }
@@ -703,8 +483,6 @@ public class MongoCluster internal constructor(
     internal val liveTopology: Topology get() = live
 
     public companion object {
-        private val READ_PRIMARY = ServerSelectionOperation.Read(ReadPreference.PRIMARY)
-
         /** A cluster built with the settings DSL: `MongoCluster { hosts("a:27017"); replicaSet = "rs0" }`. */
         @JvmSynthetic
         public operator fun invoke(block: MongoClusterSettingsBuilder.() -> Unit): MongoCluster = MongoCluster(mongoClusterSettings(block))

@@ -12,6 +12,7 @@ import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.topology.ConnectionPin
 import dev.mooring.sdam.internal.topology.OperationRetry
+import dev.mooring.sdam.internal.topology.AttemptReply
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
 import dev.mooring.sdam.internal.tracing.traceCommand
 import dev.mooring.sdam.internal.retry.OverloadRetry
@@ -72,7 +73,7 @@ internal class CommandCursor(
         // OpenTelemetry: the opening command runs in an operation span named after it (find, aggregate, ...)
         return context.tracer.traceCommand(database, command) {
             withContext(pin) {
-                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry, mayRunOnLoops = true) { selected, connection ->
+                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry, AttemptReply.NONE, mayRunOnLoops = true) { selected, connection ->
                     val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, selected.topology.type, selected.description)
                     val reply = send(connection, database, timeout.initial) { timeout.initialCommand(sent, selected.description) }
                     val batch = CursorBatch.first(name, reply, connection.address)

@@ -103,7 +103,8 @@ internal class OperationRunner(
      * is the command name for logs) under the retry policy [retry]: at most one retry (more
      * under a timeoutMS, see [attempts]), after a fresh selection, within [timeoutMS] when not
      * null. Errors from checkout and from [block] go through SDAM error handling before they
-     * propagate.
+     * propagate,
+     * and so does a `writeConcernError` in the command reply [reply] says the result is.
      *
      * Inline, as [once] is into [attempts]: the operation costs the caller's frame, one frame for
      * [attempts] (selection, checkout, error handling and retries all run in it) and [block]'s.
@@ -116,6 +117,7 @@ internal class OperationRunner(
         operationName: String,
         timeoutMS: Long?,
         retry: OperationRetry,
+        reply: AttemptReply<T>,
         mayRunOnLoops: Boolean = false,
         noinline block: suspend (SelectedServer, Connection) -> T,
     ): T {
@@ -124,10 +126,10 @@ internal class OperationRunner(
         // path does) then costs one object and its frame, where a lambda costs its instance and a
         // copy of it per invocation.
         if (mayRunOnLoops && loops != null && holding.get() > 0 && currentCoroutineContext()[ContinuationInterceptor] !== loops) {
-            return onLoops(loops, operation, operationName, timeoutMS, retry, block)
+            return onLoops(loops, operation, operationName, timeoutMS, retry, reply, block)
         }
-        if (timeoutMS == null || timeoutMS <= 0) return attempts(operation, operationName, null, timeoutMS != null, retry, block)
-        return runWithin(operation, operationName, timeoutMS, retry, block)
+        if (timeoutMS == null || timeoutMS <= 0) return attempts(operation, operationName, null, timeoutMS != null, retry, reply, block)
+        return runWithin(operation, operationName, timeoutMS, retry, reply, block)
     }
 
     /**
@@ -147,12 +149,13 @@ internal class OperationRunner(
         operationName: String,
         timeoutMS: Long?,
         retry: OperationRetry,
+        reply: AttemptReply<T>,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
         try {
             return withContext(loops) {
-                if (timeoutMS == null || timeoutMS <= 0) attempts(operation, operationName, null, timeoutMS != null, retry, block)
-                else runWithin(operation, operationName, timeoutMS, retry, block)
+                if (timeoutMS == null || timeoutMS <= 0) attempts(operation, operationName, null, timeoutMS != null, retry, reply, block)
+                else runWithin(operation, operationName, timeoutMS, retry, reply, block)
             }
         } catch (e: CancellationException) {
             currentCoroutineContext().ensureActive() // the caller's own cancellation
@@ -169,11 +172,12 @@ internal class OperationRunner(
         operationName: String,
         limit: Long,
         retry: OperationRetry,
+        reply: AttemptReply<T>,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
         val deadline = System.nanoTime() + limit * 1_000_000
         try {
-            return withTimeout(limit) { attempts(operation, operationName, deadline, true, retry, block) }
+            return withTimeout(limit) { attempts(operation, operationName, deadline, true, retry, reply, block) }
         } catch (e: TimeoutCancellationException) {
             currentCoroutineContext().ensureActive() // an outer cancellation is not ours to translate
             throw MongoOperationTimeoutException("operation $operationName exceeded timeoutMS=$limit ms", e)
@@ -197,6 +201,7 @@ internal class OperationRunner(
         deadline: Long?,
         untilTimeout: Boolean,
         retry: OperationRetry,
+        reply: AttemptReply<T>,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
         retry.starting(topology.current)
@@ -206,7 +211,7 @@ internal class OperationRunner(
         var allowed = if (untilTimeout) Int.MAX_VALUE else 1
         while (true) {
             val error = try {
-                return once(operation, operationName, deadline, deprioritized, block)
+                return once(operation, operationName, deadline, deprioritized, reply, block)
             } catch (e: Throwable) {
                 if (e is CancellationException) throw e
                 e
@@ -245,6 +250,7 @@ internal class OperationRunner(
         operationName: String,
         deadline: Long?,
         deprioritized: Set<ServerAddress>,
+        reply: AttemptReply<T>,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
         val selectionTimeout = topology.settings.serverSelectionTimeoutMS
@@ -265,7 +271,7 @@ internal class OperationRunner(
             publishHolding()
             try {
                 val result = block(selected, connection)
-                if (result is BsonDocument) onWriteConcernError(address, result, connection)
+                reply.replyOf(result)?.let { onWriteConcernError(address, it, connection) }
                 return result
             } catch (e: Throwable) {
                 if (e is RetryableWriteConcernReply) onWriteConcernError(address, e.reply, connection)
