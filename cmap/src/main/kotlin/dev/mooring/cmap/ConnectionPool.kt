@@ -215,25 +215,25 @@ public class ConnectionPool(
     }
 
     /**
-     * Checks out a connection, runs [block] with it and always checks it back in. A network or
-     * protocol error thrown by [block] marks the connection perished, so it is closed on check-in.
+     * Checks out a connection, runs [block] with it and always checks it back in. A command of the
+     * connection that fails with an error that [MongoServerException.perishesConnection] marks it
+     * perished, so it is closed on check-in.
      */
     public suspend fun <T> withConnection(block: suspend (Connection) -> T): T {
         val c = checkOut()
         try {
             yield() // leave the thread that served this checkout before running the caller's code (see the class KDoc)
             return block(c)
-        } catch (t: Throwable) {
-            if (t is MongoNetworkException || t is MongoProtocolException) markPerished(c)
-            throw t
         } finally {
             checkIn(c)
         }
     }
 
     /**
-     * Marks a checked-out [connection] perished (errored) so that it is closed when checked in;
-     * SDAM calls it after a network error. Non-suspending, thread-safe, idempotent.
+     * Marks a checked-out [connection] perished (errored) so that it is closed when checked in,
+     * for a holder that knows its wire state is unknown for a reason of its own; a command that
+     * fails with a network or protocol error marks its connection by itself
+     * ([MongoServerException.perishesConnection]). Non-suspending, thread-safe, idempotent.
      */
     public fun markPerished(connection: Connection) {
         ownConnection(connection).errored = true

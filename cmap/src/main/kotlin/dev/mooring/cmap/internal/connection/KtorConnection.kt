@@ -209,7 +209,7 @@ internal class KtorConnection(
     }
 
     override suspend fun command(database: String, command: BsonDocument, timeoutMS: Long): BsonDocument =
-        command(database, command, timeoutMS, currentCoroutineContext()[CommandRequestObserver])
+        command(database, command, timeoutMS, null)
 
     override suspend fun command(database: String, command: BsonDocument, observer: CommandRequestObserver): BsonDocument =
         command(database, command, settings.socketTimeoutMS, observer)

@@ -1,14 +1,12 @@
 package dev.mooring.sdam.internal.operation
 
 import dev.mooring.cmap.Connection
-import dev.mooring.cmap.MongoCommandException
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.internal.topology.AttemptReply
 import dev.mooring.sdam.internal.topology.OperationRetry
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
 import dev.mooring.sdam.internal.topology.SelectedServer
-import dev.mooring.sdam.internal.session.ClusterTimeConnection
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
 
@@ -17,8 +15,8 @@ import org.bson.conversions.Bson
  * included: run-command.md selects by read preference too) and `runRetryableRead`
  * (retryable-reads.md, with a `RetryableRead` as [retry]). One pass per attempt: the runner
  * selects and checks out; the attempt adds `$readPreference` (for the topology type of the
- * description the selection used), the session's `lsid`, the timeout's `maxTimeMS` and the
- * cluster time, sends, observes the reply's cluster time and translates a timeout; the runner
+ * description the selection used), the session's `lsid` and the timeout's `maxTimeMS`, sends
+ * through the operation's connection (which gossips the cluster time) and translates a timeout; the runner
  * classifies an error once, tells SDAM once (a reply's writeConcernError too, [AttemptReply.COMMAND])
  * and checks the connection in.
  */
@@ -41,16 +39,12 @@ internal object CommandOperation {
         val attempt = object : suspend (SelectedServer, Connection) -> BsonDocument {
             override suspend fun invoke(selected: SelectedServer, connection: Connection): BsonDocument {
                 val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
-                // the cluster time is gossiped here rather than by a ClusterTimeConnection: the same, without the wrapper and its frame
-                val gossiped = ClusterTimeConnection.withClusterTime(timeout.withMaxTimeMS(sent, selected.description), ctx.clusterClock, s.clusterClock)
                 val reply = try {
-                    ctx.monitored(connection, op, s, timeout, gossip = false).command(database, gossiped)
+                    ctx.monitored(connection, op, s, timeout).command(database, timeout.withMaxTimeMS(sent, selected.description))
                 } catch (e: Throwable) {
-                    if (e is MongoCommandException) ClusterTimeConnection.observe(e.response, ctx.clusterClock, s.clusterClock)
                     s.onError(e)
                     throw timeout.translate(e)
                 }
-                ClusterTimeConnection.observe(reply, ctx.clusterClock, s.clusterClock)
                 return timeout.checkReply(reply)
             }
         }

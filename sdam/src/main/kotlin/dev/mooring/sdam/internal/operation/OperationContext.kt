@@ -55,16 +55,15 @@ internal class OperationContext(
     /**
      * [connection] as an operation's: reauthenticating, observed by command monitoring and tracing,
      * and gossiping the cluster time (the cluster's and [session]'s) outermost, so the events show
-     * the `$clusterTime` sent. [timeout] is the operation's timeoutMS (the remaining time a
-     * reauthentication's callback is given). Without [gossip] the caller gossips the cluster time
-     * itself, around the call ([ClusterTimeConnection.withClusterTime], [ClusterTimeConnection.observe]).
+     * the `$clusterTime` sent ([ClusterTimeConnection], the one place operations gossip it). [timeout]
+     * is the operation's timeoutMS (the remaining time a reauthentication's callback is given).
      */
-    fun monitored(
-        connection: Connection, op: MonitoredOperation?, session: OperationSession? = null, timeout: OperationTimeout? = null, gossip: Boolean = true,
-    ): Connection =
-        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op), timeout?.deadlineNanos)
-            .let { tracer?.traced(it) ?: it }
-            .let { if (gossip) ClusterTimeConnection(it, clusterClock, session?.clusterClock) else it }
+    fun monitored(connection: Connection, op: MonitoredOperation?, session: OperationSession? = null, timeout: OperationTimeout? = null): Connection =
+        ClusterTimeConnection(
+            Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op), timeout?.deadlineNanos)
+                .let { tracer?.traced(it) ?: it },
+            clusterClock, session?.clusterClock,
+        )
 
     /** The timeout of an operation called with [timeoutMS] (null: the cluster's [MongoClusterSettings.timeoutMS]); validates it. */
     fun operationTimeout(timeoutMS: Long?): OperationTimeout {

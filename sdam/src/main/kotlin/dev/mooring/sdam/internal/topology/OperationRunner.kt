@@ -275,7 +275,7 @@ internal class OperationRunner(
                 return result
             } catch (e: Throwable) {
                 if (e is RetryableWriteConcernReply) onWriteConcernError(address, e.reply, connection)
-                topology.onAttemptFailure(address, pool, connection, e)
+                topology.onAttemptFailure(address, connection, e)
                 throw e
             } finally {
                 holding.decrementAndGet()
