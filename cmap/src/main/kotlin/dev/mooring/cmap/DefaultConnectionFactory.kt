@@ -1,5 +1,6 @@
 package dev.mooring.cmap
 
+import dev.mooring.cmap.internal.connection.ConnectionSettingsRules
 import dev.mooring.cmap.internal.connection.ClientMetadata
 import dev.mooring.cmap.internal.connection.Handshake
 import dev.mooring.cmap.internal.auth.AuthHooks
@@ -8,7 +9,6 @@ import dev.mooring.cmap.internal.connection.KtorConnection
 import dev.mooring.cmap.internal.connection.EventLoopGroup
 import dev.mooring.cmap.internal.connection.SocketRegistry
 import dev.mooring.cmap.internal.connection.tls.ClientTls
-import dev.mooring.cmap.internal.wire.compression.Compressors
 import dev.mooring.events.ServerAddress
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.sync.Semaphore
@@ -75,10 +75,11 @@ public class DefaultConnectionFactory internal constructor(
     // The sockets' selectors: settings.eventLoopThreads event loops (default one per core), each a
     // daemon thread of its own (not Dispatchers.IO: blocking workers added to the scheduler
     // Dispatchers.Default shares make every later dispatch pay for an unpark; measured: contended
-    // pool hand-offs 3-7x slower). Checked here, before any thread starts.
+    // pool hand-offs 3-7x slower). The settings are checked (ConnectionSettingsRules) before any thread starts.
     private val loops = EventLoopGroup(
         settings.eventLoopThreads.also {
-            require(it in 1..MAX_EVENT_LOOPS) { "eventLoopThreads must be in 1..$MAX_EVENT_LOOPS, was $it" }
+            ConnectionSettingsRules.check(settings)?.let { message -> throw IllegalArgumentException(message) }
+            ConnectionSettingsRules.unhonoured(settings)?.let { message -> throw IllegalArgumentException(message) }
         },
     )
 
@@ -111,16 +112,7 @@ public class DefaultConnectionFactory internal constructor(
 
     init {
         try {
-            require(settings.connectTimeoutMS >= 0) { "connectTimeoutMS must be >= 0, was ${settings.connectTimeoutMS}" }
-            require(settings.socketTimeoutMS >= 0) { "socketTimeoutMS must be >= 0, was ${settings.socketTimeoutMS}" }
-            for (name in settings.compressors) {
-                require(name in Compressors.NAMES) { "unsupported compressor '$name' (supported: ${Compressors.NAMES.joinToString()})" }
-            }
-            require(settings.zlibCompressionLevel in -1..9) { "zlibCompressionLevel must be in -1..9, was ${settings.zlibCompressionLevel}" }
             effectiveAuthenticator = authenticator ?: Authenticators.forCredential(settings, authHooks)
-            // Mooring checks no certificate revocation (no OCSP, no CRL): there is nothing these options could disable
-            require(!settings.tls.disableOcspEndpointCheck) { "tlsDisableOCSPEndpointCheck is not supported: Mooring does not check certificate revocation" }
-            require(!settings.tls.disableCertificateRevocationCheck) { "tlsDisableCertificateRevocationCheck is not supported: Mooring does not check certificate revocation" }
             tls = if (settings.tls.enabled) ClientTls(settings.tls) else null
             val infos = driverInfo.distinct()
             metadata = java.util.concurrent.atomic.AtomicReference(Metadata(infos, ClientMetadata.build(ClientMetadata.Inputs(settings.appName, infos))))

@@ -147,7 +147,7 @@ public class MongoCluster internal constructor(
         UnhonouredSettings.check(settings)?.let { throw InvalidSettingsException(it) }
         initialListeners.forEach { bus.addListener(it) }
         tracer?.let { bus.addListener(it.poolListener) }
-        connectionFactory = DefaultConnectionFactory(settings.connection.copy(proxy = settings.proxy ?: settings.connection.proxy), settings.driverInfo)
+        connectionFactory = DefaultConnectionFactory(settings.connection, settings.driverInfo)
         val id = TopologyId.next()
         live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
         selector = ServerSelector(live)

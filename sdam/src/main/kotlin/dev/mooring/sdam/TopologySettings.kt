@@ -2,6 +2,7 @@ package dev.mooring.sdam
 
 import dev.mooring.events.MooringException
 import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.internal.settings.TopologyRules
 
 /**
  * The part of a client's configuration that decides the initial topology (SDAM "Initial
@@ -20,16 +21,8 @@ public data class TopologySettings(
     val loadBalanced: Boolean = false,
 ) {
     init {
-        if (seeds.isEmpty()) throw InvalidTopologySettingsException("the seed list is empty")
-        if (directConnection == true && seeds.distinct().size > 1) {
-            throw InvalidTopologySettingsException("directConnection=true cannot be used with multiple seeds (${seeds.joinToString(",")})")
-        }
-        if (loadBalanced) {
-            if (seeds.distinct().size > 1) throw InvalidTopologySettingsException("loadBalanced=true cannot be used with multiple seeds")
-            if (replicaSetName != null) throw InvalidTopologySettingsException("loadBalanced=true cannot be used with replicaSet")
-            if (directConnection == true) throw InvalidTopologySettingsException("loadBalanced=true cannot be used with directConnection=true")
-        }
-        if (replicaSetName != null && replicaSetName.isEmpty()) throw InvalidTopologySettingsException("replicaSet must not be empty")
+        TopologyRules.check(seeds.distinct().size, srv = false, directConnection == true, replicaSetName, loadBalanced)
+            ?.let { throw InvalidTopologySettingsException(it) }
     }
 
     /** The seeds without duplicates, in the order given. */
