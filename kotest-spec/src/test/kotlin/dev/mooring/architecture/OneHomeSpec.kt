@@ -25,7 +25,8 @@ class OneHomeSpec : FunSpec({
             .keys.map { it.substringAfterLast('/') }.sorted()
 
     test("a connection perishes in one place: its own failed command (MongoServerException.perishesConnection)") {
-        filesWith("errored = true").shouldContainExactly("PooledConnection.kt")
+        // PooledConnection's command marks it; ConnectionPool.markPerished is the public hook for a holder's own reason
+        filesWith("errored = true").shouldContainExactly("ConnectionPool.kt", "PooledConnection.kt")
         filesWith("is MongoNetworkException || this is MongoProtocolException").shouldContainExactly("MongoErrors.kt")
         filesWith("markPerished(").shouldContainExactly("ConnectionPool.kt") // its definition: no path of the library calls it
     }
