@@ -10,7 +10,7 @@ import kotlin.random.Random
  * any thread. Randomness comes only from the [Random] the caller passes. The waiting loop,
  * timeouts and log messages belong to the live topology.
  */
-public object ServerSelection {
+internal object ServerSelection {
     /** The default size of the latency window (localThresholdMS). */
     public const val DEFAULT_LOCAL_THRESHOLD_MS: Long = 15
 

@@ -7,7 +7,7 @@ import org.bson.types.ObjectId
 
 /**
  * The client's view of the whole deployment. Immutable: every update produces a new
- * instance (see [TopologyStateMachine]), so it is safe to share between threads and to
+ * instance (by the SDAM state machine), so it is safe to share between threads and to
  * publish through a `StateFlow`.
  *
  * [compatible], [compatibilityError] and [logicalSessionTimeoutMinutes] are derived from

@@ -10,7 +10,7 @@ import dev.mooring.sdam.internal.settings.TopologyRules
  * Immutable. [init] applies the spec's validation and throws [InvalidTopologySettingsException]
  * for combinations the specs forbid.
  */
-public data class TopologySettings(
+internal data class TopologySettings(
     /** The seed list (at least one address; duplicates are removed keeping the first). */
     val seeds: List<ServerAddress>,
     /** The `directConnection` option; null when not given, which behaves as false. */

@@ -1,8 +1,8 @@
 package dev.mooring.cmap.pool
 
-import dev.mooring.cmap.ConnectionPool
 import dev.mooring.cmap.ConnectionPoolSettings
 import dev.mooring.cmap.PoolClearedException
+import dev.mooring.cmap.internal.pool.DefaultConnectionPool
 import dev.mooring.events.EventBus
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
@@ -35,7 +35,7 @@ class PoolContentionStressSpec : FunSpec({
 
     suspend fun stress(dispatcher: CoroutineDispatcher, poolContext: CoroutineDispatcher, seed: Int) = withContext(dispatcher) {
         val factory = FakeConnectionFactory()
-        val pool = ConnectionPool(
+        val pool = DefaultConnectionPool(
             TEST_ADDRESS,
             ConnectionPoolSettings(maxPoolSize = 3, maxConnecting = 2, maintenanceIntervalMS = -1),
             factory, EventBus(), context = poolContext,

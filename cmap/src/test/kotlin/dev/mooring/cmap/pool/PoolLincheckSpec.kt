@@ -1,8 +1,8 @@
 package dev.mooring.cmap.pool
 
-import dev.mooring.cmap.ConnectionPool
 import dev.mooring.cmap.ConnectionPoolSettings
 import dev.mooring.cmap.PoolClearedException
+import dev.mooring.cmap.internal.pool.DefaultConnectionPool
 import dev.mooring.events.EventBus
 import io.kotest.core.spec.style.FunSpec
 import kotlinx.coroutines.Dispatchers
@@ -23,7 +23,7 @@ import org.jetbrains.kotlinx.lincheck.strategy.managed.modelchecking.ModelChecki
  */
 class PoolLincheckScenario {
     private val factory = FakeConnectionFactory()
-    private val pool = ConnectionPool(
+    private val pool = DefaultConnectionPool(
         TEST_ADDRESS,
         ConnectionPoolSettings(maxPoolSize = 1, maxConnecting = 1, maintenanceIntervalMS = -1),
         factory, EventBus(), context = Dispatchers.Unconfined,
