@@ -26,7 +26,7 @@ class OneHomeSpec : FunSpec({
 
     test("a connection perishes in one place: its own failed command (MongoServerException.perishesConnection)") {
         // PooledConnection's command marks it; ConnectionPool.markPerished is the public hook for a holder's own reason
-        filesWith("errored = true").shouldContainExactly("ConnectionPool.kt", "PooledConnection.kt")
+        filesWith("errored = true").shouldContainExactly("DefaultConnectionPool.kt", "PooledConnection.kt")
         filesWith("is MongoNetworkException || this is MongoProtocolException").shouldContainExactly("MongoErrors.kt")
         filesWith("markPerished(").shouldContainExactly("ConnectionPool.kt", "DefaultConnectionPool.kt") // its declaration and implementation: no path of the library calls it
     }
