@@ -10,8 +10,8 @@ import org.jetbrains.kotlin.psi.KtClassOrObject
 import java.io.File
 
 /**
- * The rules of this codebase (README "Engineering standards", docs/architecture.md "Architecture
- * rules"), read from the sources with Konsist. Each test lists every violation it finds; a list
+ * The rules of this codebase (docs/architecture.md "Architecture rules"), read from the library's
+ * sources with Konsist (parsed, not compiled: the rules see the code as written). Each test lists every violation it finds; a list
  * kept below as a baseline names the known exceptions, and a baseline entry that no longer
  * applies fails too, so the lists only shrink.
  */
@@ -61,12 +61,12 @@ class ArchitectureSpec : FunSpec({
         val exceptions = classes.map { it.name }.filter { ROOT_EXCEPTION in ancestors(it, parentsOf) }
         exceptions.size shouldBeGreaterThan 20
         // MongoX and X name one error twice (as MongoIncompatibleServerException and IncompatibleServerException did)
-        exceptions.groupBy { it.removePrefix("Mongo") }.filterValues { it.size > 1 }.values
-            .map { "one concept, ${it.size} classes: ${it.joinToString()}" }.shouldListNone()
+        val violations = exceptions.groupBy { it.removePrefix("Mongo") }.filterValues { it.size > 1 }.values
+            .map { "one concept, ${it.size} classes: ${it.joinToString()}" }.toMutableList()
         for ((family, root) in EXCEPTION_FAMILIES) {
-            exceptions.filter { family.matches(it) && it != root && root !in ancestors(it, parentsOf) }
-                .map { "$it does not extend $root" }.shouldListNone()
+            violations += exceptions.filter { family.matches(it) && it != root && root !in ancestors(it, parentsOf) }.map { "$it does not extend $root" }
         }
+        violations.shouldListNone()
     }
 
     test("no library function returns and no library property holds a value typed Any") {

@@ -22,7 +22,10 @@ import java.util.zip.ZipFile
  *
  * After an intended change, write the dumps again and commit them:
  *
- *     mvn -B -ntp verify -pl kotest-spec -am -Dapi.dump=true -Dtest=ApiDumpSpec -Dsurefire.failIfNoSpecifiedTests=false
+ *     mvn -B -ntp clean verify -pl kotest-spec -am -Papi-dump
+ *
+ * (`clean`: the dump is read from the compiled classes, and the Kotlin compiler leaves the class
+ * files of a deleted source in `target/classes`.)
  */
 class ApiDumpSpec : FunSpec({
     val root = File(System.getProperty("mooring.root") ?: "..").canonicalFile
@@ -46,8 +49,8 @@ class ApiDumpSpec : FunSpec({
                     val diff = tools.filesDiff(dump.takeIf { it.isFile } ?: Files.createTempFile(module, ".none").toFile(), built)
                     throw AssertionError(
                         "The public API of $module differs from ${dump.relativeTo(root)} (- committed, + built):\n$diff\n" +
-                            "If the change is intended, update the dumps (mvn -B -ntp verify -pl kotest-spec -am -Dapi.dump=true " +
-                            "-Dtest=ApiDumpSpec -Dsurefire.failIfNoSpecifiedTests=false) and commit them.",
+                            "If the change is intended, update the dumps (mvn -B -ntp clean verify -pl kotest-spec -am -Papi-dump) and " +
+                            "commit them. A class whose source was deleted is still in target/classes until a clean build.",
                     )
                 }
             }
