@@ -1,6 +1,5 @@
 package dev.mooring.sdam
 
-import dev.mooring.events.MooringException
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.internal.settings.TopologyRules
 
@@ -38,5 +37,8 @@ internal data class TopologySettings(
         }
 }
 
-/** A topology configuration that the specs forbid (for example directConnection=true with several seeds). */
-public class InvalidTopologySettingsException(message: String) : MooringException(message)
+/**
+ * A topology configuration that the specs forbid (for example directConnection=true with several
+ * seeds): one of the [InvalidSettingsException]s. Immutable.
+ */
+public class InvalidTopologySettingsException(message: String) : InvalidSettingsException(message)

@@ -1,6 +1,7 @@
 package dev.mooring.sdam.internal.retry
 
 import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.MongoIncompatibleServerException
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.PoolClearedException
 import dev.mooring.events.MooringException
@@ -87,9 +88,14 @@ internal object RetryableErrors {
         return reply.clone().append("errorLabels", BsonArray(labels + org.bson.BsonString(RETRYABLE_WRITE_ERROR)))
     }
 
-    /** True when [e] means the retry could not even select a server (the first error is then surfaced). */
+    /**
+     * True when [e] means the retry could not even select a server (the first error is then
+     * surfaced). A [MongoIncompatibleServerException] is one when selection raised it (no
+     * connection, so no generation), not when a new connection's handshake did.
+     */
     fun isSelectionFailure(e: Throwable): Boolean =
-        e is MongoServerSelectionTimeoutException || e is ServerSelectionException || e is MongoClusterClosedException
+        e is MongoServerSelectionTimeoutException || e is ServerSelectionException || e is MongoClusterClosedException ||
+            (e is MongoIncompatibleServerException && e.generation == null)
 
     /** True when [e] is labelled `NoWritesPerformed`. */
     fun noWritesPerformed(e: Throwable): Boolean = e is MooringException && e.hasErrorLabel(NO_WRITES_PERFORMED)

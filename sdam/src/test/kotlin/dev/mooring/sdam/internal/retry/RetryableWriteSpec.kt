@@ -1,6 +1,7 @@
 package dev.mooring.sdam.internal.retry
 
 import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.MongoIncompatibleServerException
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.PoolClearedException
 import dev.mooring.events.ServerAddress
@@ -104,6 +105,10 @@ class RetryableWriteSpec : FunSpec({
         val selection = MongoServerSelectionTimeoutException("no server", TopologyDescription(TopologyType.UNKNOWN, emptyMap()), 30_000)
         write.surface(first, selection) shouldBeSameInstanceAs first
         write.surface(first, RetryNotPossible(b)) shouldBeSameInstanceAs first
+        // an incompatible topology fails selection; an incompatible server met by a new connection's handshake does not
+        write.surface(first, MongoIncompatibleServerException("old", b)) shouldBeSameInstanceAs first
+        val handshake = MongoIncompatibleServerException("old", b, generation = 0)
+        write.surface(first, handshake) shouldBeSameInstanceAs handshake
     }
 
     test("a retry that lands on a server without retryable writes is not possible") {
