@@ -41,4 +41,4 @@ internal data class TopologySettings(
  * A topology configuration that the specs forbid (for example directConnection=true with several
  * seeds): one of the [InvalidSettingsException]s. Immutable.
  */
-public class InvalidTopologySettingsException(message: String) : InvalidSettingsException(message)
+internal class InvalidTopologySettingsException(message: String) : InvalidSettingsException(message)
