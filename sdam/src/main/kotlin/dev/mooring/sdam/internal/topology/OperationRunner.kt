@@ -199,14 +199,13 @@ internal class OperationRunner(
         retry: OperationRetry,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
-        retry.starting(topology.current)
         var first: Throwable? = null
         var deprioritized = emptySet<ServerAddress>()
         var retries = 0
         var allowed = if (untilTimeout) Int.MAX_VALUE else 1
         while (true) {
             val error = try {
-                return once(operation, operationName, deadline, deprioritized, block)
+                return once(operation, operationName, deadline, deprioritized, retry, block)
             } catch (e: Throwable) {
                 if (e is CancellationException) throw e
                 e
@@ -245,6 +244,7 @@ internal class OperationRunner(
         operationName: String,
         deadline: Long?,
         deprioritized: Set<ServerAddress>,
+        retry: OperationRetry,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
         val selectionTimeout = topology.settings.serverSelectionTimeoutMS
@@ -260,7 +260,12 @@ internal class OperationRunner(
             val pool = selected.pool
             val address = selected.description.address
             // An establishment error reached SDAM from the pool already (before the checkout failed).
-            val connection = checkOutUnlessClosing(pool, address)
+            val connection = try {
+                checkOutUnlessClosing(pool, address)
+            } catch (e: Throwable) {
+                if (e !is CancellationException) retry.checkOutFailed(selected.description, e)
+                throw e
+            }
             holding.incrementAndGet()
             publishHolding()
             try {
