@@ -34,7 +34,7 @@ class MooringScenariosUnifiedSpec : FunSpec({
     }
 })
 
-private val SCENARIOS = listOf("handshake-error-retries.json")
+private val SCENARIOS = listOf("handshake-error-retries.json", "cursor-timeouts.json")
 
 private fun resource(name: String): String =
     requireNotNull(MooringScenariosUnifiedSpec::class.java.getResource("scenarios/$name")) { "no scenario $name" }.readText()
