@@ -208,7 +208,8 @@ public interface MongoCluster : AutoCloseable {
      * A tailable cursor ([CursorType]) is not ended by an empty batch: its getMores go on until the
      * collector stops. When the collector is cancelled, throws or stops early (`take`, `first`), a
      * cursor still open on the server is killed with `killCursors` on its server (and pinned
-     * connection), bounded by timeoutMS or else serverSelectionTimeoutMS, its outcome ignored.
+     * connection), bounded by timeoutMS or else serverSelectionTimeoutMS, its outcome ignored; a
+     * collector cancelled with [CursorCloseCancellation] closes it under that close's own timeoutMS.
      * timeoutMS (the options', else the cluster's) follows client-side-operations-timeout.md
      * ([TimeoutMode]): the initial command is bounded, retried and its errors translated as
      * [runCommand]'s (or [runRetryableRead]'s); it carries `maxTimeMS` (remaining time minus the

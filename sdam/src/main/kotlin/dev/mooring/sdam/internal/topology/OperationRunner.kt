@@ -204,14 +204,13 @@ internal class OperationRunner(
         reply: AttemptReply<T>,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
-        retry.starting(topology.current)
         var first: Throwable? = null
         var deprioritized = emptySet<ServerAddress>()
         var retries = 0
         var allowed = if (untilTimeout) Int.MAX_VALUE else 1
         while (true) {
             val error = try {
-                return once(operation, operationName, deadline, deprioritized, reply, block)
+                return once(operation, operationName, deadline, deprioritized, retry, reply, block)
             } catch (e: Throwable) {
                 if (e is CancellationException) throw e
                 e
@@ -250,6 +249,7 @@ internal class OperationRunner(
         operationName: String,
         deadline: Long?,
         deprioritized: Set<ServerAddress>,
+        retry: OperationRetry,
         reply: AttemptReply<T>,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
@@ -266,7 +266,12 @@ internal class OperationRunner(
             val pool = selected.pool
             val address = selected.description.address
             // An establishment error reached SDAM from the pool already (before the checkout failed).
-            val connection = checkOutUnlessClosing(pool, address)
+            val connection = try {
+                checkOutUnlessClosing(pool, address)
+            } catch (e: Throwable) {
+                if (e !is CancellationException) retry.checkOutFailed(selected.description, e)
+                throw e
+            }
             holding.incrementAndGet()
             publishHolding()
             try {
