@@ -163,11 +163,14 @@ internal class DirectSocketIo private constructor(
     companion object {
         private const val BUFFER_SIZE = 16 * 1024
 
-        /** The direct I/O for [socket], or null when it is not a selectable NIO socket (then use Ktor's channels). */
-        fun of(socket: Socket, selector: SelectorManager): DirectSocketIo? {
-            val selectable = socket as? Selectable ?: return null
-            val channel = selectable.channel as? ByteChannel ?: return null
-            if (selectable.channel.isBlocking) return null
+        /**
+         * The direct I/O for [socket]. Every socket [Connector] opens (Ktor's `aSocket(selector).tcp().connect`)
+         * is a selectable, non-blocking NIO socket channel; anything else is a programming error.
+         */
+        fun of(socket: Socket, selector: SelectorManager): DirectSocketIo {
+            val selectable = requireNotNull(socket as? Selectable) { "not a selectable NIO socket: $socket" }
+            val channel = requireNotNull(selectable.channel as? ByteChannel) { "not a byte channel: ${selectable.channel}" }
+            require(!selectable.channel.isBlocking) { "the socket's channel is in blocking mode: $socket" }
             return DirectSocketIo(selectable, channel, selector)
         }
     }
