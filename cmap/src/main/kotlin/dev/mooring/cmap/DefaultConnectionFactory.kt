@@ -74,8 +74,8 @@ public class DefaultConnectionFactory internal constructor(
 
     // The sockets' selectors: settings.eventLoopThreads event loops (default one per core), each a
     // daemon thread of its own (not Dispatchers.IO: blocking workers added to the scheduler
-    // Dispatchers.Default shares make every later dispatch pay for an unpark; measured: contended
-    // pool hand-offs 3-7x slower). Checked here, before any thread starts.
+    // Dispatchers.Default shares make every later dispatch pay for an unpark). Checked here,
+    // before any thread starts.
     private val loops = EventLoopGroup(
         settings.eventLoopThreads.also {
             require(it in 1..MAX_EVENT_LOOPS) { "eventLoopThreads must be in 1..$MAX_EVENT_LOOPS, was $it" }

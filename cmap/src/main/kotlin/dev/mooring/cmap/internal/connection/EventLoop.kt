@@ -189,8 +189,8 @@ internal class EventLoop(
             val ready = key.readyOps()
             // Level-triggered, so a ready interest nobody waits for must stop. Read interest
             // stays while a reader was waiting: the reader usually asks again (the next reply)
-            // before this loop selects again, and keeping it saves two epoll_ctl calls per reply
-            // (measured 3% of the loops' CPU). It is cleared at the first readiness that finds
+            // before this loop selects again, and keeping it saves two epoll_ctl calls per reply.
+            // It is cleared at the first readiness that finds
             // no reader (data or end of stream nobody waits for: one extra wake-up at most).
             // Write and connect readiness is nearly always there: cleared at once. Cleared
             // before resuming, so a waiter that asks again in there is not undone.
