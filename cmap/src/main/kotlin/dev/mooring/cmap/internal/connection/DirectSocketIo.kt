@@ -23,8 +23,9 @@ import java.nio.channels.ByteChannel
  * socket from another thread fails a read or write in progress with an [java.io.IOException] (or
  * Ktor's closed-channel cancellation, which the connection maps to a network error too).
  */
-internal class DirectSocketIo private constructor(
+internal class DirectSocketIo internal constructor(
     private val selectable: Selectable,
+    /** [selectable]'s channel (a test may pass a wrapper of it that observes the reads). */
     private val channel: ByteChannel,
     private val selector: SelectorManager,
 ) : NetIo {
@@ -74,10 +75,6 @@ internal class DirectSocketIo private constructor(
      * per request; the selector reports at once if the answer did come already).
      */
     private var replyAwaited = false
-
-    /** Reads from the socket that found nothing (for tests; the connection's single reader writes it). */
-    var emptyReads: Long = 0L
-        private set
 
     override suspend fun readAvailable(dst: ByteBuffer): Int {
         if (!dst.hasRemaining()) return 0
@@ -144,7 +141,6 @@ internal class DirectSocketIo private constructor(
         while (true) {
             val n = channel.read(dst)
             if (n > 0) return
-            if (n == 0) emptyReads++
             if (n < 0) throw EOFException("connection closed by the server")
             await(SelectInterest.READ)
         }

@@ -40,6 +40,8 @@ internal class EventLoop(
     val group: EventLoopGroup,
     name: String,
     private val rejected: (Runnable) -> Unit,
+    /** Null except in tests. */
+    private val probe: EventLoopProbe? = null,
 ) {
     private val selector: Selector = group.provider.openSelector()
     private val tasks = ConcurrentLinkedQueue<Runnable>()
@@ -120,7 +122,7 @@ internal class EventLoop(
                     selector.selectNow(onReady)
                 }
                 selecting = false
-                selectsReturned++
+                probe?.selectReturned()
                 wakeupPending.set(false)
             }
         } catch (t: Throwable) {
@@ -133,23 +135,15 @@ internal class EventLoop(
         }
     }
 
-    /** Selects that returned so far; written by the loop thread only (read by tests). */
-    @Volatile var selectsReturned: Long = 0L
-        private set
-
     /** Keys of this loop's selector, cancelled ones not yet deregistered included (a racy read, for tests). */
     val registeredKeys: Int get() = selector.keys().size
-
-    /** Tasks run so far; written by the loop thread only (read by tests). */
-    var tasksRun: Long = 0L
-        private set
 
     /** Runs queued tasks, at most [MAX_TASKS_PER_TURN] (so tasks that queue tasks cannot starve the sockets). */
     private fun runTasks() {
         var n = MAX_TASKS_PER_TURN
         while (n-- > 0) {
             val task = tasks.poll() ?: return
-            tasksRun++
+            probe?.taskRun()
             runSafely(task)
         }
     }

@@ -5,7 +5,6 @@ import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.withContext
 import kotlin.coroutines.coroutineContext
-import java.util.concurrent.atomic.AtomicLong
 import kotlin.coroutines.cancellation.CancellationException
 
 /**
@@ -33,9 +32,6 @@ internal class PoolLock {
             field = value
             served.inline = !value
         }
-
-    /** Diagnostics for tests: how many lock acquisitions went through [lockedSlow] (contended past spinning). */
-    val queuedLockAcquisitions = AtomicLong()
 
     /**
      * Runs [block] holding the mutex: [tryLockSpinning] first, else [lockedSlow]; then, with the
@@ -75,7 +71,6 @@ internal class PoolLock {
     suspend fun <T> lockedSlow(block: () -> T): T {
         val handOff = if (modelChecking) NonCancellable else NonCancellable + Dispatchers.Unconfined
         var result: Any? = NO_RESULT
-        queuedLockAcquisitions.incrementAndGet()
         try {
             withContext(handOff) {
                 mutex.lock()
