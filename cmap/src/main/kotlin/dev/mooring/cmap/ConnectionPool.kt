@@ -28,8 +28,6 @@ public enum class ConnectionPoolState {
 public class EstablishmentFailure(
     /** The pool's server. */
     public val address: ServerAddress,
-    /** The pool-assigned id of the failed connection. */
-    public val connectionId: Long,
     /** The pool generation the connection was created in (SDAM ignores errors from stale generations). */
     public val generation: Int,
     /** The load-balancer service, when known. */

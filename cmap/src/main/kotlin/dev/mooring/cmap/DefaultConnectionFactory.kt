@@ -5,7 +5,7 @@ import dev.mooring.cmap.internal.connection.ClientMetadata
 import dev.mooring.cmap.internal.connection.Handshake
 import dev.mooring.cmap.internal.auth.AuthHooks
 import dev.mooring.cmap.internal.auth.Authenticators
-import dev.mooring.cmap.internal.connection.KtorConnection
+import dev.mooring.cmap.internal.connection.SocketConnection
 import dev.mooring.cmap.internal.connection.EventLoopGroup
 import dev.mooring.cmap.internal.connection.SocketRegistry
 import dev.mooring.cmap.internal.connection.tls.ClientTls
@@ -16,7 +16,7 @@ import org.bson.BsonDocument
 import java.util.concurrent.atomic.AtomicBoolean
 
 /**
- * Creates Ktor raw-socket connections for one cluster. It owns the event loops (one thread per
+ * Creates the socket connections of one cluster. It owns the event loops (one thread per
  * core, `mooring-loop-N-i`, see [dispatcher]) whose selectors serve all its connections' sockets;
  * [close] closes them, which also breaks every connection still open, and the threads end when
  * their loops have stopped. The client metadata document is computed once, here.
@@ -74,8 +74,8 @@ public class DefaultConnectionFactory internal constructor(
 
     // The sockets' selectors: settings.eventLoopThreads event loops (default one per core), each a
     // daemon thread of its own (not Dispatchers.IO: blocking workers added to the scheduler
-    // Dispatchers.Default shares make every later dispatch pay for an unpark; measured: contended
-    // pool hand-offs 3-7x slower). The settings are checked (ConnectionSettingsRules) before any thread starts.
+    // Dispatchers.Default shares make every later dispatch pay for an unpark). The settings are
+    // checked (ConnectionSettingsRules) before any thread starts.
     private val loops = EventLoopGroup(
         settings.eventLoopThreads.also {
             ConnectionSettingsRules.check(settings)?.let { message -> throw IllegalArgumentException(message) }
@@ -139,7 +139,7 @@ public class DefaultConnectionFactory internal constructor(
     /** A pooled connection: full handshake, wire-version check, then [authenticator]. No I/O here. */
     override fun create(address: ServerAddress, id: Long, generation: Int): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return track(KtorConnection(address, id, generation, settings, loops, poolHandshake, effectiveAuthenticator, tls, sockets, null, forget))
+        return track(SocketConnection(address, id, generation, settings, loops, poolHandshake, effectiveAuthenticator, tls, sockets, null, forget))
     }
 
     /**
@@ -152,14 +152,14 @@ public class DefaultConnectionFactory internal constructor(
      */
     public fun createMonitoringConnection(address: ServerAddress): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return track(KtorConnection(address, 0, 0, settings, loops, monitorHandshake, null, tls, sockets, monitorEstablishGate, forget))
+        return track(SocketConnection(address, 0, 0, settings, loops, monitorHandshake, null, tls, sockets, monitorEstablishGate, forget))
     }
 
     /** Connections created and not yet closed, so [close] can close them deterministically. */
-    private val open: MutableSet<KtorConnection> = java.util.concurrent.ConcurrentHashMap.newKeySet()
-    private val forget: (KtorConnection) -> Unit = { open.remove(it) }
+    private val open: MutableSet<SocketConnection> = java.util.concurrent.ConcurrentHashMap.newKeySet()
+    private val forget: (SocketConnection) -> Unit = { open.remove(it) }
 
-    private fun track(c: KtorConnection): KtorConnection {
+    private fun track(c: SocketConnection): SocketConnection {
         open.add(c)
         // A close() racing with this create must not leave the new connection usable.
         if (closed.get()) c.close()

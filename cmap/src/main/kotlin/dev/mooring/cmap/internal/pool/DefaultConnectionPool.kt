@@ -53,8 +53,6 @@ internal class DefaultConnectionPool(
             lock.modelChecking = value
         }
 
-    /** Diagnostics for tests: see [PoolLock.queuedLockAcquisitions]. */
-    internal val queuedLockAcquisitions get() = lock.queuedLockAcquisitions
 
     private val events = PoolEventEmitter(address, eventBus, logging)
     private val poolJob = SupervisorJob(context[Job])

@@ -90,8 +90,9 @@ internal class OperationRunner(
     }
 
     /**
-     * Publishes [holding] to [running] once closing began. Under a lock, each publication reads
-     * the counter afresh, so the last one after the last change always publishes the final count.
+     * Publishes [holding] to [holdingAfterClosing] once closing began. Under a lock, each
+     * publication reads the counter afresh, so the last one after the last change always publishes
+     * the final count.
      */
     internal fun publishHolding() {
         if (!isClosing) return
@@ -108,9 +109,9 @@ internal class OperationRunner(
      *
      * Inline, as [once] is into [attempts]: the operation costs the caller's frame, one frame for
      * [attempts] (selection, checkout, error handling and retries all run in it) and [block]'s.
-     * [attempts] itself is not inline: inlined into each operation it made the callers' methods
-     * larger than HotSpot compiles (8,000 bytes of bytecode: `MongoCluster.runByReadPreference`
-     * reached 10,111 and ran interpreted, measured 20.6 against 15.8 µs of CPU per ping).
+     * [attempts] itself is not inline: inlined into each operation it would make the callers'
+     * methods larger than HotSpot compiles (8,000 bytes of bytecode), and they would run
+     * interpreted.
      */
     internal suspend inline fun <T> run(
         operation: ServerSelectionOperation,
@@ -138,9 +139,8 @@ internal class OperationRunner(
      * must never block, and a caller's block might):
      * one dispatch there and one back, instead of a wake-up of the loop to watch for the reply and a
      * dispatch of the reply, and the pool's hand-overs between waiting operations happen on the
-     * loops (measured on `Dispatchers.Default`, pool 10: 64 callers 42k → 57k pings/s, 512 callers
-     * 49k → 53k). A lone operation stays on its caller's thread: with the loops idle the two
-     * dispatches cost more than they save (hopping always: one caller 14.4k → 12.0k pings/s). The
+     * loops. A lone operation stays on its caller's thread: with the loops idle the two dispatches
+     * cost more than they save (bench/README, issue 20 part 5, has the figures of both). The
      * loops being closed meanwhile fails the operation as a closed cluster, not as a cancellation.
      */
     internal suspend fun <T> onLoops(

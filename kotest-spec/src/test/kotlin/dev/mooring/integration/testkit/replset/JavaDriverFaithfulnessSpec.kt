@@ -1,5 +1,7 @@
-package dev.mooring.testkit.replset
+package dev.mooring.integration.testkit.replset
 
+import dev.mooring.testkit.replset.ReplicaSetSimulator
+import dev.mooring.testkit.replset.SimulatedMember
 import com.mongodb.ConnectionString
 import com.mongodb.MongoClientSettings
 import com.mongodb.ReadPreference

@@ -49,10 +49,13 @@ import org.bson.io.BasicOutputBuffer
 import java.util.concurrent.atomic.AtomicBoolean
 
 /**
- * A connection over a Ktor raw socket. See [ExhaustConnection] for the concurrency contract:
+ * A CMAP connection over one TCP or Unix-domain socket: it opens the socket ([Connector], through
+ * a SOCKS5 proxy when set), runs TLS and the handshake and authentication, then sends OP_MSG
+ * commands and reads their replies through a [SocketTransport], whose waits are served by the
+ * factory's event loops ([selector]). See [ExhaustConnection] for the concurrency contract:
  * single-track (enforced by [busy]), cancellation closes, [close] idempotent and non-blocking.
  */
-internal class KtorConnection(
+internal class SocketConnection(
     override val address: ServerAddress,
     override val id: Long,
     override val generation: Int,
@@ -64,7 +67,7 @@ internal class KtorConnection(
     private val sockets: SocketRegistry? = null,
     private val establishGate: kotlinx.coroutines.sync.Semaphore? = null,
     /** Called once when this connection closes (the factory forgets it). */
-    private val onClosed: (KtorConnection) -> Unit = {},
+    private val onClosed: (SocketConnection) -> Unit = {},
 ) : ExhaustConnection, ObservedCommand, LoopBound {
     private val closed = AtomicBoolean(false)
     private val busy = AtomicBoolean(false)
@@ -181,7 +184,7 @@ internal class KtorConnection(
             if (deadline == null) {
                 if (session != null) session.authenticate(this, desc) else auth.authenticate(this, desc)
             } else {
-                withContext(deadline) { if (session != null) session.authenticate(this@KtorConnection, desc) else auth.authenticate(this@KtorConnection, desc) }
+                withContext(deadline) { if (session != null) session.authenticate(this@SocketConnection, desc) else auth.authenticate(this@SocketConnection, desc) }
             }
         } finally {
             if (!busy.compareAndSet(false, true)) error("authenticator left connection $id busy")
@@ -278,7 +281,7 @@ internal class KtorConnection(
         }
     }
 
-    override fun toString(): String = "KtorConnection(id=$id, address=$address, generation=$generation, closed=$isClosed)"
+    override fun toString(): String = "SocketConnection(id=$id, address=$address, generation=$generation, closed=$isClosed)"
 
     // --- internals ---
 

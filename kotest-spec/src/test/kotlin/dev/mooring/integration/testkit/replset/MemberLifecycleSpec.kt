@@ -1,5 +1,8 @@
-package dev.mooring.testkit.replset
+package dev.mooring.integration.testkit.replset
 
+import dev.mooring.testkit.replset.MemberState
+import dev.mooring.testkit.replset.ReplicaSetSimulator
+import dev.mooring.testkit.replset.SimulatedMember
 import dev.mooring.cmap.MongoNetworkException
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec

@@ -1,5 +1,6 @@
 package dev.mooring.testkit.replset
 
+import dev.mooring.testkit.WireClient
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldContainExactly
@@ -11,8 +12,6 @@ import kotlin.time.Duration.Companion.seconds
 
 class ReconfigureSpec : FunSpec({
     timeout = 60.seconds.inWholeMilliseconds
-    val client = RawClient()
-    afterSpec { client.close() }
 
     test("adding members, hiding one, making one passive and tagging one bumps setVersion and rewrites the lists") {
         ReplicaSetSimulator.start().use { rs ->
@@ -28,19 +27,19 @@ class ReconfigureSpec : FunSpec({
             }
             cfg.version shouldBe 2
             (a.topologyVersion.counter > tvBefore.counter) shouldBe true
-            val h = client.run(a, RawClient.hello())
+            val h = WireClient.run(a.address, WireClient.hello())
             h.getInt32("setVersion").value shouldBe 2
             h.strings("hosts") shouldContainExactly listOf(a.host, added.host)
             h.strings("passives") shouldContainExactly listOf(c.host)
             h.strings("arbiters") shouldContainExactly listOf(arbiter.host)
-            val hidden = client.run(b, RawClient.hello())
+            val hidden = WireClient.run(b.address, WireClient.hello())
             hidden["hidden"] shouldBe BsonBoolean.TRUE
             hidden["secondary"] shouldBe BsonBoolean.TRUE
-            val passive = client.run(c, RawClient.hello())
+            val passive = WireClient.run(c.address, WireClient.hello())
             passive["passive"] shouldBe BsonBoolean.TRUE
             passive.getDocument("tags") shouldBe BsonDocument("dc", BsonString("west")).append("rack", BsonString("1"))
-            client.run(added, RawClient.hello()).getDocument("tags") shouldBe BsonDocument("dc", BsonString("east"))
-            client.run(arbiter, RawClient.hello())["arbiterOnly"] shouldBe BsonBoolean.TRUE
+            WireClient.run(added.address, WireClient.hello()).getDocument("tags") shouldBe BsonDocument("dc", BsonString("east"))
+            WireClient.run(arbiter.address, WireClient.hello())["arbiterOnly"] shouldBe BsonBoolean.TRUE
             rs.members.size shouldBe 5
         }
     }
@@ -51,11 +50,11 @@ class ReconfigureSpec : FunSpec({
             rs.reconfigure { remove(p) }
             rs.primary shouldBe null
             p.state shouldBe MemberState.REMOVED
-            val ghost = client.run(p, RawClient.hello())
+            val ghost = WireClient.run(p.address, WireClient.hello())
             ghost["isreplicaset"] shouldBe BsonBoolean.TRUE
             ghost["setName"] shouldBe null
             ghost["hosts"] shouldBe null
-            client.run(rs.members[0], RawClient.hello()).strings("hosts") shouldContainExactly rs.members.map { it.host }
+            WireClient.run(rs.members[0].address, WireClient.hello()).strings("hosts") shouldContainExactly rs.members.map { it.host }
             rs.members.size shouldBe 2
             shouldThrow<IllegalArgumentException> { rs.elect(p) }
         }

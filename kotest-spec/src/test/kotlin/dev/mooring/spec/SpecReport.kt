@@ -1,5 +1,6 @@
-package dev.mooring.testkit
+package dev.mooring.spec
 
+import dev.mooring.testkit.SpecTests
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive

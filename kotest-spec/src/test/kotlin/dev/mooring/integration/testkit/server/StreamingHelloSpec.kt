@@ -1,5 +1,7 @@
-package dev.mooring.testkit.server
+package dev.mooring.integration.testkit.server
 
+import dev.mooring.testkit.server.StreamingHello
+import dev.mooring.testkit.server.WireServer
 import dev.mooring.cmap.ConnectionSettings
 import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.ExhaustConnection

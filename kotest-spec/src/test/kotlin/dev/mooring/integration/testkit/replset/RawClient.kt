@@ -1,5 +1,7 @@
-package dev.mooring.testkit.replset
+package dev.mooring.integration.testkit.replset
 
+import dev.mooring.testkit.replset.SimulatedMember
+import dev.mooring.testkit.replset.TopologyVersion
 import dev.mooring.cmap.ConnectionSettings
 import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.ExhaustConnection
@@ -9,7 +11,7 @@ import org.bson.BsonInt32
 import org.bson.BsonInt64
 import java.util.concurrent.atomic.AtomicLong
 
-/** A tiny test client over Mooring's own Ktor connection: raw commands against simulated members. */
+/** A tiny test client over Mooring's own connection: raw commands against simulated members. */
 internal class RawClient : AutoCloseable {
     private val factory = DefaultConnectionFactory(ConnectionSettings(connectTimeoutMS = 5_000, socketTimeoutMS = 10_000, appName = "rsim-spec"))
     private val ids = AtomicLong()

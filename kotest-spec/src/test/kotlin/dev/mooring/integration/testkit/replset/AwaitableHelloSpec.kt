@@ -1,5 +1,7 @@
-package dev.mooring.testkit.replset
+package dev.mooring.integration.testkit.replset
 
+import dev.mooring.testkit.replset.ReplicaSetSimulator
+import dev.mooring.testkit.replset.TopologyVersion
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.MongoNetworkException
 import io.kotest.assertions.throwables.shouldThrow

@@ -1,5 +1,6 @@
 package dev.mooring.testkit.replset
 
+import dev.mooring.testkit.WireClient
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
@@ -12,8 +13,6 @@ import kotlin.time.Duration.Companion.seconds
 
 class ApplicationCommandsSpec : FunSpec({
     timeout = 60.seconds.inWholeMilliseconds
-    val client = RawClient()
-    afterSpec { client.close() }
 
     fun insert(x: Int) = BsonDocument("insert", BsonString("things"))
         .append("documents", BsonArray(listOf(BsonDocument("x", BsonInt32(x)))))
@@ -23,8 +22,8 @@ class ApplicationCommandsSpec : FunSpec({
     test("writes succeed only on the primary; others answer NotWritablePrimary with topologyVersion") {
         ReplicaSetSimulator.start().use { rs ->
             val lwBefore = rs.members[1].lastWrite
-            ok(client.run(rs.members[0], insert(1), "test")) shouldBe 1
-            val e = client.run(rs.members[1], insert(2), "test")
+            ok(WireClient.run(rs.members[0].address, insert(1), "test")) shouldBe 1
+            val e = WireClient.run(rs.members[1].address, insert(2), "test")
             e.code() shouldBe 10107
             e.getString("codeName").value shouldBe "NotWritablePrimary"
             e.tv() shouldBe rs.members[1].topologyVersion
@@ -34,7 +33,7 @@ class ApplicationCommandsSpec : FunSpec({
             // scripted replication lag shows in the secondary's hello, without a topologyVersion bump
             val tv = rs.members[2].topologyVersion
             rs.setLastWriteDate(rs.members[2], 1_000_000L)
-            val lagging = client.run(rs.members[2], RawClient.hello())
+            val lagging = WireClient.run(rs.members[2].address, WireClient.hello())
             lagging.getDocument("lastWrite").getDateTime("lastWriteDate").value shouldBe 1_000_000L
             lagging.tv() shouldBe tv
         }
@@ -42,43 +41,43 @@ class ApplicationCommandsSpec : FunSpec({
 
     test("reads on a secondary need a non-primary \$readPreference") {
         ReplicaSetSimulator.start(dataMembers = 2, arbiters = 1).use { rs ->
-            ok(client.run(rs.members[0], insert(7), "test")) shouldBe 1
-            client.run(rs.members[1], find(), "test").code() shouldBe 13435
-            val r = client.run(rs.members[1], find().append("\$readPreference", BsonDocument("mode", BsonString("secondaryPreferred"))), "test")
+            ok(WireClient.run(rs.members[0].address, insert(7), "test")) shouldBe 1
+            WireClient.run(rs.members[1].address, find(), "test").code() shouldBe 13435
+            val r = WireClient.run(rs.members[1].address, find().append("\$readPreference", BsonDocument("mode", BsonString("secondaryPreferred"))), "test")
             r.getDocument("cursor").getArray("firstBatch").size shouldBe 1
-            client.run(rs.members[2], find().append("\$readPreference", BsonDocument("mode", BsonString("secondary"))), "test").code() shouldBe 13436
+            WireClient.run(rs.members[2].address, find().append("\$readPreference", BsonDocument("mode", BsonString("secondary"))), "test").code() shouldBe 13436
         }
     }
 
     test("replSetStepDown over the wire steps the primary down; on a secondary it is an error") {
         ReplicaSetSimulator.start().use { rs ->
             val cmd = BsonDocument("replSetStepDown", BsonInt32(60))
-            client.run(rs.members[1], cmd).code() shouldBe 10107
-            client.run(rs.members[0], cmd, "test").code() shouldBe 13
-            ok(client.run(rs.members[0], cmd)) shouldBe 1
+            WireClient.run(rs.members[1].address, cmd).code() shouldBe 10107
+            WireClient.run(rs.members[0].address, cmd, "test").code() shouldBe 13
+            ok(WireClient.run(rs.members[0].address, cmd)) shouldBe 1
             rs.primary shouldBe null
-            client.run(rs.members[0], RawClient.hello())["isWritablePrimary"] shouldBe BsonBoolean.FALSE
+            WireClient.run(rs.members[0].address, WireClient.hello())["isWritablePrimary"] shouldBe BsonBoolean.FALSE
         }
     }
 
     test("ping works everywhere, unknown commands are CommandNotFound, fail points are per member") {
         ReplicaSetSimulator.start().use { rs ->
-            rs.members.forEach { ok(client.run(it, BsonDocument("ping", BsonInt32(1)))) shouldBe 1 }
-            client.run(rs.members[0], BsonDocument("frobnicate", BsonInt32(1))).code() shouldBe 59
+            rs.members.forEach { ok(WireClient.run(it.address, BsonDocument("ping", BsonInt32(1)))) shouldBe 1 }
+            WireClient.run(rs.members[0].address, BsonDocument("frobnicate", BsonInt32(1))).code() shouldBe 59
             rs.members[0].configureFailPoint(
                 BsonDocument("configureFailPoint", BsonString("failCommand"))
                     .append("mode", BsonDocument("times", BsonInt32(1)))
                     .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("insert")))).append("errorCode", BsonInt32(91))),
             )
-            client.run(rs.members[0], insert(1), "test").code() shouldBe 91
-            ok(client.run(rs.members[0], insert(1), "test")) shouldBe 1
+            WireClient.run(rs.members[0].address, insert(1), "test").code() shouldBe 91
+            ok(WireClient.run(rs.members[0].address, insert(1), "test")) shouldBe 1
             rs.members[1].counters shouldNotBe null
             // a fail point set over the wire on one member does not affect another
-            ok(client.run(rs.members[1], BsonDocument("configureFailPoint", BsonString("failCommand"))
+            ok(WireClient.run(rs.members[1].address, BsonDocument("configureFailPoint", BsonString("failCommand"))
                 .append("mode", BsonString("alwaysOn"))
                 .append("data", BsonDocument("failCommands", BsonArray(listOf(BsonString("ping")))).append("errorCode", BsonInt32(11600))))) shouldBe 1
-            client.run(rs.members[1], BsonDocument("ping", BsonInt32(1))).code() shouldBe 11600
-            ok(client.run(rs.members[2], BsonDocument("ping", BsonInt32(1)))) shouldBe 1
+            WireClient.run(rs.members[1].address, BsonDocument("ping", BsonInt32(1))).code() shouldBe 11600
+            ok(WireClient.run(rs.members[2].address, BsonDocument("ping", BsonInt32(1)))) shouldBe 1
         }
     }
 
@@ -86,7 +85,7 @@ class ApplicationCommandsSpec : FunSpec({
         ReplicaSetSimulator.start(dataMembers = 3, arbiters = 1).use { rs ->
             val (m0, m1, m2, arb) = rs.members
             rs.kill(m2)
-            val st = client.run(m1, BsonDocument("replSetGetStatus", BsonInt32(1)))
+            val st = WireClient.run(m1.address, BsonDocument("replSetGetStatus", BsonInt32(1)))
             ok(st) shouldBe 1
             st.getString("set").value shouldBe "rs0"
             st.getInt32("myState").value shouldBe 2
@@ -95,7 +94,7 @@ class ApplicationCommandsSpec : FunSpec({
             byName.getValue(m1.host)["self"] shouldBe BsonBoolean.TRUE
             byName.getValue(m2.host).getDouble("health").value shouldBe 0.0
             byName.getValue(arb.host).getInt32("state").value shouldBe 7
-            client.run(m1, BsonDocument("replSetGetStatus", BsonInt32(1)), "test").code() shouldBe 13
+            WireClient.run(m1.address, BsonDocument("replSetGetStatus", BsonInt32(1)), "test").code() shouldBe 13
         }
     }
 })

@@ -1,4 +1,4 @@
-package dev.mooring.testkit
+package dev.mooring.spec
 
 import io.kotest.core.listeners.AfterTestListener
 import io.kotest.core.test.TestCase

@@ -1,5 +1,7 @@
-package dev.mooring.testkit.replset
+package dev.mooring.integration.testkit.replset
 
+import dev.mooring.testkit.replset.MemberState
+import dev.mooring.testkit.replset.ReplicaSetSimulator
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.Dispatchers

@@ -1,5 +1,7 @@
-package dev.mooring.testkit.sharded
+package dev.mooring.integration.testkit.sharded
 
+import dev.mooring.testkit.sharded.LoadBalancerSimulator
+import dev.mooring.testkit.sharded.ShardedClusterSimulator
 import dev.mooring.cmap.ConnectionClosedEvent
 import dev.mooring.cmap.MongoAuthenticationException
 import dev.mooring.cmap.PoolClearedEvent
