@@ -266,8 +266,16 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 val ms = args["timeoutMS"]?.jsonPrimitive?.long ?: 10_000
                 withTimeout(ms) { client.cluster.topology.first { it.primary != null && it.primary?.address != prior } }
             }
-            "clientBulkWrite" -> return ClientBulkWriteOperation.execute(crudTarget(target, args), args)
-            in CrudOperations.OPERATIONS -> return crud.execute(name, crudTarget(target, args), args)
+            "clientBulkWrite" -> return ClientBulkWriteOperation.execute(crudTarget(target, args), args).also { refuseToSave(name, saveAs) }
+            // createCollection's result is the collection: saveResultAsEntity makes it a collection entity of [target]
+            "createCollection" -> {
+                crud.execute(name, crudTarget(target, args), args)
+                if (saveAs != null) {
+                    check(target in databases) { "createCollection on $target, which is not a database entity" }
+                    collections[saveAs] = Collection(target, args["collection"]!!.jsonPrimitive.content, EntityOptions())
+                }
+            }
+            in CrudOperations.OPERATIONS -> return crud.execute(name, crudTarget(target, args), args).also { refuseToSave(name, saveAs) }
             in CursorOperations.OPERATIONS -> {
                 val on = if (cursorOps.isCursor(target)) null else crudTarget(target, args)
                 return cursorOps.execute(name, on, target, args, sessionOps.argument(args), saveAs)
@@ -277,7 +285,13 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 cursorOps.connectionsCheckedOut(clients.getValue(args["client"]!!.jsonPrimitive.content).cluster) shouldBe args["connections"]!!.jsonPrimitive.int
             else -> throw UnsupportedOperationException("operation $name")
         }
+        if (name != "createCollection") refuseToSave(name, saveAs)
         return null
+    }
+
+    /** saveResultAsEntity where this runner keeps no such entity: the test cannot run as written, so it fails. */
+    private fun refuseToSave(name: String, saveAs: String?) {
+        if (saveAs != null) throw UnsupportedOperationException("saveResultAsEntity ($saveAs) of the $name operation")
     }
 
     /** The client, database or collection entity [id] as a [CrudTarget], with the options it inherits and the session [args] name. */
@@ -311,7 +325,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val expected = e["events"]!!.jsonArray.map { it.jsonObject.entries.single() }
         val ignoreExtra = (e["ignoreExtraEvents"] as? JsonPrimitive)?.booleanOrNull ?: false
         check(actual.size >= expected.size && (ignoreExtra || actual.size == expected.size)) {
-            "expected ${expected.map { it.key }} but got ${actual.map { it::class.simpleName }}"
+            "expected ${expected.map { it.key }} but got ${actual.map { ev -> ev::class.simpleName + ((ev as? dev.mooring.cmap.CommandEvent)?.let { "(${it.commandName})" } ?: "") }}"
         }
         expected.forEachIndexed { i, (name, spec) ->
             val resolved = sessionOps.resolve(spec).jsonObject
