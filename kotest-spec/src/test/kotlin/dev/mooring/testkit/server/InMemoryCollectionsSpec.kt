@@ -65,7 +65,10 @@ class InMemoryCollectionsSpec : FunSpec({
         c.execute("d", doc("{update: 'c', updates: [{q: {_id: 2}, u: [{\$replaceWith: {k: 1}}]}]}"))!!.getInt32("nModified").value shouldBe 1
         c.documents("d", "c")[1] shouldBe doc("{_id: 2, k: 1}")
         c.execute("d", doc("{update: 'c', updates: [{q: {}, u: [{\$set: {m: true}}], multi: true}]}"))!!.getInt32("nModified").value shouldBe 3
-        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 3}, u: [{\$group: {_id: 1}}]}]}"))!!.getArray("writeErrors").size shouldBe 1
+        // a pipeline an update cannot use fails the whole command, even when no document matches: mongod parses it first
+        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 3}, u: [{\$group: {_id: 1}}]}]}"))!!.getInt32("code").value shouldBe 2
+        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 99}, u: [{\$invalidStage: true}]}]}"))!!.getInt32("code").value shouldBe 2
+        c.execute("d", doc("{findAndModify: 'c', query: {_id: 99}, update: [{\$invalidStage: true}]}"))!!.getInt32("code").value shouldBe 2
     }
 
     test("findAndModify, count, distinct, aggregate with \$group and \$out, indexes and listCollections") {

@@ -125,6 +125,8 @@ class InMemoryCollections {
     internal fun update(db: String, cmd: BsonDocument): BsonDocument {
         val coll = name(cmd, "update")
         val updates = cmd["updates"]?.takeIf { it.isArray }?.asArray() ?: return badValue("update needs updates")
+        // mongod parses every statement's pipeline before it runs any: a bad one fails the whole command
+        for (entry in updates) (entry as? BsonDocument)?.get("u")?.let { if (it is BsonArray) UpdatePipeline.check(it) }
         val list = collection(db, coll)
         var n = 0
         var modified = 0
@@ -192,6 +194,7 @@ class InMemoryCollections {
         // an update document, or (MongoDB 4.2+) an aggregation pipeline
         val update = cmd["update"]?.takeIf { it.isDocument || it.isArray }
         require(remove != (update != null)) { "Either an update or remove=true must be specified" }
+        if (update is BsonArray) UpdatePipeline.check(update)
         val returnNew = cmd["new"]?.let { DocumentQuery.truthy(it) } == true
         val fields = cmd["fields"] as? BsonDocument
         val target = DocumentQuery.sort(matching(db, coll, query), cmd["sort"] as? BsonDocument).firstOrNull()

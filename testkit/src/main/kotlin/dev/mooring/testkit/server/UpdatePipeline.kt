@@ -14,12 +14,20 @@ import org.bson.BsonValue
  * expression operators and stages are BadValue ([IllegalArgumentException]). Pure; thread-safe.
  */
 object UpdatePipeline {
-    /** [doc] after the pipeline [stages]; its `_id` must not change. */
-    fun apply(doc: BsonDocument, stages: BsonArray): BsonDocument {
-        var out = doc.clone()
+    /** Checks that [stages] is a pipeline an update may use (mongod parses it whether or not a document matches). */
+    fun check(stages: BsonArray) {
         for (s in stages) {
             require(s is BsonDocument && s.size == 1) { "A pipeline stage specification object must contain exactly one field." }
-            val (name, arg) = s.entries.single()
+            require(s.firstKey in STAGES) { "${s.firstKey} is not allowed to be used within an update" }
+        }
+    }
+
+    /** [doc] after the pipeline [stages]; its `_id` must not change. */
+    fun apply(doc: BsonDocument, stages: BsonArray): BsonDocument {
+        check(stages)
+        var out = doc.clone()
+        for (s in stages) {
+            val (name, arg) = (s as BsonDocument).entries.single()
             out = when (name) {
                 // every expression of the stage reads the stage's input document
                 "\$set", "\$addFields" -> out.clone().also { d -> document(name, arg).forEach { (k, v) -> put(d, k, evaluate(v, out)) } }
@@ -33,6 +41,8 @@ object UpdatePipeline {
         require(doc["_id"] == null || out["_id"] == doc["_id"]) { "Performing an update on the path '_id' would modify the immutable field '_id'" }
         return out
     }
+
+    private val STAGES = setOf("\$set", "\$addFields", "\$unset", "\$project", "\$replaceRoot", "\$replaceWith")
 
     private fun replacement(v: BsonValue, current: BsonDocument): BsonDocument {
         require(v is BsonDocument) { "'replacement document' must evaluate to an object, but resulting value was: $v" }
