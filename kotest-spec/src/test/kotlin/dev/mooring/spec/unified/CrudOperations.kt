@@ -530,9 +530,11 @@ object UnifiedReadPreference {
     }
 }
 
-/** The `readConcern`/`writeConcern`/`readPreference` of a `databaseOptions` or `collectionOptions` object. */
+private val ENTITY_OPTION_FIELDS = setOf("readConcern", "writeConcern", "readPreference", "timeoutMS")
+
+/** The `readConcern`/`writeConcern`/`readPreference`/`timeoutMS` of a `databaseOptions` or `collectionOptions` object (another field fails). */
 fun entityOptions(o: JsonObject?): EntityOptions = EntityOptions(
-    o?.get("readConcern")?.let { BsonDocument.parse(it.toString()) },
+    o?.also { (it.keys - ENTITY_OPTION_FIELDS).firstOrNull()?.let { k -> throw UnsupportedOperationException("entity option $k") } }?.get("readConcern")?.let { BsonDocument.parse(it.toString()) },
     o?.get("writeConcern")?.let { BsonDocument.parse(it.toString()) },
     o?.get("readPreference")?.jsonObject?.let { UnifiedReadPreference.parse(it) },
     o?.get("timeoutMS")?.jsonPrimitive?.content?.toLong(),
