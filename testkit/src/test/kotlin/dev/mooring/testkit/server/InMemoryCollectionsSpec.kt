@@ -58,6 +58,19 @@ class InMemoryCollectionsSpec : FunSpec({
         shouldThrow<IllegalArgumentException> { DocumentUpdate.apply(doc("{_id: 1}"), doc("{\$set: {a: 1}, b: 2}")) }
     }
 
+    test("updates given as a pipeline (MongoDB 4.2+): findAndModify and update, \$set with field references, \$unset, \$replaceWith") {
+        val c = seeded()
+        val r = c.execute("d", doc("{findAndModify: 'c', query: {_id: 1}, update: [{\$set: {y: '\$x', z: {\$literal: '\$x'}}}, {\$unset: 't'}], new: true}"))!!
+        r["value"] shouldBe doc("{_id: 1, x: 11, y: 11, z: '\$x'}")
+        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 2}, u: [{\$replaceWith: {k: 1}}]}]}"))!!.getInt32("nModified").value shouldBe 1
+        c.documents("d", "c")[1] shouldBe doc("{_id: 2, k: 1}")
+        c.execute("d", doc("{update: 'c', updates: [{q: {}, u: [{\$set: {m: true}}], multi: true}]}"))!!.getInt32("nModified").value shouldBe 3
+        // a pipeline an update cannot use fails the whole command, even when no document matches: mongod parses it first
+        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 3}, u: [{\$group: {_id: 1}}]}]}"))!!.getInt32("code").value shouldBe 2
+        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 99}, u: [{\$invalidStage: true}]}]}"))!!.getInt32("code").value shouldBe 2
+        c.execute("d", doc("{findAndModify: 'c', query: {_id: 99}, update: [{\$invalidStage: true}]}"))!!.getInt32("code").value shouldBe 2
+    }
+
     test("findAndModify, count, distinct, aggregate with \$group and \$out, indexes and listCollections") {
         val c = seeded()
         c.execute("d", doc("{findAndModify: 'c', query: {x: {\$gt: 11}}, sort: {x: -1}, update: {\$inc: {x: 1}}, new: true}"))!!["value"] shouldBe doc("{_id: 3, x: 34}")
