@@ -1,11 +1,14 @@
 package dev.mooring.cmap
 
+import dev.mooring.events.InternalMooringApi
 import dev.mooring.events.ServerAddress
 
 /**
  * The wire protocol range this client supports (SDAM's clientMinWireVersion/clientMaxWireVersion)
- * and the spec's compatibility messages. Constants; thread-safe.
+ * and the spec's compatibility messages. Constants; thread-safe. Not API ([InternalMooringApi]:
+ * sdam's topology description applies the same compatibility rule).
  */
+@InternalMooringApi
 public object ClientWireVersion {
     /** The oldest server supported: wire version 8, MongoDB 4.2 (the specs dropped every pre-4.2 reference). */
     public const val MIN: Int = 8

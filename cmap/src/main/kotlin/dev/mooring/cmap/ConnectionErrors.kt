@@ -11,8 +11,10 @@ import dev.mooring.events.ServerAddress
 public class MongoMessageEncodingException(message: String, cause: Throwable? = null) : MooringException(message, cause)
 
 /**
- * The handshake found a server whose wire version range does not overlap [ClientWireVersion];
- * the message is the SDAM spec's compatibility error. The connection is closed. Immutable.
+ * A server whose wire version range does not overlap [ClientWireVersion]'s; the message is the
+ * SDAM spec's compatibility error. Raised by the handshake (the connection is closed; [generation]
+ * is the pool's) and by server selection when the topology holds such a server (no connection;
+ * [generation] is null). Immutable.
  */
 public class MongoIncompatibleServerException(
     message: String,

@@ -1,14 +1,14 @@
 package dev.mooring.cmap
 
+import dev.mooring.cmap.internal.connection.ConnectionSettingsRules
 import dev.mooring.cmap.internal.connection.ClientMetadata
 import dev.mooring.cmap.internal.connection.Handshake
 import dev.mooring.cmap.internal.auth.AuthHooks
 import dev.mooring.cmap.internal.auth.Authenticators
-import dev.mooring.cmap.internal.connection.KtorConnection
+import dev.mooring.cmap.internal.connection.SocketConnection
 import dev.mooring.cmap.internal.connection.EventLoopGroup
 import dev.mooring.cmap.internal.connection.SocketRegistry
 import dev.mooring.cmap.internal.connection.tls.ClientTls
-import dev.mooring.cmap.internal.wire.compression.Compressors
 import dev.mooring.events.ServerAddress
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.sync.Semaphore
@@ -16,7 +16,7 @@ import org.bson.BsonDocument
 import java.util.concurrent.atomic.AtomicBoolean
 
 /**
- * Creates Ktor raw-socket connections for one cluster. It owns the event loops (one thread per
+ * Creates the socket connections of one cluster. It owns the event loops (one thread per
  * core, `mooring-loop-N-i`, see [dispatcher]) whose selectors serve all its connections' sockets;
  * [close] closes them, which also breaks every connection still open, and the threads end when
  * their loops have stopped. The client metadata document is computed once, here.
@@ -74,11 +74,12 @@ public class DefaultConnectionFactory internal constructor(
 
     // The sockets' selectors: settings.eventLoopThreads event loops (default one per core), each a
     // daemon thread of its own (not Dispatchers.IO: blocking workers added to the scheduler
-    // Dispatchers.Default shares make every later dispatch pay for an unpark; measured: contended
-    // pool hand-offs 3-7x slower). Checked here, before any thread starts.
+    // Dispatchers.Default shares make every later dispatch pay for an unpark). The settings are
+    // checked (ConnectionSettingsRules) before any thread starts.
     private val loops = EventLoopGroup(
         settings.eventLoopThreads.also {
-            require(it in 1..MAX_EVENT_LOOPS) { "eventLoopThreads must be in 1..$MAX_EVENT_LOOPS, was $it" }
+            ConnectionSettingsRules.check(settings)?.let { message -> throw IllegalArgumentException(message) }
+            ConnectionSettingsRules.unhonoured(settings)?.let { message -> throw IllegalArgumentException(message) }
         },
     )
 
@@ -111,16 +112,7 @@ public class DefaultConnectionFactory internal constructor(
 
     init {
         try {
-            require(settings.connectTimeoutMS >= 0) { "connectTimeoutMS must be >= 0, was ${settings.connectTimeoutMS}" }
-            require(settings.socketTimeoutMS >= 0) { "socketTimeoutMS must be >= 0, was ${settings.socketTimeoutMS}" }
-            for (name in settings.compressors) {
-                require(name in Compressors.NAMES) { "unsupported compressor '$name' (supported: ${Compressors.NAMES.joinToString()})" }
-            }
-            require(settings.zlibCompressionLevel in -1..9) { "zlibCompressionLevel must be in -1..9, was ${settings.zlibCompressionLevel}" }
             effectiveAuthenticator = authenticator ?: Authenticators.forCredential(settings, authHooks)
-            // Mooring checks no certificate revocation (no OCSP, no CRL): there is nothing these options could disable
-            require(!settings.tls.disableOcspEndpointCheck) { "tlsDisableOCSPEndpointCheck is not supported: Mooring does not check certificate revocation" }
-            require(!settings.tls.disableCertificateRevocationCheck) { "tlsDisableCertificateRevocationCheck is not supported: Mooring does not check certificate revocation" }
             tls = if (settings.tls.enabled) ClientTls(settings.tls) else null
             val infos = driverInfo.distinct()
             metadata = java.util.concurrent.atomic.AtomicReference(Metadata(infos, ClientMetadata.build(ClientMetadata.Inputs(settings.appName, infos))))
@@ -147,7 +139,7 @@ public class DefaultConnectionFactory internal constructor(
     /** A pooled connection: full handshake, wire-version check, then [authenticator]. No I/O here. */
     override fun create(address: ServerAddress, id: Long, generation: Int): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return track(KtorConnection(address, id, generation, settings, loops, poolHandshake, effectiveAuthenticator, tls, sockets, null, forget))
+        return track(SocketConnection(address, id, generation, settings, loops, poolHandshake, effectiveAuthenticator, tls, sockets, null, forget))
     }
 
     /**
@@ -160,14 +152,14 @@ public class DefaultConnectionFactory internal constructor(
      */
     public fun createMonitoringConnection(address: ServerAddress): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return track(KtorConnection(address, 0, 0, settings, loops, monitorHandshake, null, tls, sockets, monitorEstablishGate, forget))
+        return track(SocketConnection(address, 0, 0, settings, loops, monitorHandshake, null, tls, sockets, monitorEstablishGate, forget))
     }
 
     /** Connections created and not yet closed, so [close] can close them deterministically. */
-    private val open: MutableSet<KtorConnection> = java.util.concurrent.ConcurrentHashMap.newKeySet()
-    private val forget: (KtorConnection) -> Unit = { open.remove(it) }
+    private val open: MutableSet<SocketConnection> = java.util.concurrent.ConcurrentHashMap.newKeySet()
+    private val forget: (SocketConnection) -> Unit = { open.remove(it) }
 
-    private fun track(c: KtorConnection): KtorConnection {
+    private fun track(c: SocketConnection): SocketConnection {
         open.add(c)
         // A close() racing with this create must not leave the new connection usable.
         if (closed.get()) c.close()

@@ -15,7 +15,14 @@ public open class MongoServerException(
     public val generation: Int? = null,
     public val handshakeCompleted: Boolean = true,
     cause: Throwable? = null,
-) : MooringException(message, cause)
+) : MooringException(message, cause) {
+    /**
+     * True when the connection that raised this error is perished (CMAP: its wire state is unknown,
+     * so it is closed when checked in) and SDAM applies its network-error rules: a network or
+     * protocol error. The one rule both follow; a pooled connection marks itself perished by it.
+     */
+    public val perishesConnection: Boolean get() = this is MongoNetworkException || this is MongoProtocolException
+}
 
 /** A socket-level failure: refused, reset, closed mid-reply, DNS failure. The connection is closed. */
 public open class MongoNetworkException(

@@ -1,8 +1,9 @@
 package dev.mooring.events
 
 /**
- * Marks a declaration of an `internal` package that is public only because another Mooring
- * module (`sdam`, `java`) calls it: **not API**. It may change or disappear in any release without
+ * Marks a declaration that is public only because another Mooring module (`cmap`, `sdam`,
+ * `java`) calls it in production: **not API**. Most live in `internal` packages; two sit in a
+ * public package beside the public code that uses them too (`StructuredLog`, `ClientWireVersion`). It may change or disappear in any release without
  * notice. Using it is a compile error unless the caller opts in with
  * `@OptIn(InternalMooringApi::class)` or `-opt-in=dev.mooring.events.InternalMooringApi`; only
  * Mooring's own modules do. Thread-safety is stated on each marked declaration.

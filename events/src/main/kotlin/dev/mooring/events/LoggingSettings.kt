@@ -10,9 +10,10 @@ package dev.mooring.events
  * without an entry uses [defaultLevel]. When neither SLF4J nor the sink wants a message, it is
  * not built at all.
  *
- * [maxDocumentLength] is logging.md's max document length: extended JSON documents in messages
- * (for example a heartbeat's reply) longer than that many UTF-16 code units are cut there (never
- * inside a surrogate pair) and get a trailing `...`, for SLF4J and the sink alike.
+ * [maxDocumentLength] is logging.md's max document length: the extended JSON documents the specs
+ * say to truncate (command logging's `command` and `reply`) longer than that many UTF-16 code
+ * units are cut there (never inside a surrogate pair) and get a trailing `...`, for SLF4J and the
+ * sink alike. A heartbeat's `reply` (SDAM logging) is logged whole, as parseable relaxed extended JSON.
  *
  * Immutable and thread-safe; throws [IllegalArgumentException] for a negative [maxDocumentLength].
  */

@@ -16,7 +16,11 @@ import org.slf4j.event.Level
  * message ([isEnabled]). Thread-safe.
  *
  * Throws [IllegalArgumentException] for a [component] name that is not a [LogComponent].
+ *
+ * Not API ([InternalMooringApi]): cmap and sdam log through it; a client configures logging with
+ * [LoggingSettings] and [LogSink].
  */
+@InternalMooringApi
 public class StructuredLog(
     component: String,
     /** The settings of the client this log belongs to. */

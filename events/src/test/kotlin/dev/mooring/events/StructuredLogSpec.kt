@@ -1,3 +1,5 @@
+@file:OptIn(InternalMooringApi::class)
+
 package dev.mooring.events
 
 import io.kotest.assertions.throwables.shouldThrow

@@ -10,7 +10,7 @@ import dev.mooring.sdam.MongoClusterSettings
  * The Java entry point: creates [JavaMongoCluster]s and settings builders. All methods are
  * static from Java (`MongoClusters.create(uri)`) and thread-safe. The cluster's monitors connect
  * in the background; the only I/O on the calling thread is the DNS lookup of a `mongodb+srv`
- * seed list (as the Kotlin `MongoCluster` constructors do).
+ * seed list (as the Kotlin `MongoCluster` factory functions do).
  */
 public object MongoClusters {
     /**

@@ -7,7 +7,7 @@ import dev.mooring.sdam.MongoClusterSettings
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.internal.topology.ClusterInternals
 import dev.mooring.testkit.EventRecorder
-import dev.mooring.testkit.ProseReport
+import dev.mooring.spec.ProseReport
 import dev.mooring.testkit.replset.ReplicaSetSimulator
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec

@@ -1,6 +1,5 @@
 package dev.mooring.spec
 
-import dev.mooring.testkit.SpecReport
 import dev.mooring.testkit.SpecTests
 import io.kotest.core.spec.style.scopes.FunSpecRootScope
 import kotlinx.serialization.json.Json

@@ -11,7 +11,7 @@ import org.bson.BsonDocument
 import org.bson.types.ObjectId
 
 /** What kind of failure an [ApplicationError] is, for SDAM error handling. */
-public enum class ApplicationErrorKind {
+internal enum class ApplicationErrorKind {
     /** A reply with `ok: 0`, or a `writeConcernError` in an `ok: 1` reply: the connection is healthy. */
     COMMAND,
 
@@ -30,7 +30,7 @@ public enum class ApplicationErrorKind {
  * handling needs it ([ErrorHandling.onApplicationError]). Immutable value; build it with
  * [fromCommandResponse] or [fromException], or directly (the spec runners do).
  */
-public data class ApplicationError(
+internal data class ApplicationError(
     /** The server the operation ran on. */
     val address: ServerAddress,
     /** The kind of failure. */

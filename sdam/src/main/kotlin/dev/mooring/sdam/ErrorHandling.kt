@@ -8,7 +8,7 @@ import dev.mooring.sdam.internal.ErrorClassification
  * run it, install the new description and carry out the actions in the same critical section
  * as [TopologyStateMachine] steps.
  */
-public object ErrorHandling {
+internal object ErrorHandling {
     /**
      * Applies [error] to [current]. [poolGeneration] is the current generation of the pool the
      * error's connection came from (in load-balanced mode, of the error's serviceId).

@@ -4,74 +4,25 @@ import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionPoolEvent
 import dev.mooring.cmap.ConnectionPoolStatistics
-import dev.mooring.cmap.DefaultConnectionFactory
 import dev.mooring.cmap.DriverInfo
-import dev.mooring.cmap.MongoCommandException
-import dev.mooring.cmap.MongoServerException
-import dev.mooring.cmap.internal.auth.Reauthentication
-import dev.mooring.cmap.internal.command.CommandMonitor
-import dev.mooring.cmap.internal.command.MonitoredOperation
-import dev.mooring.events.EventBus
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
-import dev.mooring.sdam.internal.csot.OperationTimeout
-import dev.mooring.sdam.internal.cursor.CommandCursor
-import dev.mooring.sdam.internal.cursor.CursorContext
-import dev.mooring.sdam.internal.cursor.CursorFlow
-import dev.mooring.sdam.internal.cursor.CursorPage
-import dev.mooring.sdam.internal.cursor.CursorTimeout
-import dev.mooring.sdam.internal.retry.DefaultWriteConcern
-import dev.mooring.sdam.internal.retry.RetryableRead
-import dev.mooring.sdam.internal.retry.RetryableWrite
-import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
-import dev.mooring.sdam.internal.session.ClusterClock
-import dev.mooring.sdam.internal.session.ClusterTimeConnection
-import dev.mooring.sdam.internal.session.EndSessions
-import dev.mooring.sdam.internal.session.OperationSession
-import dev.mooring.sdam.internal.session.ServerSessionPool
-import dev.mooring.sdam.internal.session.SessionConnection
-import dev.mooring.sdam.internal.settings.UnhonouredSettings
-import dev.mooring.sdam.internal.srv.SrvPoller
+import dev.mooring.sdam.internal.DefaultMongoCluster
 import dev.mooring.sdam.internal.srv.SrvSeedlistDiscovery
-import dev.mooring.sdam.internal.topology.MonitorFactory
-import dev.mooring.sdam.internal.topology.OperationRetry
-import dev.mooring.sdam.internal.topology.OperationRunner
-import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
-import dev.mooring.sdam.internal.topology.SelectedServer
-import dev.mooring.sdam.internal.topology.ServerMonitorFactory
-import dev.mooring.sdam.internal.topology.ServerSelector
-import dev.mooring.sdam.internal.topology.Topology
-import dev.mooring.sdam.internal.tracing.OperationTracer
-import dev.mooring.sdam.internal.tracing.Tracing
-import dev.mooring.sdam.internal.tracing.trace
-import dev.mooring.sdam.internal.tracing.traceCommand
 import kotlin.time.Duration
-import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.CoroutineStart
-import kotlinx.coroutines.Dispatchers
-import kotlinx.coroutines.Job
-import kotlinx.coroutines.NonCancellable
-import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.SharedFlow
 import kotlinx.coroutines.flow.StateFlow
-import kotlinx.coroutines.flow.filterIsInstance
-import kotlinx.coroutines.future.asCompletableFuture
-import kotlinx.coroutines.launch
-import kotlinx.coroutines.sync.Mutex
-import kotlinx.coroutines.sync.withLock
-import kotlinx.coroutines.withContext
-import kotlinx.coroutines.withTimeoutOrNull
-import kotlinx.coroutines.yield
-import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
 
 /**
  * A MongoDB deployment as seen by one client: its live topology (server discovery and
  * monitoring), one connection pool per usable server, server selection and SDAM error
- * handling. Create one per application and share it.
+ * handling. Create one per application with the [MongoCluster] factory functions (or the
+ * settings DSL, `MongoCluster { hosts("a:27017") }`) and share it.
  *
  * ```
  * MongoCluster("mongodb://host1,host2/?replicaSet=rs0").use { cluster ->
@@ -79,18 +30,15 @@ import org.bson.conversions.Bson
  * }
  * ```
  *
- * **No I/O in the constructor** but one: for `mongodb+srv` the constructor looks up the SRV and
- * TXT records (on `Dispatchers.IO`, bounded by [DnsResolverSettings.timeoutMS]; the SDAM spec's
- * one exception) and, for a sharded or not yet known topology, SRV polling then runs as a
- * coroutine of the cluster. Construction validates the settings (and throws
- * [InvalidSettingsException] for a setting Mooring parses but cannot honour: `readConcernLevel`,
- * `tlsDisableOCSPEndpointCheck`, `tlsDisableCertificateRevocationCheck`), publishes the opening
- * events and starts the monitors as coroutines of the cluster's own scope
- * (`SupervisorJob() + Dispatchers.Default`, never the caller's); sockets are opened by them.
+ * An interface so that callers can wrap or substitute it (a decorator that adds metrics or
+ * logging, a fake in a test); the contract below is what the factory functions' cluster
+ * guarantees and what a substitute must keep. Mooring's own helpers that take a cluster
+ * (`MooringMetrics`, `MooringOpenTelemetryMetrics`) use only these members.
  *
  * **Concurrency.** Every member is thread-safe; any number of operations may run concurrently.
+ * Operations wait for a connection in each pool's FIFO order (see `ConnectionPool`).
  * Cancelling an operation leaks nothing: its connection goes back to the pool (closed when its
- * wire state is unknown).
+ * wire state is unknown), a cursor still open on the server is killed.
  *
  * **Closing.** [closeSuspending] (or [close], its blocking form for Java and `use`) refuses new
  * operations, fails operations still waiting, stops every monitor and pool and returns when
@@ -99,78 +47,9 @@ import org.bson.conversions.Bson
  * operations that hold a connection finish first. After close every operation fails with
  * [MongoClusterClosedException]; [topology] stays readable.
  */
-public class MongoCluster internal constructor(
-    requested: MongoClusterSettings,
-    monitorFactory: MonitorFactory?,
-    initialListeners: List<EventListener>,
-) : AutoCloseable {
-    /** A cluster for [settings]. Throws [InvalidSettingsException] subtypes for settings the specs forbid. */
-    public constructor(settings: MongoClusterSettings) : this(settings, null, emptyList())
-
-    /**
-     * A cluster for [settings] whose [listeners] are registered before anything is published,
-     * so they also see the opening events (TopologyOpening, ServerOpening, ...).
-     */
-    public constructor(settings: MongoClusterSettings, listeners: List<EventListener>) : this(settings, null, listeners)
-
-    /** A cluster for the connection string [uri]. Throws [InvalidConnectionStringException] for a malformed URI. */
-    public constructor(uri: String) : this(SrvSeedlistDiscovery.settingsFromUri(uri), null, emptyList())
-
-    /**
-     * A cluster for the connection string [uri] whose DNS queries (mongodb+srv) go to [dnsResolver].
-     * Throws [InvalidConnectionStringException] for a malformed URI or SRV/TXT answers that break
-     * the seedlist rules, [DnsLookupException] when a DNS query fails.
-     */
-    public constructor(uri: String, dnsResolver: DnsResolverSettings) : this(uri, dnsResolver, emptyList())
-
-    /**
-     * A cluster for the connection string [uri] (DNS queries of `mongodb+srv` to [dnsResolver])
-     * whose [listeners] are registered before anything is published. For `mongodb+srv` the seed
-     * list is looked up here (blocking the calling thread), and an option the URI states wins
-     * over the TXT record's (initial-dns-seedlist-discovery.md); every URI constructor, and the
-     * Java facade's `MongoClusters.create(uri)`, goes through this rule. Errors as for the
-     * two-argument form.
-     */
-    public constructor(uri: String, dnsResolver: DnsResolverSettings, listeners: List<EventListener>) :
-        this(SrvSeedlistDiscovery.settingsFromUri(uri, dnsResolver), null, listeners)
-
-    // mongodb+srv: the seed list lookup, the one I/O of the constructor (see SrvSeedlistDiscovery).
-    private val seedlist = SrvSeedlistDiscovery.prepareBlocking(requested)
-
+public interface MongoCluster : AutoCloseable {
     /** The settings this cluster runs with (for `mongodb+srv`: after the seed list lookup). */
-    public val settings: MongoClusterSettings = seedlist.settings
-
-    internal val tracer: OperationTracer? = Tracing.create(settings.tracing) // null when tracing is off
-
-    private val job = SupervisorJob()
-    private val scope = CoroutineScope(job + Dispatchers.Default)
-    private val bus = EventBus()
-    private val connectionFactory: DefaultConnectionFactory
-    private val live: Topology
-    private val selector: ServerSelector
-    private val runner: OperationRunner
-    private val closeMutex = Mutex()
-    private val commandMonitor = CommandMonitor(bus, settings.logging)
-    private val sessions = ServerSessionPool()
-    /** The highest cluster time received from the deployment's servers (driver-sessions.md). */
-    private val clusterClock = ClusterClock()
-    private val cursors: CursorContext
-    private val closerJob = Job()
-
-    init {
-        UnhonouredSettings.check(settings)?.let { throw InvalidSettingsException(it) }
-        initialListeners.forEach { bus.addListener(it) }
-        tracer?.let { bus.addListener(it.poolListener) }
-        connectionFactory = DefaultConnectionFactory(settings.connection.copy(proxy = settings.proxy ?: settings.connection.proxy), settings.driverInfo)
-        val id = TopologyId.next()
-        live = Topology(settings, bus, connectionFactory, monitorFactory ?: ServerMonitorFactory(settings, connectionFactory, bus, id), scope, id)
-        selector = ServerSelector(live)
-        runner = OperationRunner(live, selector, connectionFactory.dispatcher)
-        cursors = CursorContext(live, runner, ::monitoredOperation, ::monitored, tracer)
-        SrvPoller.start(seedlist, live, scope)
-        // An uncontended open does not suspend: the opening events are published before the constructor returns.
-        scope.launch(start = CoroutineStart.UNDISPATCHED) { live.open() }
-    }
+    public val settings: MongoClusterSettings
 
     /**
      * Appends [driverInfo] to the handshake metadata (handshake.md "Metadata updates after
@@ -179,9 +58,7 @@ public class MongoCluster internal constructor(
      * [DriverInfo] equal to one already given (at construction or appended) changes nothing.
      * Thread-safe; takes effect for connections whose handshake starts after it returns.
      */
-    public fun appendMetadata(driverInfo: DriverInfo) {
-        connectionFactory.appendMetadata(driverInfo)
-    }
+    public fun appendMetadata(driverInfo: DriverInfo)
 
     /**
      * The cluster's event loops as a [kotlinx.coroutines.CoroutineDispatcher]: one thread per core
@@ -205,38 +82,38 @@ public class MongoCluster internal constructor(
      * a dispatch (a launch, a `yield`, a lock handed over) goes to the coroutine's own loop. After
      * [close], coroutines dispatched here are cancelled (and run on `Dispatchers.IO` to finish).
      */
-    public val dispatcher: kotlinx.coroutines.CoroutineDispatcher get() = connectionFactory.dispatcher
+    public val dispatcher: CoroutineDispatcher
 
     /** The current topology description; a conflated [StateFlow] (collectors see the latest). */
-    public val topology: StateFlow<TopologyDescription> get() = live.description
+    public val topology: StateFlow<TopologyDescription>
 
     /** This cluster's topology id, carried by its SDAM events and log messages. */
-    public val topologyId: TopologyId get() = live.id
+    public val topologyId: TopologyId
 
     /**
      * Every event (CMAP, SDAM, heartbeat, command) in publication order, with the [EventBus] overflow
      * policy (a slow collector misses events and then sees an `EventsDropped`). Use
      * [addListener] to see every event.
      */
-    public val events: SharedFlow<MooringEvent> get() = bus.events
+    public val events: SharedFlow<MooringEvent>
 
     /** The CMAP pool and connection events of [events]. */
-    public val poolEvents: Flow<ConnectionPoolEvent> get() = bus.events.filterIsInstance()
+    public val poolEvents: Flow<ConnectionPoolEvent>
 
     /** The command monitoring events of [events]: started, succeeded, failed (application commands only). */
-    public val commandEvents: Flow<CommandEvent> get() = bus.events.filterIsInstance()
+    public val commandEvents: Flow<CommandEvent>
 
     /** The SDAM server events of [events]: opening, description changed, closed. */
-    public val serverEvents: Flow<ServerEvent> get() = bus.events.filterIsInstance()
+    public val serverEvents: Flow<ServerEvent>
 
     /** The SDAM topology events of [events]: opening, description changed, closed. */
-    public val topologyEvents: Flow<TopologyEvent> get() = bus.events.filterIsInstance()
+    public val topologyEvents: Flow<TopologyEvent>
 
     /** The server heartbeat events of [events]: started, then succeeded or failed. */
-    public val heartbeatEvents: Flow<ServerHeartbeatEvent> get() = bus.events.filterIsInstance()
+    public val heartbeatEvents: Flow<ServerHeartbeatEvent>
 
     /** Registers a synchronous [listener] that sees every event from now on; close the handle to remove it. */
-    public fun addListener(listener: EventListener): AutoCloseable = bus.addListener(listener)
+    public fun addListener(listener: EventListener): AutoCloseable
 
     /**
      * Runs [command] on [database] on a server selected by [readPreference] and returns the
@@ -288,13 +165,7 @@ public class MongoCluster internal constructor(
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
         timeoutMS: Long? = null,
-    ): BsonDocument = tracer.trace("runCommand", database) { runByReadPreference(database, command, readPreference, runCommandRetry, session, timeoutMS) }
-
-    /** runCommand's policy: a pool-cleared error once; overload retries when retryReads and retryWrites are both on. */
-    private val runCommandRetry = OperationRetry.withOverloadRetries(OperationRetry.POOL_CLEARED, settings.retryReads && settings.retryWrites)
-
-    /** The operation runner, for the test hooks of ClusterInternals. */
-    internal val operationRunner: OperationRunner get() = runner
+    ): BsonDocument
 
     /**
      * Runs the read [command] (find, aggregate without `$out`, count, distinct, listCollections,
@@ -320,60 +191,7 @@ public class MongoCluster internal constructor(
         readPreference: ReadPreference = ReadPreference.PRIMARY,
         session: ClientSession? = null,
         timeoutMS: Long? = null,
-    ): BsonDocument = tracer.traceCommand(database, command) { runByReadPreference(database, command, readPreference, RetryableRead(settings.retryReads), session, timeoutMS) }
-
-    /**
-     * One command on a server selected by [readPreference], for [runCommand] (any command,
-     * writes included: runCommand selects by read preference too) and [runRetryableRead]: sent
-     * with its `$readPreference` (for the topology type of the description the selection used),
-     * the session's `lsid` and the timeout's `maxTimeMS`, retried by [retry].
-     */
-    private suspend fun runByReadPreference(
-        database: String,
-        command: Bson,
-        readPreference: ReadPreference,
-        retry: OperationRetry,
-        session: ClientSession?,
-        timeoutMS: Long?,
-    ): BsonDocument {
-        val doc = checkCommand(database, command)
-        val op = monitoredOperation()
-        val timeout = operationTimeout(timeoutMS)
-        val s = operationSession(session)
-        // An object rather than a lambda: a suspend lambda is allocated twice per operation (its
-        // instance, then a copy of it as the coroutine that runs it).
-        val attempt = object : suspend (SelectedServer, Connection) -> BsonDocument {
-            override suspend fun invoke(selected: SelectedServer, connection: Connection): BsonDocument {
-                val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
-                // the cluster time is gossiped here rather than by a ClusterTimeConnection: the same, without the wrapper and its frame
-                val gossiped = ClusterTimeConnection.withClusterTime(timeout.withMaxTimeMS(sent, selected.description), clusterClock, s.clusterClock)
-                val reply = try {
-                    monitored(connection, op, s, timeout, gossip = false).command(database, gossiped)
-                } catch (e: Throwable) {
-                    if (e is MongoCommandException) ClusterTimeConnection.observe(e.response, clusterClock, s.clusterClock)
-                    s.onError(e)
-                    throw timeout.translate(e)
-                }
-                ClusterTimeConnection.observe(reply, clusterClock, s.clusterClock)
-                return timeout.checkReply(reply)
-            }
-        }
-        try {
-            return runner.run(readSelection(readPreference), doc.firstKey, timeout.timeoutMS, retry, mayRunOnLoops = true, attempt)
-        } finally {
-            s.release()
-        }
-    }
-
-    /** The selection of a read by [readPreference]: one shared value for the default, primary. */
-    private fun readSelection(readPreference: ReadPreference): ServerSelectionOperation.Read =
-        if (readPreference === ReadPreference.PRIMARY) READ_PRIMARY else ServerSelectionOperation.Read(readPreference)
-
-    /** The timeout of an operation called with [timeoutMS] (null: the cluster's [MongoClusterSettings.timeoutMS]); validates it. */
-    private fun operationTimeout(timeoutMS: Long?): OperationTimeout {
-        require(timeoutMS == null || timeoutMS >= 0) { "timeoutMS must be >= 0 (0 = no limit), was $timeoutMS" }
-        return OperationTimeout.start(timeoutMS ?: settings.timeoutMS)
-    }
+    ): BsonDocument
 
     /**
      * Runs the cursor-returning [command] (`find`, `aggregate`, `listCollections`, `listIndexes`,
@@ -390,7 +208,8 @@ public class MongoCluster internal constructor(
      * A tailable cursor ([CursorType]) is not ended by an empty batch: its getMores go on until the
      * collector stops. When the collector is cancelled, throws or stops early (`take`, `first`), a
      * cursor still open on the server is killed with `killCursors` on its server (and pinned
-     * connection), bounded by timeoutMS or else serverSelectionTimeoutMS, its outcome ignored.
+     * connection), bounded by timeoutMS or else serverSelectionTimeoutMS, its outcome ignored; a
+     * collector cancelled with [CursorCloseCancellation] closes it under that close's own timeoutMS.
      * timeoutMS (the options', else the cluster's) follows client-side-operations-timeout.md
      * ([TimeoutMode]): the initial command is bounded, retried and its errors translated as
      * [runCommand]'s (or [runRetryableRead]'s); it carries `maxTimeMS` (remaining time minus the
@@ -424,83 +243,14 @@ public class MongoCluster internal constructor(
         database: String,
         command: Bson,
         options: RunCursorCommandOptions = RunCursorCommandOptions(),
-    ): Flow<BsonDocument> = CursorFlow.documents(runCursorPages(database, command, options))
-
-    /**
-     * [runCursorCommand] as a flow of batches (see [CursorPage]); with [retryableRead] the
-     * initial command is a retryable read (the CRUD helpers' find, aggregate, ...), else it
-     * is retried as [runCommand] is (a pool-cleared error; server overload when retryReads and
-     * retryWrites are both on). A positive [limit] caps the documents returned (see [CursorPage.pages]).
-     */
-    internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false, limit: Int? = null): Flow<CursorPage> {
-        val doc = checkCommand(database, command)
-        options.session?.checkUsable(live.id)
-        val timeoutMS = options.timeoutMS ?: settings.timeoutMS
-        val mode = cursorTimeoutMode(doc, options, timeoutMS)
-        return CursorFlow.pages {
-            val retry = if (retryableRead) RetryableRead(settings.retryReads) else runCommandRetry
-            val timeout = CursorTimeout(timeoutMS, mode, options.cursorType, settings.serverSelectionTimeoutMS)
-            CommandCursor(cursors, database, doc, options, retry, operationSession(options.session), timeout, limit)
-        }
-    }
-
-    /**
-     * The timeoutMode of a cursor with the effective [timeoutMS], after the checks of
-     * client-side-operations-timeout.md "Cursors" ([IllegalArgumentException]): timeoutMode
-     * set without timeoutMS; ITERATION for an aggregate with `$out` or `$merge`; a getMore
-     * maxTimeMS with a positive timeoutMS, except a tailable-await cursor's below it.
-     */
-    private fun cursorTimeoutMode(command: BsonDocument, options: RunCursorCommandOptions, timeoutMS: Long?): TimeoutMode {
-        require(options.timeoutMode == null || timeoutMS != null) {
-            "timeoutMode ${options.timeoutMode} needs timeoutMS (set it on the call or the cluster)"
-        }
-        val limit = timeoutMS?.takeIf { it > 0 }
-        val await = options.cursorType == CursorType.TAILABLE_AWAIT
-        val maxTimeMS = options.maxTimeMS
-        require(limit == null || maxTimeMS == null || (await && maxTimeMS < limit)) {
-            "getMore maxTimeMS=$maxTimeMS with timeoutMS=$limit is not supported" +
-                if (await) " (a tailable-await cursor's maxTimeMS must be below timeoutMS)" else ""
-        }
-        val mode = options.timeoutMode ?: if (options.cursorType == CursorType.NON_TAILABLE) TimeoutMode.CURSOR_LIFETIME else TimeoutMode.ITERATION
-        require(options.timeoutMode != TimeoutMode.ITERATION || !writesOutput(command)) {
-            "timeoutMode ITERATION is not allowed for an aggregate with \$out or \$merge (client-side-operations-timeout.md)"
-        }
-        return mode
-    }
-
-    /** True for an `aggregate` whose pipeline has a `$out` or `$merge` stage. */
-    private fun writesOutput(command: BsonDocument): Boolean =
-        command.firstKey == "aggregate" && (command["pipeline"] as? BsonArray).orEmpty().any { stage ->
-            (stage as? BsonDocument)?.keys?.any { it == "\$out" || it == "\$merge" } == true
-        }
+    ): Flow<BsonDocument>
 
     /**
      * Starts an explicit session (driver-sessions.md `startSession`) for this cluster's
      * operations; see [ClientSession]. Takes a server session from the cluster's pool (no I/O).
      * Fails with [MongoClusterClosedException] after close.
      */
-    public fun startSession(): ClientSession {
-        if (live.isClosed || runner.isClosing) throw MongoClusterClosedException("the cluster is closed; cannot start a session")
-        return ClientSession(live.id, sessions.acquire(sessionTimeoutMinutes())) { sessions.release(it, sessionTimeoutMinutes()) }
-    }
-
-    /** [sessionTimeoutMinutes] as the function sessions take (one object for the cluster, not one per operation). */
-    private val sessionTimeout: () -> Int? = ::sessionTimeoutMinutes
-
-    /** The session pool's expiry: `logicalSessionTimeoutMinutes`, none in load-balanced mode (driver-sessions.md). */
-    private fun sessionTimeoutMinutes(): Int? =
-        live.description.value.let { if (it.type == TopologyType.LOAD_BALANCED) null else it.logicalSessionTimeoutMinutes }
-
-    /**
-     * The session of one operation: [explicit]'s (held until the operation releases it, so ending
-     * the session meanwhile keeps its server session out of the pool), or an implicit one from the pool.
-     */
-    private fun operationSession(explicit: ClientSession?): OperationSession =
-        if (explicit == null) {
-            OperationSession(sessions, null, sessionTimeout)
-        } else {
-            OperationSession(sessions, explicit.hold(live.id), sessionTimeout, explicit.clock, explicit::releaseHold)
-        }
+    public fun startSession(): ClientSession
 
     /**
      * Runs the write [command] (insert, update, delete, findAndModify, ...) on [database] on
@@ -534,44 +284,7 @@ public class MongoCluster internal constructor(
      * [MongoClusterSettings.writeConcern] (URI `w`, `wTimeoutMS`, `journal`; `wtimeout` left out
      * under a timeoutMS); [runCommand] sends commands as given (run-command.md).
      */
-    public suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession? = null, timeoutMS: Long? = null): BsonDocument =
-        tracer.traceCommand(database, command) { retryableWrite(database, command, session, timeoutMS) }
-
-    private suspend fun retryableWrite(database: String, command: Bson, session: ClientSession?, timeoutMS: Long?): BsonDocument {
-        val checked = checkCommand(database, command)
-        require(!checked.containsKey("lsid") && !checked.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
-        val doc = DefaultWriteConcern.applyTo(checked, settings.writeConcern, (timeoutMS ?: settings.timeoutMS) != null)
-        val unacknowledged = RetryableWrite.isUnacknowledged(doc)
-        require(session == null || !unacknowledged) { "an explicit session cannot be used with an unacknowledged write (w: 0)" }
-        val op = monitoredOperation()
-        val timeout = operationTimeout(timeoutMS)
-        val s = operationSession(session)
-        return try {
-            RetryableWrite(doc, settings.retryWrites, sessions, s.current).use { write ->
-                try {
-                    runner.run(ServerSelectionOperation.Write, doc.firstKey, timeout.timeoutMS, write, mayRunOnLoops = true) { selected, connection ->
-                        // a write that is not retryable still runs in the (implicit or explicit) session, unless unacknowledged
-                        val sent = write.commandFor(selected.description, live.description.value)
-                            .let { if (it.containsKey("lsid") || unacknowledged) it else s.attach(it, connection) }
-                            .let { timeout.withMaxTimeMS(it, selected.description) }
-                        val wire = connection.description?.maxWireVersion
-                        val reply = try {
-                            monitored(connection, op, s, timeout).command(database, sent)
-                        } catch (e: Throwable) {
-                            s.onError(e)
-                            write.onError(e, wire)
-                            throw timeout.translate(e)
-                        }
-                        timeout.checkReply(write.checkReply(reply, wire ?: selected.description.maxWireVersion, selected.description.type == ServerType.MONGOS))
-                    }
-                } catch (e: RetryableWriteConcernReply) {
-                    e.reply
-                }
-            }
-        } finally {
-            s.release()
-        }
-    }
+    public suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession? = null, timeoutMS: Long? = null): BsonDocument
 
     /**
      * Runs [block] with a connection to a server selected by [readPreference], under the
@@ -590,60 +303,13 @@ public class MongoCluster internal constructor(
         session: ClientSession? = null,
         timeoutMS: Long? = null,
         block: suspend (Connection) -> T,
-    ): T {
-        val op = monitoredOperation()
-        val timeout = operationTimeout(timeoutMS)
-        val s = session?.let { operationSession(it) }
-        try {
-            return tracer.trace("withConnection", null) {
-                runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE) { _, c ->
-                    val monitoredConnection = monitored(c, op, s, timeout)
-                    // the caller's code runs in a dispatch of its own, never on the thread that served the
-                    // checkout (which resumes the pool's other waiters next; see ConnectionPool's KDoc)
-                    yield()
-                    block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
-                }
-            }
-        } finally {
-            s?.release()
-        }
-    }
-
-    private fun checkCommand(database: String, command: Bson): BsonDocument {
-        require(database.isNotEmpty()) { "database name must not be empty" }
-        val doc = command.toBsonDocument()
-        require(doc.isNotEmpty()) { "command document must not be empty" }
-        return doc
-    }
-
-    /** The command monitoring scope of one operation, or null when nobody observes (no allocation). */
-    private fun monitoredOperation(): MonitoredOperation? = if (commandMonitor.isActive) MonitoredOperation() else null
-
-    /**
-     * [connection] as an operation's: reauthenticating, observed by command monitoring and tracing,
-     * and gossiping the cluster time (the cluster's and [session]'s) outermost, so the events show
-     * the `$clusterTime` sent. [timeout] is the operation's timeoutMS (the remaining time a
-     * reauthentication's callback is given). Without [gossip] the caller gossips the cluster time
-     * itself, around the call ([ClusterTimeConnection.withClusterTime], [ClusterTimeConnection.observe]).
-     */
-    private fun monitored(
-        connection: Connection, op: MonitoredOperation?, session: OperationSession? = null, timeout: OperationTimeout? = null, gossip: Boolean = true,
-    ): Connection =
-        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op), timeout?.deadlineNanos)
-            .let { tracer?.traced(it) ?: it }
-            .let { if (gossip) ClusterTimeConnection(it, clusterClock, session?.clusterClock) else it }
+    ): T
 
     /** Gauges of every current pool, read from the pools' own state (non-blocking snapshots). */
-    public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics> =
-        live.pools().mapValues { it.value.statisticsSnapshot() }
-
-    /** The number of operations currently selected onto [address] (used for in-window selection). */
-    public fun operationCount(address: ServerAddress): Int = selector.operationCount(address)
+    public fun poolStatistics(): Map<ServerAddress, ConnectionPoolStatistics>
 
     /** Closes at once (grace period zero); see [close] with a grace period. Idempotent; completes when cancelled. */
-    public suspend fun closeSuspending() {
-        close(Duration.ZERO)
-    }
+    public suspend fun closeSuspending()
 
     /**
      * Graceful close: refuses new operations at once, fails operations still selecting or
@@ -652,61 +318,63 @@ public class MongoCluster internal constructor(
      * returns when all of the cluster's coroutines have stopped. Idempotent; concurrent calls
      * wait for the first; completes even when the caller is cancelled.
      */
-    public suspend fun close(gracePeriod: Duration) {
-        withContext(NonCancellable) {
-            closeMutex.withLock {
-                if (live.isClosed) return@withLock
-                runner.beginClosing()
-                runner.failWaitingCheckouts(live.pools().values)
-                if (gracePeriod.isPositive()) withTimeoutOrNull(gracePeriod) { runner.awaitNoneHolding() }
-                endServerSessions()
-                if (runner.holdingCount > 0) {
-                    for (pool in live.pools().values) if (!pool.loadBalanced) pool.clear(interruptInUseConnections = true, cause = MongoClusterClosedException("the cluster is closing"))
-                }
-                live.close()
-                job.cancel()
-                job.join()
-                connectionFactory.awaitClosed()
-            }
-        }
-    }
-
-    /** driver-sessions.md: `endSessions` for the pooled server sessions when closing, bounded by serverSelectionTimeoutMS. */
-    private suspend fun endServerSessions() {
-        val commands = EndSessions.commands(sessions.drain())
-        if (commands.isEmpty()) return
-        val pool = EndSessions.target(live.description.value)?.let { live.pool(it) } ?: return
-        val op = monitoredOperation()
-        withTimeoutOrNull(settings.serverSelectionTimeoutMS) {
-            try {
-                // OpenTelemetry: an operation span of its own around the endSessions command spans
-                tracer.trace("endSessions", "admin") { pool.withConnection { c -> EndSessions.send(monitored(c, op), commands) } }
-            } catch (e: MongoServerException) {
-                // driver-sessions.md: errors of endSessions are ignored
-            }
-        }
-    }
+    public suspend fun close(gracePeriod: Duration)
 
     /**
      * Closes the cluster from blocking code (Java, `use`): runs [closeSuspending] in a
      * dedicated coroutine and blocks the calling thread until it has finished (no
      * `runBlocking`). From a coroutine call [closeSuspending] instead, so no thread is blocked.
      */
-    override fun close() {
-        CoroutineScope(closerJob + Dispatchers.IO).launch { closeSuspending() }.asCompletableFuture().get()
-    }
-
-    /** Internal API for tests: the cluster's root job (its children are the cluster's coroutines). */
-    internal val rootJob: Job get() = job
-
-    /** Internal API for tests: the live topology. */
-    internal val liveTopology: Topology get() = live
+    override fun close()
 
     public companion object {
-        private val READ_PRIMARY = ServerSelectionOperation.Read(ReadPreference.PRIMARY)
-
         /** A cluster built with the settings DSL: `MongoCluster { hosts("a:27017"); replicaSet = "rs0" }`. */
         @JvmSynthetic
         public operator fun invoke(block: MongoClusterSettingsBuilder.() -> Unit): MongoCluster = MongoCluster(mongoClusterSettings(block))
     }
 }
+
+// The factory functions. Creating a cluster does no I/O but one: for `mongodb+srv` the seed list
+// lookup (below). Each validates the settings, publishes the opening events and starts the
+// monitors as coroutines of the cluster's own scope (`SupervisorJob() + Dispatchers.Default`,
+// never the caller's); sockets are opened by them.
+
+/**
+ * A cluster for [settings]. Throws [InvalidSettingsException] subtypes for settings the specs
+ * forbid, and for a setting Mooring parses but cannot honour (`readConcernLevel`,
+ * `tlsDisableOCSPEndpointCheck`, `tlsDisableCertificateRevocationCheck`). For a `mongodb+srv`
+ * seed list ([MongoClusterSettings.srvHost]) the SRV and TXT records are looked up here (on
+ * `Dispatchers.IO`, bounded by [DnsResolverSettings.timeoutMS]; the SDAM spec's one exception to
+ * "no I/O at construction"), and for a sharded or not yet known topology SRV polling then runs as
+ * a coroutine of the cluster. The opening events are published before this returns.
+ */
+public fun MongoCluster(settings: MongoClusterSettings): MongoCluster = DefaultMongoCluster(settings, null, emptyList())
+
+/**
+ * A cluster for [settings] whose [listeners] are registered before anything is published,
+ * so they also see the opening events (TopologyOpening, ServerOpening, ...). Errors as for the
+ * one-argument form.
+ */
+public fun MongoCluster(settings: MongoClusterSettings, listeners: List<EventListener>): MongoCluster =
+    DefaultMongoCluster(settings, null, listeners)
+
+/** A cluster for the connection string [uri]. Throws [InvalidConnectionStringException] for a malformed URI. */
+public fun MongoCluster(uri: String): MongoCluster = DefaultMongoCluster(SrvSeedlistDiscovery.settingsFromUri(uri), null, emptyList())
+
+/**
+ * A cluster for the connection string [uri] whose DNS queries (mongodb+srv) go to [dnsResolver].
+ * Throws [InvalidConnectionStringException] for a malformed URI or SRV/TXT answers that break
+ * the seedlist rules, [DnsLookupException] when a DNS query fails.
+ */
+public fun MongoCluster(uri: String, dnsResolver: DnsResolverSettings): MongoCluster = MongoCluster(uri, dnsResolver, emptyList())
+
+/**
+ * A cluster for the connection string [uri] (DNS queries of `mongodb+srv` to [dnsResolver])
+ * whose [listeners] are registered before anything is published. For `mongodb+srv` the seed
+ * list is looked up here (blocking the calling thread), and an option the URI states wins
+ * over the TXT record's (initial-dns-seedlist-discovery.md); every URI factory function, and the
+ * Java facade's `MongoClusters.create(uri)`, goes through this rule. Errors as for the
+ * two-argument form.
+ */
+public fun MongoCluster(uri: String, dnsResolver: DnsResolverSettings, listeners: List<EventListener>): MongoCluster =
+    DefaultMongoCluster(SrvSeedlistDiscovery.settingsFromUri(uri, dnsResolver), null, listeners)

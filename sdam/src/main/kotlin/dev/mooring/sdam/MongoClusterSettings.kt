@@ -60,8 +60,6 @@ public data class MongoClusterSettings(
     val maxAdaptiveRetries: Int = 2,
     /** Whether overload retries may pick another server (`enableOverloadRetargeting`). */
     val enableOverloadRetargeting: Boolean = false,
-    /** A SOCKS5 proxy for all connections, or null. */
-    val proxy: ProxySettings? = null,
     /** How each connection is opened: timeouts, app name, credential, TLS, compression. */
     val connection: ConnectionSettings = ConnectionSettings(),
     /** Connection pool options. */
@@ -89,6 +87,12 @@ public data class MongoClusterSettings(
      * `loadBalanced` set it.
      */
     public val loadBalanced: Boolean get() = connection.loadBalanced
+
+    /**
+     * The SOCKS5 proxy of all connections, or null. Its one place is [ConnectionSettings.proxy] of
+     * [connection] (every connection opens through it); the DSL's and the URI's proxy options set it.
+     */
+    public val proxy: ProxySettings? get() = connection.proxy
 
     override fun toString(): String =
         "MongoClusterSettings(hosts=$hosts, srvHost=$srvHost, srvServiceName=$srvServiceName, srvMaxHosts=$srvMaxHosts, " +

@@ -199,6 +199,13 @@ public class MongoClusterSettingsBuilder internal constructor() {
         driverInfo = settings.driverInfo
     }
 
+    /** The proxy of the connections: [proxy], or the one a `connection { }` block kept; two different ones are refused. */
+    private fun connectionProxy(): ProxySettings? {
+        val kept = connectionSettings.proxy
+        if (proxy != null && kept != null && proxy != kept) throw InvalidSettingsException("proxy and connection.proxy name different proxies")
+        return proxy ?: kept
+    }
+
     internal fun build(): MongoClusterSettings = MongoClusterSettings(
         hosts = if (srvHost != null && !hostsGiven) emptyList() else hosts, srvHost = srvHost, srvServiceName = srvServiceName, srvMaxHosts = srvMaxHosts,
         directConnection = directConnection, replicaSet = replicaSet,
@@ -206,8 +213,8 @@ public class MongoClusterSettingsBuilder internal constructor() {
         serverSelectionTimeoutMS = serverSelectionTimeoutMS, serverMonitoringMode = serverMonitoringMode,
         readPreference = readPreference, timeoutMS = timeoutMS, retryReads = retryReads, retryWrites = retryWrites,
         readConcernLevel = readConcernLevel, writeConcern = writeConcern, maxAdaptiveRetries = maxAdaptiveRetries,
-        enableOverloadRetargeting = enableOverloadRetargeting, proxy = proxy,
-        connection = connectionSettings.copy(loadBalanced = loadBalanced), pool = poolSettings, dnsResolver = dnsResolver,
+        enableOverloadRetargeting = enableOverloadRetargeting,
+        connection = connectionSettings.copy(loadBalanced = loadBalanced, proxy = connectionProxy()), pool = poolSettings, dnsResolver = dnsResolver,
         logging = logging,
         tracing = tracing,
         driverInfo = driverInfo,

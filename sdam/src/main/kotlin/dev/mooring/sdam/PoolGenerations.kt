@@ -9,7 +9,7 @@ import org.bson.types.ObjectId
  * runners use it to check the "clear pool" actions; the live topology carries out the same
  * actions on real pools. Immutable: [apply] returns a new instance.
  */
-public class PoolGenerations private constructor(
+internal class PoolGenerations private constructor(
     private val byServer: Map<ServerAddress, Int>,
     private val byService: Map<Pair<ServerAddress, ObjectId>, Int>,
 ) {

@@ -6,7 +6,7 @@ package dev.mooring.sdam
  * server selection spec requires. Immutable value: [add] returns a new instance; [reset]
  * gives the empty average a server gets when it becomes Unknown.
  */
-public class AverageRoundTripTime private constructor(
+internal class AverageRoundTripTime private constructor(
     /** The average in milliseconds, or null before the first sample. */
     public val averageMillis: Double?,
 ) {
@@ -41,7 +41,7 @@ public class AverageRoundTripTime private constructor(
  * The minimum round-trip time over the last [WINDOW] samples (server monitoring spec); it
  * reports 0 until at least two samples were taken. Immutable value: [add] returns a new instance.
  */
-public class MinimumRoundTripTime private constructor(private val samples: List<Double>) {
+internal class MinimumRoundTripTime private constructor(private val samples: List<Double>) {
     /** No samples yet. */
     public constructor() : this(emptyList())
 

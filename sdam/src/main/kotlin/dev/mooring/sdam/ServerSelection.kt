@@ -1,5 +1,6 @@
 package dev.mooring.sdam
 
+import dev.mooring.cmap.MongoIncompatibleServerException
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.internal.ReplicaSetSelector
 import kotlin.random.Random
@@ -10,7 +11,7 @@ import kotlin.random.Random
  * any thread. Randomness comes only from the [Random] the caller passes. The waiting loop,
  * timeouts and log messages belong to the live topology.
  */
-public object ServerSelection {
+internal object ServerSelection {
     /** The default size of the latency window (localThresholdMS). */
     public const val DEFAULT_LOCAL_THRESHOLD_MS: Long = 15
 
@@ -24,14 +25,14 @@ public object ServerSelection {
     public const val SMALLEST_MAX_STALENESS_SECONDS: Long = 90
 
     /**
-     * Raises the errors selection must raise at once: [IncompatibleServerException] when the
+     * Raises the errors selection must raise at once: [MongoIncompatibleServerException] when the
      * topology is not [TopologyDescription.compatible]; [InvalidReadPreferenceException] when a
      * read in a replica set topology has a positive maxStalenessSeconds below
      * `(heartbeatFrequencyMS + idleWritePeriodMS) / 1000` or below [SMALLEST_MAX_STALENESS_SECONDS].
      */
     @JvmStatic
     public fun validate(topology: TopologyDescription, operation: ServerSelectionOperation, heartbeatFrequencyMS: Long) {
-        topology.compatibilityError?.let { throw IncompatibleServerException(it) }
+        topology.incompatibleServer?.let { throw MongoIncompatibleServerException(topology.compatibilityError!!, it.address) }
         val rp = (operation as? ServerSelectionOperation.Read)?.readPreference ?: return
         val max = rp.maxStalenessSeconds ?: return
         if (max <= 0 || !topology.type.isReplicaSet) return

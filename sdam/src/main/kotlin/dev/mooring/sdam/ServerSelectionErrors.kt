@@ -7,6 +7,3 @@ public open class ServerSelectionException(message: String) : MooringException(m
 
 /** A read preference that cannot be used with this topology (for example maxStalenessSeconds below the allowed minimum). */
 public class InvalidReadPreferenceException(message: String) : ServerSelectionException(message)
-
-/** The topology holds a server whose wire versions do not overlap the client's ([TopologyDescription.compatibilityError]). */
-public class IncompatibleServerException(message: String) : ServerSelectionException(message)

@@ -1,7 +1,7 @@
 package dev.mooring.sdam
 
 /** What a server is being selected for: a read with a read preference, or a write. Immutable values. */
-public sealed interface ServerSelectionOperation {
+internal sealed interface ServerSelectionOperation {
     /** A read that follows [readPreference]. */
     public data class Read(
         /** The read preference to apply. */

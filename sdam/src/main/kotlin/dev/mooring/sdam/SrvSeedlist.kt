@@ -22,7 +22,7 @@ import kotlin.random.Random
  * Throws [InvalidConnectionStringException] for any broken rule. Pure apart from [random];
  * thread-safe; performs no I/O.
  */
-public fun ConnectionString.applySrvLookup(
+internal fun ConnectionString.applySrvLookup(
     srvRecords: List<ServerAddress>,
     txtRecords: List<String>,
     random: Random = Random.Default,

@@ -9,7 +9,7 @@ import org.bson.types.ObjectId
  * (SDAM: clearing a pool is synchronized with marking the server Unknown; a pool is marked
  * ready before the server is published as selectable). Immutable values.
  */
-public sealed interface TopologyAction {
+internal sealed interface TopologyAction {
     /** The server the action is about. */
     public val address: ServerAddress
 

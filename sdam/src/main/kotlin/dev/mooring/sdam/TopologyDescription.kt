@@ -7,7 +7,7 @@ import org.bson.types.ObjectId
 
 /**
  * The client's view of the whole deployment. Immutable: every update produces a new
- * instance (see [TopologyStateMachine]), so it is safe to share between threads and to
+ * instance (by the SDAM state machine), so it is safe to share between threads and to
  * publish through a `StateFlow`.
  *
  * [compatible], [compatibilityError] and [logicalSessionTimeoutMinutes] are derived from
@@ -38,8 +38,11 @@ public class TopologyDescription(
         for ((a, d) in this.servers) require(a == d.address) { "server description for ${d.address} is stored under $a" }
     }
 
+    /** The first available server whose wire versions do not overlap the client's, or null. */
+    internal val incompatibleServer: ServerDescription? = if (type == TopologyType.LOAD_BALANCED) null else findIncompatibleServer()
+
     /** The compatibility error message, or null when every known server overlaps the client's wire version range. */
-    public val compatibilityError: String? = if (type == TopologyType.LOAD_BALANCED) null else computeCompatibilityError()
+    public val compatibilityError: String? = incompatibleServer?.let { ClientWireVersion.compatibilityError(it.address, it.minWireVersion, it.maxWireVersion) }
 
     /** False when some known server's wire versions do not overlap the client's. */
     public val compatible: Boolean get() = compatibilityError == null
@@ -68,10 +71,8 @@ public class TopologyDescription(
         maxSetVersion: Long? = this.maxSetVersion,
     ): TopologyDescription = TopologyDescription(type, servers, setName, maxElectionId, maxSetVersion)
 
-    private fun computeCompatibilityError(): String? =
-        servers.values.asSequence()
-            .filter { it.isAvailable }
-            .firstNotNullOfOrNull { ClientWireVersion.compatibilityError(it.address, it.minWireVersion, it.maxWireVersion) }
+    private fun findIncompatibleServer(): ServerDescription? =
+        servers.values.firstOrNull { it.isAvailable && ClientWireVersion.compatibilityError(it.address, it.minWireVersion, it.maxWireVersion) != null }
 
     private fun computeLogicalSessionTimeout(): Int? {
         var min: Int? = null

@@ -1,7 +1,7 @@
 package dev.mooring.sdam
 
-import dev.mooring.events.MooringException
 import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.internal.settings.TopologyRules
 
 /**
  * The part of a client's configuration that decides the initial topology (SDAM "Initial
@@ -9,7 +9,7 @@ import dev.mooring.events.ServerAddress
  * Immutable. [init] applies the spec's validation and throws [InvalidTopologySettingsException]
  * for combinations the specs forbid.
  */
-public data class TopologySettings(
+internal data class TopologySettings(
     /** The seed list (at least one address; duplicates are removed keeping the first). */
     val seeds: List<ServerAddress>,
     /** The `directConnection` option; null when not given, which behaves as false. */
@@ -20,16 +20,8 @@ public data class TopologySettings(
     val loadBalanced: Boolean = false,
 ) {
     init {
-        if (seeds.isEmpty()) throw InvalidTopologySettingsException("the seed list is empty")
-        if (directConnection == true && seeds.distinct().size > 1) {
-            throw InvalidTopologySettingsException("directConnection=true cannot be used with multiple seeds (${seeds.joinToString(",")})")
-        }
-        if (loadBalanced) {
-            if (seeds.distinct().size > 1) throw InvalidTopologySettingsException("loadBalanced=true cannot be used with multiple seeds")
-            if (replicaSetName != null) throw InvalidTopologySettingsException("loadBalanced=true cannot be used with replicaSet")
-            if (directConnection == true) throw InvalidTopologySettingsException("loadBalanced=true cannot be used with directConnection=true")
-        }
-        if (replicaSetName != null && replicaSetName.isEmpty()) throw InvalidTopologySettingsException("replicaSet must not be empty")
+        TopologyRules.check(seeds.distinct().size, srv = false, directConnection == true, replicaSetName, loadBalanced)
+            ?.let { throw InvalidTopologySettingsException(it) }
     }
 
     /** The seeds without duplicates, in the order given. */
@@ -45,5 +37,8 @@ public data class TopologySettings(
         }
 }
 
-/** A topology configuration that the specs forbid (for example directConnection=true with several seeds). */
-public class InvalidTopologySettingsException(message: String) : MooringException(message)
+/**
+ * A topology configuration that the specs forbid (for example directConnection=true with several
+ * seeds): one of the [InvalidSettingsException]s. Immutable.
+ */
+internal class InvalidTopologySettingsException(message: String) : InvalidSettingsException(message)

@@ -11,7 +11,7 @@ import dev.mooring.sdam.internal.TopologyBuilder
  * (the live topology) must serialize calls for one topology, install the new description and
  * carry out the actions inside one critical section.
  */
-public object TopologyStateMachine {
+internal object TopologyStateMachine {
     /**
      * The first step of a topology: from [TopologyDescription.EMPTY] to the initial description
      * for [settings] (seeds as Unknown servers; the initial type from directConnection,

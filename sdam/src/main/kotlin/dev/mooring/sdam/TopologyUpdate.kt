@@ -12,7 +12,7 @@ import dev.mooring.sdam.internal.EventPlan
  * stale application error) [ignored] is true, [description] is [previous] and there are no
  * actions and no events.
  */
-public class TopologyUpdate internal constructor(
+internal class TopologyUpdate(
     /** The description before the step. */
     public val previous: TopologyDescription,
     /** The description after the step (the same instance as [previous] when [ignored]). */

@@ -6,7 +6,7 @@ import dev.mooring.cmap.ClientWireVersion
  * The wire protocol range this client speaks (SDAM clientMinWireVersion / clientMaxWireVersion),
  * as defined once in [ClientWireVersion], plus the SDAM-specific version thresholds. Constants.
  */
-public object WireVersions {
+internal object WireVersions {
     /** The oldest wire version supported ([ClientWireVersion.MIN]). */
     public const val CLIENT_MIN_WIRE_VERSION: Int = ClientWireVersion.MIN
 

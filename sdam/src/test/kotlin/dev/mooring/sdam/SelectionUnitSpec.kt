@@ -1,5 +1,6 @@
 package dev.mooring.sdam
 
+import dev.mooring.cmap.MongoIncompatibleServerException
 import dev.mooring.events.ServerAddress
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
@@ -66,7 +67,7 @@ class SelectionUnitSpec : FunSpec({
 
     test("an incompatible topology raises at once") {
         val old = ServerDescription(a, ServerType.MONGOS, maxWireVersion = 2)
-        shouldThrow<IncompatibleServerException> { ServerSelection.suitableServers(sharded(old), read) }
+        shouldThrow<MongoIncompatibleServerException> { ServerSelection.suitableServers(sharded(old), read) }.address shouldBe a
     }
 
     test("staleness with and without a primary follows the max staleness formulas") {

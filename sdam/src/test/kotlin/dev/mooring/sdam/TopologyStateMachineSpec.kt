@@ -170,6 +170,8 @@ class TopologyStateMachineSpec : FunSpec({
         shouldThrow<InvalidTopologySettingsException> { TopologySettings(listOf(a), loadBalanced = true, directConnection = true) }
         shouldThrow<InvalidTopologySettingsException> { TopologySettings(emptyList()) }
         TopologySettings(listOf(a), directConnection = true, replicaSetName = "rs").initialType shouldBe TopologyType.SINGLE
+        // one family: a caller that catches InvalidSettingsException catches these too
+        shouldThrow<InvalidSettingsException> { TopologySettings(listOf(a, b), directConnection = true) }
         TopologySettings(listOf(a), directConnection = false, replicaSetName = "rs").initialType shouldBe TopologyType.REPLICA_SET_NO_PRIMARY
         TopologySettings(listOf(a)).initialType shouldBe TopologyType.UNKNOWN
     }

@@ -7,7 +7,7 @@ import java.io.File
  *
  * The corpus root comes from the system property `spec.tests.dir`, else the environment
  * variable `SPEC_TESTS_DIR`, else `../shared/spec-tests` relative to the project root.
- * The spec runners' report writer ([dev.mooring.testkit.SpecReport], in kotest-spec's tests)
+ * The spec runners' report writer ([dev.mooring.spec.SpecReport], in kotest-spec's tests)
  * writes below [projectRoot]. Stateless apart from the lazily resolved [root]; thread-safe.
  */
 object SpecTests {

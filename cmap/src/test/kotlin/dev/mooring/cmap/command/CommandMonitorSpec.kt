@@ -11,6 +11,7 @@ import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.internal.command.CommandMonitor
 import dev.mooring.cmap.internal.command.CommandRedaction
 import dev.mooring.cmap.internal.command.CommandRequestObserver
+import dev.mooring.cmap.internal.command.ObservedCommand
 import dev.mooring.cmap.internal.command.MonitoredOperation
 import dev.mooring.events.EventBus
 import dev.mooring.events.MooringEvent
@@ -20,7 +21,6 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.types.shouldBeInstanceOf
 import io.kotest.matchers.types.shouldBeSameInstanceAs
-import kotlinx.coroutines.currentCoroutineContext
 import org.bson.BsonDocument
 import org.bson.BsonString
 import org.bson.types.ObjectId
@@ -31,15 +31,17 @@ class CommandMonitorSpec : FunSpec({
     val serviceId = ObjectId()
 
     /** A connection that answers with [answer]; when [reports], it tells the observer request id 42 first, as Mooring's own connections do. */
-    class Scripted(val reports: Boolean, val answer: (BsonDocument) -> BsonDocument) : Connection {
+    class Scripted(val reports: Boolean, val answer: (BsonDocument) -> BsonDocument) : Connection, ObservedCommand {
         override val address = ServerAddress("db.example", 27018)
         override val id = 7L
         override val generation = 0
         override var description: ConnectionDescription? = null
         override val isClosed = false
-        override suspend fun command(database: String, command: BsonDocument): BsonDocument {
+        override suspend fun command(database: String, command: BsonDocument): BsonDocument =
+            answer(command.clone().append("\$db", BsonString(database)))
+        override suspend fun command(database: String, command: BsonDocument, observer: CommandRequestObserver): BsonDocument {
             val sent = command.clone().append("\$db", BsonString(database))
-            if (reports) currentCoroutineContext()[CommandRequestObserver]?.sending(42, sent)
+            if (reports) observer.sending(42, sent)
             return answer(sent)
         }
         override fun close() {}
@@ -120,9 +122,9 @@ class CommandMonitorSpec : FunSpec({
         val (bus, events) = recorder()
         val monitor = CommandMonitor(bus)
         var next = 100
-        val c = object : Connection by Scripted(false, { BsonDocument.parse("{ok: 1}") }) {
-            override suspend fun command(database: String, command: BsonDocument): BsonDocument {
-                currentCoroutineContext()[CommandRequestObserver]?.sending(next++, command)
+        val c = object : Connection by Scripted(false, { BsonDocument.parse("{ok: 1}") }), ObservedCommand {
+            override suspend fun command(database: String, command: BsonDocument, observer: CommandRequestObserver): BsonDocument {
+                observer.sending(next++, command)
                 return BsonDocument.parse("{ok: 1}")
             }
         }

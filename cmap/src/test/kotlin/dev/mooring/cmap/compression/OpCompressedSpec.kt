@@ -108,6 +108,9 @@ class OpCompressedSpec : FunSpec({
         Compressors.byId(1) shouldBe SnappyCompressor
         Compressors.byId(3) shouldBe ZstdCompressor
         Compressors.byId(4) shouldBe null
-        shouldThrow<IllegalArgumentException> { ZlibCompressor(10) }
+        // the level's rule lives with the settings (ConnectionSettingsRules); the JDK's Deflater refuses it too
+        dev.mooring.cmap.internal.connection.ConnectionSettingsRules.check(dev.mooring.cmap.ConnectionSettings(zlibCompressionLevel = 10)) shouldBe
+            "zlibCompressionLevel must be in -1..9, was 10"
+        shouldThrow<IllegalArgumentException> { ZlibCompressor(10).compress(ByteArray(16)) }
     }
 })

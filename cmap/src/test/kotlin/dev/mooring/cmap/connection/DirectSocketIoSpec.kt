@@ -1,6 +1,7 @@
 package dev.mooring.cmap.connection
 
 import dev.mooring.cmap.internal.connection.Connector
+import dev.mooring.cmap.internal.connection.DirectSocketIo
 import dev.mooring.cmap.internal.connection.SocketTransport
 import dev.mooring.cmap.internal.wire.WireFormatException
 import dev.mooring.events.ServerAddress
@@ -20,6 +21,9 @@ import java.net.ServerSocket
 import java.net.Socket
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
+import java.nio.channels.ByteChannel
+import java.util.concurrent.atomic.AtomicLong
+import io.ktor.network.selector.Selectable
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 import kotlin.concurrent.thread
@@ -63,6 +67,35 @@ class DirectSocketIoSpec : FunSpec({
         }
     }
 
+    /**
+     * As [withPeer], on the loops, with a [DirectSocketIo] whose channel [observe] wraps (so the test
+     * sees every read the I/O makes of the socket).
+     */
+    suspend fun withDirectIo(serve: (Socket) -> Unit, observe: (ByteChannel) -> ByteChannel, client: suspend (DirectSocketIo) -> Unit) {
+        val loops = EventLoopGroup(1)
+        ServerSocket(0, 1, InetAddress.getLoopbackAddress()).use { server ->
+            val served = CompletableFuture<Unit>()
+            thread(isDaemon = true) {
+                try {
+                    server.accept().use { serve(it) }
+                    served.complete(Unit)
+                } catch (t: Throwable) {
+                    served.completeExceptionally(t)
+                }
+            }
+            val socket = Connector.connect(loops, ServerAddress("127.0.0.1", server.localPort))
+            val selectable = socket as Selectable
+            val io = DirectSocketIo(selectable, observe(selectable.channel as ByteChannel), loops)
+            try {
+                withTimeout(30_000) { withContext(loops) { client(io) } }
+            } finally {
+                socket.close()
+                loops.close()
+            }
+            served.get(30, TimeUnit.SECONDS)
+        }
+    }
+
     test("two messages that arrive in one segment are read as two messages") {
         val first = message(1, 40)
         val second = message(2, 70)
@@ -78,7 +111,8 @@ class DirectSocketIoSpec : FunSpec({
 
     test("the read after a request waits for the reply instead of trying the socket first") {
         val rounds = 50
-        withPeer({ s ->
+        val emptyReads = AtomicLong()
+        withDirectIo({ s ->
             val input = s.getInputStream()
             val request = ByteArray(20)
             repeat(rounds) {
@@ -87,14 +121,17 @@ class DirectSocketIoSpec : FunSpec({
                 Thread.sleep(2) // the reply comes a round trip later
                 s.getOutputStream().apply { write(request); flush() }
             }
-        }, onLoops = true) { t ->
+        }, { channel -> ObservedReads(channel) { n -> if (n == 0) emptyReads.incrementAndGet() } }) { io ->
             // On the loops (the reader is resumed by the loop that saw the reply): from another thread
             // a readiness the loop saw just before the reply was read can still resume the next reader once.
             repeat(rounds) { i ->
-                t.write(message(i, 4))
-                t.readMessage(1_000).header.requestId shouldBe i
+                val request = message(i, 4)
+                io.write(request, 0, request.size)
+                val reply = ByteArray(request.size)
+                io.readFully(reply, 0, reply.size)
+                ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getInt(4) shouldBe i
             }
-            t.emptyReads shouldBe 0L
+            emptyReads.get() shouldBe 0L
         }
     }
 
@@ -161,3 +198,8 @@ class DirectSocketIoSpec : FunSpec({
         }
     }
 })
+
+/** [channel], telling [onRead] what each read returned. */
+private class ObservedReads(private val channel: ByteChannel, private val onRead: (Int) -> Unit) : ByteChannel by channel {
+    override fun read(dst: ByteBuffer): Int = channel.read(dst).also(onRead)
+}

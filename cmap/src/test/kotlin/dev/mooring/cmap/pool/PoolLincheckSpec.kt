@@ -3,6 +3,7 @@ package dev.mooring.cmap.pool
 import dev.mooring.cmap.ConnectionPool
 import dev.mooring.cmap.ConnectionPoolSettings
 import dev.mooring.cmap.PoolClearedException
+import dev.mooring.cmap.internal.pool.DefaultConnectionPool
 import dev.mooring.events.EventBus
 import io.kotest.core.spec.style.FunSpec
 import kotlinx.coroutines.Dispatchers
@@ -10,6 +11,7 @@ import kotlinx.coroutines.runBlocking
 import org.jetbrains.kotlinx.lincheck.annotations.Operation
 import org.jetbrains.kotlinx.lincheck.check
 import org.jetbrains.kotlinx.lincheck.strategy.managed.modelchecking.ModelCheckingOptions
+import org.jetbrains.kotlinx.lincheck.strategy.stress.StressOptions
 
 /**
  * The Lincheck model: a pool of at most one connection over fake connections. Every
@@ -19,11 +21,12 @@ import org.jetbrains.kotlinx.lincheck.strategy.managed.modelchecking.ModelChecki
  * could have come before it. Establishment runs on the unconfined dispatcher, so it happens on
  * the threads Lincheck controls. The pool runs in its model-checking mode (one lock attempt
  * before queueing, no inline hand-off): Lincheck's thread model cannot follow a critical section
- * that runs on the releasing thread; PoolContentionStressSpec covers that path on real threads.
+ * that runs on the releasing thread (with the production hand-off the model check hangs inside
+ * `Dispatchers.Unconfined`'s event loop). [PoolProductionScenario] checks the production path.
  */
 class PoolLincheckScenario {
     private val factory = FakeConnectionFactory()
-    private val pool = ConnectionPool(
+    private val pool = DefaultConnectionPool(
         TEST_ADDRESS,
         ConnectionPoolSettings(maxPoolSize = 1, maxConnecting = 1, maintenanceIntervalMS = -1),
         factory, EventBus(), context = Dispatchers.Unconfined,
@@ -58,6 +61,56 @@ class PoolLincheckScenario {
     }
 }
 
+/**
+ * The same model as [PoolLincheckScenario] on the production path, for Lincheck's stress mode
+ * (real threads, real dispatch): the spinning lock, the `Unconfined` hand-off of a queued critical
+ * section and [dev.mooring.cmap.internal.pool.ServedWaiters] resuming served waiters on the
+ * releasing thread. Each operation runs as a coroutine on `Dispatchers.Default`, the callers'
+ * usual dispatcher, and the pool establishes there too, so a check-in that serves a waiter of
+ * the same dispatcher runs it inline, as in production. Lincheck's thread only waits for the
+ * coroutine (this is a test; [runBlocking] is no library code), so to Lincheck the operations do
+ * not suspend: a waiter that is never resumed hangs its operation, which Lincheck reports.
+ */
+class PoolProductionScenario {
+    private val pool = ConnectionPool(
+        TEST_ADDRESS,
+        ConnectionPoolSettings(maxPoolSize = 1, maxConnecting = 1, maintenanceIntervalMS = -1),
+        FakeConnectionFactory(), EventBus(), context = Dispatchers.Default,
+    )
+
+    init {
+        runBlocking { pool.ready() }
+    }
+
+    private fun <T> onDefault(block: suspend () -> T): T = runBlocking(Dispatchers.Default) { block() }
+
+    @Operation
+    fun useConnection(): String = onDefault {
+        try {
+            val c = pool.checkOut()
+            val owner = c.id
+            pool.checkIn(c)
+            if (owner > 0) "ok" else "bad id"
+        } catch (e: PoolClearedException) {
+            "cleared"
+        }
+    }
+
+    @Operation
+    fun clear() = onDefault { pool.clear() }
+
+    @Operation
+    fun ready() = onDefault { pool.ready() }
+
+    @Operation
+    fun consistent(): Boolean = onDefault {
+        val s = pool.statistics()
+        s.totalConnections <= 1 &&
+            s.totalConnections == s.availableConnections + s.pendingConnections + s.inUseConnections &&
+            s.inUseConnections <= 1
+    }
+}
+
 class PoolLincheckSpec : FunSpec({
     test("checkOut and checkIn are linearizable under model checking (with clear and ready)") {
         ModelCheckingOptions()
@@ -70,4 +123,19 @@ class PoolLincheckSpec : FunSpec({
             .sequentialSpecification(PoolLincheckScenario::class.java)
             .check(PoolLincheckScenario::class)
     }
+
+    test("checkOut and checkIn are linearizable on the production path under stress (with clear and ready)") {
+        StressOptions()
+            // Sized for CI on 2 cores (well under a minute). Run larger searches by hand with
+            // -Dmooring.lincheck.stress.iterations=N.
+            .iterations(Integer.getInteger("mooring.lincheck.stress.iterations", 30))
+            .invocationsPerIteration(STRESS_INVOCATIONS)
+            .threads(3)
+            .actorsPerThread(3)
+            .sequentialSpecification(PoolProductionScenario::class.java)
+            .check(PoolProductionScenario::class)
+    }
 })
+
+/** Runs of each stress scenario: each runs its operations on fresh real threads' worth of contention. */
+private const val STRESS_INVOCATIONS = 2_000

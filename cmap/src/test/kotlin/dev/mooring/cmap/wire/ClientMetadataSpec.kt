@@ -36,7 +36,9 @@ class ClientMetadataSpec : FunSpec({
     test("no application document without appName; appName over 128 bytes is rejected") {
         ClientMetadata.build(inputs(appName = null)).containsKey("application") shouldBe false
         ClientMetadata.build(inputs(appName = "a".repeat(128)))
-        shouldThrow<IllegalArgumentException> { ClientMetadata.build(inputs(appName = "é".repeat(65))) }
+        // the limit is a settings rule (ConnectionSettingsRules), applied before any metadata is built
+        shouldThrow<IllegalArgumentException> { dev.mooring.cmap.DefaultConnectionFactory(dev.mooring.cmap.ConnectionSettings(appName = "é".repeat(65))) }
+            .message shouldBe "appname must be at most 128 bytes of UTF-8"
     }
 
     test("os.type maps to uname -s names") {

@@ -38,16 +38,19 @@ import dev.mooring.sdam.TopologyOpeningEvent
 
 /**
  * An [EventListener] that routes each event to the typed method of one Java listener.
- * [target] is the user's object: registrations are found and removed by it. [eventTypes] is the
+ * [target] is the user's object: registrations are found and removed by it ([isFor]). [eventTypes] is the
  * event family the listener takes (null: every event), so that events nobody wants are not built.
  */
 internal class ListenerAdapter(
-    val target: Any,
+    private val target: Any,
     override val eventTypes: Set<Class<out MooringEvent>>?,
     private val route: (MooringEvent) -> Unit,
 ) : EventListener {
     override fun onEvent(event: MooringEvent) = route(event)
     override fun toString(): String = target.toString()
+
+    /** True when this adapter routes to [listener] (the very object, not an equal one). */
+    fun isFor(listener: Any): Boolean = target === listener
 }
 
 /**

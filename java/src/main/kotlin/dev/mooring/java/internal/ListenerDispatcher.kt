@@ -67,12 +67,12 @@ internal class ListenerDispatcher : ChangingEventListener() {
             override fun close() {
                 if (adapters.remove(adapter)) adaptersChanged()
             }
-            override fun toString(): String = "ListenerRegistration(${adapter.target})"
+            override fun toString(): String = "ListenerRegistration($adapter)"
         }
     }
 
     /** Removes every registration of [target]; true when there was one. */
-    fun remove(target: Any): Boolean = adapters.removeIf { it.target === target }.also { if (it) adaptersChanged() }
+    fun remove(target: Any): Boolean = adapters.removeIf { it.isFor(target) }.also { if (it) adaptersChanged() }
 
     fun clear() {
         adapters.clear()

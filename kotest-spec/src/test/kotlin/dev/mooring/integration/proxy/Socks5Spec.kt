@@ -18,7 +18,7 @@ import dev.mooring.sdam.MongoServerSelectionTimeoutException
 import dev.mooring.sdam.ServerDescriptionChangedEvent
 import dev.mooring.sdam.ServerHeartbeatFailedEvent
 import dev.mooring.sdam.mongoClusterSettings
-import dev.mooring.testkit.ProseReport
+import dev.mooring.spec.ProseReport
 import dev.mooring.testkit.proxy.Socks5AddressType
 import dev.mooring.testkit.proxy.Socks5Proxy
 import dev.mooring.testkit.replset.ReplicaSetSimulator

@@ -92,7 +92,7 @@ class CrudOperations {
             "listIndexes", "listIndexNames" -> listIndexes(name, target, a)
             "listCollections", "listCollectionNames", "listCollectionObjects" -> listCollections(name, target, a)
             "listDatabases", "listDatabaseNames", "listDatabaseObjects" -> listDatabases(name, target, a)
-            "createCollection" -> write(target, BsonDocument("create", BsonString(a.string("collection"))), retryable = false).let { null }
+            "createCollection" -> createCollection(target, a)
             "dropCollection" -> dropCollection(target, a.string("collection"))
             "drop" -> dropCollection(target, target.collection!!)
             "rename" -> rename(target, a)
@@ -161,6 +161,21 @@ class CrudOperations {
         a.copy(command, "comment", "let")
         val reply = write(t, command, retryable = name == "deleteOne")
         return if (acknowledged(t)) BsonDocument("deletedCount", reply.getNumber("n", BsonInt32(0))) else BsonDocument("acknowledged", BsonBoolean.FALSE)
+    }
+
+    /**
+     * `createCollection` (the `create` command with the collection options crud.md's createCollection
+     * passes through: capped collections, validators, time series, views, ...). An argument
+     * outside that list fails the operation rather than being dropped.
+     */
+    private suspend fun createCollection(t: CrudTarget, a: Args): BsonValue? {
+        (a.json.keys - CREATE_COLLECTION_ARGUMENTS - setOf("collection", "session", "timeoutMS")).firstOrNull()?.let {
+            throw UnsupportedOperationException("createCollection argument $it")
+        }
+        val command = BsonDocument("create", BsonString(a.string("collection")))
+        a.copy(command, *CREATE_COLLECTION_ARGUMENTS.toTypedArray())
+        write(t, command, retryable = false)
+        return null
     }
 
     private suspend fun findAndModify(name: String, t: CrudTarget, a: Args): BsonValue {
@@ -463,6 +478,12 @@ class CrudOperations {
     companion object {
         private const val NAMESPACE_NOT_FOUND = 26
 
+        /** The options createCollection sends as fields of the `create` command. */
+        private val CREATE_COLLECTION_ARGUMENTS = setOf(
+            "capped", "size", "max", "validator", "validationLevel", "validationAction", "timeseries", "expireAfterSeconds",
+            "clusteredIndex", "changeStreamPreAndPostImages", "viewOn", "pipeline", "collation", "storageEngine", "indexOptionDefaults", "comment",
+        )
+
         /** The helpers [execute] runs. */
         val OPERATIONS: Set<String> = setOf(
             "insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "deleteOne", "deleteMany",
@@ -509,9 +530,11 @@ object UnifiedReadPreference {
     }
 }
 
-/** The `readConcern`/`writeConcern`/`readPreference` of a `databaseOptions` or `collectionOptions` object. */
+private val ENTITY_OPTION_FIELDS = setOf("readConcern", "writeConcern", "readPreference", "timeoutMS")
+
+/** The `readConcern`/`writeConcern`/`readPreference`/`timeoutMS` of a `databaseOptions` or `collectionOptions` object (another field fails). */
 fun entityOptions(o: JsonObject?): EntityOptions = EntityOptions(
-    o?.get("readConcern")?.let { BsonDocument.parse(it.toString()) },
+    o?.also { (it.keys - ENTITY_OPTION_FIELDS).firstOrNull()?.let { k -> throw UnsupportedOperationException("entity option $k") } }?.get("readConcern")?.let { BsonDocument.parse(it.toString()) },
     o?.get("writeConcern")?.let { BsonDocument.parse(it.toString()) },
     o?.get("readPreference")?.jsonObject?.let { UnifiedReadPreference.parse(it) },
     o?.get("timeoutMS")?.jsonPrimitive?.content?.toLong(),

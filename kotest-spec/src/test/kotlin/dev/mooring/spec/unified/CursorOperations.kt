@@ -52,7 +52,8 @@ class CursorOperations(private val scope: CoroutineScope) {
             }
             "iterateUntilDocumentOrError" -> cursors.getValue(cursorId).next() ?: throw IllegalStateException("cursor $cursorId is exhausted")
             "iterateOnce" -> cursors.getValue(cursorId).tryNext()
-            "close" -> cursors.getValue(cursorId).close().let { null }
+            // unified-test-format.md: close takes the operation's timeoutMS (client-side-operations-timeout.md: a close MUST honour it)
+            "close" -> cursors.getValue(cursorId).close(a.optional("timeoutMS")?.asNumber()?.longValue()).let { null }
             else -> throw UnsupportedOperationException("cursor operation $name")
         }
     }

@@ -1,5 +1,6 @@
 package dev.mooring.spec.unified
 
+import dev.mooring.cmap.MongoCommandException
 import dev.mooring.events.LogComponent
 import dev.mooring.events.LogLevel
 import dev.mooring.events.LogMessage
@@ -71,10 +72,16 @@ class LogCapture(observe: JsonObject) {
         }
 
         /**
-         * Mooring logs failures as the exception's text. A redacted failure (command logging's
-         * security rules) carries no server reply: no `errmsg` and no server error message.
+         * Mooring logs failures as the exception's text (`Throwable.toString()`). Command logging's
+         * security rules redact only a *server-side* error: a [MongoCommandException] of a sensitive
+         * command keeps its code, codeName and labels and loses the server's message, so its text
+         * ends in "no message". Any other failure (a network error, a timeout) has nothing to
+         * redact and is logged as it is, so it is never a redacted failure.
          */
-        private fun isRedacted(failure: Any): Boolean = !failure.toString().contains("errmsg", ignoreCase = true)
+        internal fun isRedacted(failure: Any): Boolean = REDACTED_SERVER_ERROR.matches(failure.toString())
+
+        private val REDACTED_SERVER_ERROR =
+            Regex("""^${Regex.escape(MongoCommandException::class.java.name)}: Command failed on \S+ with error -?\d+( \([^)]*\))?: no message$""")
     }
 }
 

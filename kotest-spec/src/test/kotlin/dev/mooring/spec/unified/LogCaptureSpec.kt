@@ -1,13 +1,17 @@
 package dev.mooring.spec.unified
 
+import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.events.LogComponent
 import dev.mooring.events.LogLevel
 import dev.mooring.events.LogMessage
+import dev.mooring.events.ServerAddress
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.jsonObject
+import org.bson.BsonDocument
 
 /** The runner's log matching must reject what the unified format rejects, or the logging tests could not fail. */
 class LogCaptureSpec : FunSpec({
@@ -55,7 +59,20 @@ class LogCaptureSpec : FunSpec({
         LogCapture.messageMatches(selection, msg("m", emptyMap())) shouldBe false
         val redacted = j("""{"level": "debug", "component": "topology", "failureIsRedacted": true, "data": {"message": "m"}}""").jsonObject
         LogCapture.messageMatches(redacted, msg("m", emptyMap())) shouldBe false
-        LogCapture.messageMatches(redacted, msg("m", mapOf("failure" to "MongoCommandException(code 18)"))) shouldBe true
-        LogCapture.messageMatches(redacted, msg("m", mapOf("failure" to "{errmsg: \"secret\"}"))) shouldBe false
+        val address = ServerAddress("localhost", 27017)
+        val serverError = MongoCommandException(BsonDocument.parse("{ok: 0, code: 18, codeName: 'AuthenticationFailed', errmsg: 'secret'}"), address)
+        val redactedServerError = MongoCommandException(BsonDocument.parse("{ok: 0, code: 18, codeName: 'AuthenticationFailed'}"), address)
+        LogCapture.messageMatches(redacted, msg("m", mapOf("failure" to redactedServerError.toString()))) shouldBe true
+        LogCapture.messageMatches(redacted, msg("m", mapOf("failure" to serverError.toString()))) shouldBe false
+    }
+
+    test("failureIsRedacted: false holds for a network error (not server-side: nothing to redact) and an unredacted server error") {
+        val notRedacted = j("""{"level": "debug", "component": "command", "failureIsRedacted": false, "data": {"message": "Command failed"}}""").jsonObject
+        fun failed(failure: Throwable) = LogMessage(LogComponent.COMMAND, LogLevel.DEBUG, "Command failed", mapOf("failure" to failure.toString()))
+        val address = ServerAddress("localhost", 27017)
+        LogCapture.messageMatches(notRedacted, failed(MongoNetworkException("network error running saslContinue", address))) shouldBe true
+        LogCapture.messageMatches(notRedacted, failed(MongoCommandException(BsonDocument.parse("{ok: 0, code: 91, codeName: 'ShutdownInProgress', errmsg: 'going away'}"), address))) shouldBe true
+        LogCapture.messageMatches(notRedacted, failed(MongoCommandException(BsonDocument.parse("{ok: 0, code: 91, codeName: 'ShutdownInProgress'}"), address))) shouldBe false
+        LogCapture.messageMatches(notRedacted, LogMessage(LogComponent.COMMAND, LogLevel.DEBUG, "Command failed", emptyMap())) shouldBe false
     }
 })

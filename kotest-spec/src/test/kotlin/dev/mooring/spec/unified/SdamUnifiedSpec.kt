@@ -39,12 +39,15 @@ fun FunSpecRootScope.unifiedSuite(suite: String) {
 }
 
 /**
- * The tests of the unified-format [file]: with [external] null, each test whose file- and
- * test-level runOnRequirements the test kit can satisfy runs on a fresh in-process
- * [UnifiedHost]; with an [external] deployment, each test whose requirements it meets runs on
- * it ([ExternalHost]). The others are skipped with the exact reason.
+ * The cases of one unified-format [file]: with [external] null, each on a fresh in-process
+ * [UnifiedHost] the test kit hosts for its runOnRequirements; with an [external] deployment, each
+ * whose requirements it meets runs on it ([ExternalHost]). A test is skipped only when the file
+ * marks it skipped, when no deployment meets its runOnRequirements (the format's own rule), or
+ * when [KnownGaps] names it or the library feature it needs; a test this runner cannot run for
+ * any other reason (an event, entity or operation it does not implement) fails with that reason,
+ * never skips.
  */
-fun unifiedCases(file: JsonObject, external: ExternalDeployment?): List<SpecCase> {
+fun unifiedCases(file: JsonObject, external: ExternalDeployment? = null): List<SpecCase> {
     val fileReqs = file["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
     return file["tests"]!!.jsonArray.map { t ->
         val test = t.jsonObject
@@ -52,12 +55,16 @@ fun unifiedCases(file: JsonObject, external: ExternalDeployment?): List<SpecCase
         val testReqs = test["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
         val marked = test["skipReason"]?.jsonPrimitive?.content?.let { "the test file marks it skipped: $it" }
         if (external != null) {
-            val reason = marked ?: ExternalRequirements.unmet(external, fileReqs, testReqs) ?: skipReason(file, test)
-            SpecCase(name, reason) { ExternalRequirements.oneAtATime { UnifiedTestRun(ExternalHost(external), file).run(test) } }
+            val reason = marked ?: ExternalRequirements.unmet(external, fileReqs, testReqs) ?: KnownGaps.reason(file, test) ?: missingFeatureReason(file, test)
+            SpecCase(name, reason) {
+                unsupportedReason(file, test)?.let { throw UnsupportedOperationException("this runner cannot run the test: $it") }
+                ExternalRequirements.oneAtATime { UnifiedTestRun(ExternalHost(external), file).run(test) }
+            }
         } else {
             val choice = hostChoice(fileReqs, testReqs)
-            val reason = marked ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else skipReason(file, test)
+            val reason = marked ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else KnownGaps.reason(file, test) ?: missingFeatureReason(file, test)
             SpecCase(name, reason) {
+                unsupportedReason(file, test)?.let { throw UnsupportedOperationException("this runner cannot run the test: $it") }
                 UnifiedHost.start(choice!!.topology, choice.auth, choice.mechanism, choice.version.maxWireVersion).use { host -> UnifiedTestRun(host, file).run(test) }
             }
         }
@@ -167,18 +174,24 @@ private fun requirementsReason(reqs: List<JsonObject>): String {
     return "needs a ${wanted.joinToString("/")} deployment, which the test kit does not simulate (it hosts ${UnifiedHost.hostable.joinToString("/")})"
 }
 
-private fun skipReason(file: JsonObject, test: JsonObject): String? {
-    KnownGaps.reason(file, test)?.let { return it }
+/** The entities the runner creates. */
+private val RUNNER_ENTITIES = setOf("client", "database", "collection", "thread", "session", "cursor")
+
+private fun entityKinds(file: JsonObject, test: JsonObject): Set<String> =
+    Regex("\\{\"(\\w+)\":\\{\"id\"").findAll(file.toString() + test.toString()).map { it.groupValues[1] }.toSet()
+
+/** The [KnownGaps] reason when [test] needs an entity or operation of a library feature Mooring deliberately lacks (a named skip), or null. */
+private fun missingFeatureReason(file: JsonObject, test: JsonObject): String? =
+    (entityKinds(file, test) - RUNNER_ENTITIES).firstNotNullOfOrNull { KnownGaps.missingFeature("entity", it) }
+        ?: (operationNames(test["operations"]!!) - UnifiedTestRun.SUPPORTED_OPERATIONS).firstNotNullOfOrNull { KnownGaps.missingFeature("operation", it) }
+
+/** What in [test] this runner does not implement (the test then fails with it), or null. */
+private fun unsupportedReason(file: JsonObject, test: JsonObject): String? {
     val text = test.toString()
     val events = Regex("\"(\\w+Event)\"").findAll(text).map { it.groupValues[1] }.filter { it !in UnifiedTestRun.SUPPORTED_OPERATIONS }.toSet()
     (events - EventMatching.all.keys).firstOrNull()?.let { return "asserts $it, which this runner does not map to a Mooring event" }
-    val entities = Regex("\\{\"(\\w+)\":\\{\"id\"").findAll(file.toString() + text).map { it.groupValues[1] }.toSet()
-    (entities - setOf("client", "database", "collection", "thread", "session", "cursor")).firstOrNull()?.let { return KnownGaps.missingFeature("entity", it) ?: "creates a $it entity, which this runner does not implement" }
-    val ops = operationNames(test["operations"]!!)
-    (ops - UnifiedTestRun.SUPPORTED_OPERATIONS).let { missing -> missing.firstNotNullOfOrNull { KnownGaps.missingFeature("operation", it) } ?: missing.firstOrNull()?.let { "uses the $it operation, which this runner does not implement" } }?.let { return it }
-    if (text.contains("\"blockConnection\"") && text.contains("\"closeConnection\":true") && text.contains("\"hello\"")) {
-        return "blocks then closes hello connections; the test kit's fail point cannot hold a hello reply"
-    }
+    (entityKinds(file, test) - RUNNER_ENTITIES).firstOrNull()?.let { return "creates a $it entity, which this runner does not implement" }
+    (operationNames(test["operations"]!!) - UnifiedTestRun.SUPPORTED_OPERATIONS).firstOrNull()?.let { return "uses the $it operation, which this runner does not implement" }
     return null
 }
 

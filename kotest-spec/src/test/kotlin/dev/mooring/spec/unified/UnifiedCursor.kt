@@ -1,5 +1,6 @@
 package dev.mooring.spec.unified
 
+import dev.mooring.sdam.CursorCloseCancellation
 import dev.mooring.sdam.internal.cursor.CursorPage
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.channels.Channel
@@ -12,7 +13,7 @@ import org.bson.BsonDocument
  * pages, iterated on demand: the cursor's coroutine (in [scope]) runs the command when the
  * cursor is created and sends a getMore only when [next] or [tryNext] needs one, so the commands
  * happen exactly where the test's operations put them. [close] cancels the coroutine (a cursor
- * still open on the server is killed) and waits for it. Used from the test's coroutine only.
+ * still open on the server is killed, under the close's own timeoutMS when given) and waits for it. Used from the test's coroutine only.
  */
 class UnifiedCursor(scope: CoroutineScope, pages: Flow<CursorPage>) {
     private val results = Channel<Result<CursorPage>>()
@@ -59,9 +60,12 @@ class UnifiedCursor(scope: CoroutineScope, pages: Flow<CursorPage>) {
         return buffer.removeFirstOrNull()
     }
 
-    /** Closes the cursor (killCursors when still open on the server) and waits until it has ended. */
-    suspend fun close() {
-        job.cancel()
+    /**
+     * Closes the cursor (killCursors when still open on the server, under [timeoutMS] when given,
+     * through [CursorCloseCancellation]) and waits until it has ended.
+     */
+    suspend fun close(timeoutMS: Long? = null) {
+        if (timeoutMS != null) job.cancel(CursorCloseCancellation(timeoutMS)) else job.cancel()
         job.join()
         exhausted = true
         buffer.clear()

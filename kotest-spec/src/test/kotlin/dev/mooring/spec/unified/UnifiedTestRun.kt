@@ -95,11 +95,13 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         }
     }
 
-    private fun createEntities(entities: JsonArray) {
+    private suspend fun createEntities(entities: JsonArray) {
         for (e in entities) {
             val (kind, spec) = e.jsonObject.entries.single()
             val o = spec.jsonObject
             val id = o["id"]!!.jsonPrimitive.content
+            // a field this runner does not act on would be silently dropped: the test fails instead
+            ENTITY_FIELDS[kind]?.let { known -> (o.keys - known).firstOrNull()?.let { throw UnsupportedOperationException("$kind entity field $it") } }
             when (kind) {
                 "client" -> {
                     val uriOptions = o["uriOptions"]?.jsonObject?.mapValues { (k, v) ->
@@ -135,6 +137,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                         settings = settings.copy(tracing = TracingSettings(enabled = true, queryTextMaxLength = if (payload) Int.MAX_VALUE else 0))
                     }
                     clients[id] = Client(MongoCluster(settings, listOf(listener)), events, clientOptions)
+                    o["awaitMinPoolSizeMS"]?.let { awaitMinPoolSize(clients.getValue(id).cluster, uriOptions["minPoolSize"]?.toInt() ?: 0, it.jsonPrimitive.long) }
                 }
                 "database" -> databases[id] = Database(
                     o["client"]!!.jsonPrimitive.content,
@@ -149,6 +152,22 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 "thread" -> threads[id] = ArrayList()
                 "session" -> sessionOps.create(id, clients.getValue(o["client"]!!.jsonPrimitive.content).cluster, o)
                 else -> throw UnsupportedOperationException("entity $kind")
+            }
+        }
+    }
+
+    /**
+     * `awaitMinPoolSizeMS`: waits until the pool of every data-bearing server of [cluster]'s
+     * topology (at least one) holds [minPoolSize] connections; the test fails when [ms] pass first.
+     */
+    private suspend fun awaitMinPoolSize(cluster: MongoCluster, minPoolSize: Int, ms: Long) {
+        if (minPoolSize <= 0) return
+        withTimeout(ms) {
+            while (true) {
+                val servers = cluster.topology.value.servers.values.filter { it.isDataBearing }.map { it.address }
+                val pools = cluster.poolStatistics()
+                if (servers.isNotEmpty() && servers.all { (pools[it]?.totalConnections ?: 0) >= minPoolSize }) break
+                delay(10)
             }
         }
     }
@@ -284,8 +303,16 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 val ms = args["timeoutMS"]?.jsonPrimitive?.long ?: 10_000
                 withTimeout(ms) { client.cluster.topology.first { it.primary != null && it.primary?.address != prior } }
             }
-            "clientBulkWrite" -> return ClientBulkWriteOperation.execute(crudTarget(target, args), args)
-            in CrudOperations.OPERATIONS -> return crud.execute(name, crudTarget(target, args), args)
+            "clientBulkWrite" -> return ClientBulkWriteOperation.execute(crudTarget(target, args), args).also { refuseToSave(name, saveAs) }
+            // createCollection's result is the collection: saveResultAsEntity makes it a collection entity of [target]
+            "createCollection" -> {
+                crud.execute(name, crudTarget(target, args), args)
+                if (saveAs != null) {
+                    check(target in databases) { "createCollection on $target, which is not a database entity" }
+                    collections[saveAs] = Collection(target, args["collection"]!!.jsonPrimitive.content, EntityOptions())
+                }
+            }
+            in CrudOperations.OPERATIONS -> return crud.execute(name, crudTarget(target, args), args).also { refuseToSave(name, saveAs) }
             in CursorOperations.OPERATIONS -> {
                 val on = if (cursorOps.isCursor(target)) null else crudTarget(target, args)
                 return cursorOps.execute(name, on, target, args, sessionOps.argument(args), saveAs)
@@ -295,7 +322,13 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 cursorOps.connectionsCheckedOut(clients.getValue(args["client"]!!.jsonPrimitive.content).cluster) shouldBe args["connections"]!!.jsonPrimitive.int
             else -> throw UnsupportedOperationException("operation $name")
         }
+        if (name != "createCollection") refuseToSave(name, saveAs)
         return null
+    }
+
+    /** saveResultAsEntity where this runner keeps no such entity: the test cannot run as written, so it fails. */
+    private fun refuseToSave(name: String, saveAs: String?) {
+        if (saveAs != null) throw UnsupportedOperationException("saveResultAsEntity ($saveAs) of the $name operation")
     }
 
     /** The client, database or collection entity [id] as a [CrudTarget], with the options it inherits and the session [args] name. */
@@ -329,7 +362,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val expected = e["events"]!!.jsonArray.map { it.jsonObject.entries.single() }
         val ignoreExtra = (e["ignoreExtraEvents"] as? JsonPrimitive)?.booleanOrNull ?: false
         check(actual.size >= expected.size && (ignoreExtra || actual.size == expected.size)) {
-            "expected ${expected.map { it.key }} but got ${actual.map { it::class.simpleName }}"
+            "expected ${expected.map { it.key }} but got ${actual.map { ev -> ev::class.simpleName + ((ev as? dev.mooring.cmap.CommandEvent)?.let { "(${it.commandName})" } ?: "") }}"
         }
         expected.forEachIndexed { i, (name, spec) ->
             val resolved = sessionOps.resolve(spec).jsonObject
@@ -352,6 +385,18 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     }
 
     companion object {
+        /** The fields of each entity kind this runner acts on (unified-test-format.md "entity"). */
+        private val ENTITY_FIELDS = mapOf(
+            "client" to setOf(
+                "id", "uriOptions", "useMultipleMongoses", "observeEvents", "ignoreCommandMonitoringEvents", "observeSensitiveCommands",
+                "observeLogMessages", "serverApi", "observeTracingMessages", "awaitMinPoolSizeMS",
+            ),
+            "database" to setOf("id", "client", "databaseName", "databaseOptions"),
+            "collection" to setOf("id", "database", "collectionName", "collectionOptions"),
+            "session" to setOf("id", "client", "sessionOptions"),
+            "thread" to setOf("id"),
+        )
+
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
             "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "appendMetadata", "appendClientMetadata",

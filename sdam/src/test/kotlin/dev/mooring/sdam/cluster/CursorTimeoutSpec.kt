@@ -2,6 +2,7 @@ package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.cmap.MongoCommandException
+import dev.mooring.sdam.CursorCloseCancellation
 import dev.mooring.sdam.CursorType
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
@@ -16,7 +17,11 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.types.shouldBeInstanceOf
 import kotlin.time.Duration.Companion.seconds
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.take
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.withTimeoutOrNull
 import org.bson.BsonArray
@@ -158,6 +163,28 @@ class CursorTimeoutSpec : FunSpec({
             val waits = recorder.started("getMore").map { it.command.getNumber("maxTimeMS").longValue() }
             (waits.size >= 2) shouldBe true
             (waits.sum() <= 1_000) shouldBe true
+        }
+    }
+
+    test("a collector cancelled with CursorCloseCancellation closes the cursor under that close's timeoutMS, not the cursor's") {
+        onStandalone { _, cluster, recorder ->
+            // the killCursors' maxTimeMS shows which timeoutMS it ran under: the cursor's 60 s, or the close's
+            for ((closeTimeoutMS, range) in listOf(600_000L to 60_001L..600_000L, 1_000L to 1L..1_000L, null to 1L..60_000L)) {
+                recorder.clear()
+                coroutineScope {
+                    val firstBatch = CompletableDeferred<Unit>()
+                    val collector = launch {
+                        cluster.runCursorCommand("db", find(), RunCursorCommandOptions(timeoutMS = 60_000, batchSize = 10)).collect {
+                            firstBatch.complete(Unit)
+                            awaitCancellation()
+                        }
+                    }
+                    firstBatch.await()
+                    if (closeTimeoutMS != null) collector.cancel(CursorCloseCancellation(closeTimeoutMS)) else collector.cancel()
+                    collector.join()
+                }
+                (recorder.started("killCursors").single().command.getNumber("maxTimeMS").longValue() in range) shouldBe true
+            }
         }
     }
 })

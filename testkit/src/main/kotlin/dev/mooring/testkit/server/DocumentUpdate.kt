@@ -65,11 +65,21 @@ object DocumentUpdate {
         return out
     }
 
-    /** The document an upsert inserts: the filter's equality fields, then [u] with `$setOnInsert`, and an `_id`. */
-    fun upserted(filter: BsonDocument, u: BsonDocument): BsonDocument {
+    /**
+     * [doc] updated by [u]: an update or replacement document ([apply]), or an aggregation
+     * pipeline (MongoDB 4.2+ updates with a pipeline: [UpdatePipeline]). Anything else is BadValue.
+     */
+    fun applyAny(doc: BsonDocument, u: BsonValue, inserting: Boolean = false): BsonDocument = when (u) {
+        is BsonDocument -> apply(doc, u, inserting)
+        is BsonArray -> UpdatePipeline.apply(doc, u)
+        else -> throw IllegalArgumentException("the update must be a document or a pipeline (array), got ${u.bsonType}")
+    }
+
+    /** The document an upsert inserts: the filter's equality fields, then [u] (with `$setOnInsert`, or a pipeline), and an `_id`. */
+    fun upserted(filter: BsonDocument, u: BsonValue): BsonDocument {
         val seed = BsonDocument()
         filter.forEach { (k, v) -> if (!k.startsWith("$") && !(v is BsonDocument && v.keys.any { it.startsWith("$") })) put(seed, k, v) }
-        val doc = apply(seed, u, inserting = true)
+        val doc = applyAny(seed, u, inserting = true)
         return if (doc.containsKey("_id")) doc else BsonDocument("_id", BsonObjectId()).apply { putAll(doc) }
     }
 

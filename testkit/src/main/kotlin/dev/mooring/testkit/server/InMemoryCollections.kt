@@ -125,6 +125,8 @@ class InMemoryCollections {
     internal fun update(db: String, cmd: BsonDocument): BsonDocument {
         val coll = name(cmd, "update")
         val updates = cmd["updates"]?.takeIf { it.isArray }?.asArray() ?: return badValue("update needs updates")
+        // mongod parses every statement's pipeline before it runs any: a bad one fails the whole command
+        for (entry in updates) (entry as? BsonDocument)?.get("u")?.let { if (it is BsonArray) UpdatePipeline.check(it) }
         val list = collection(db, coll)
         var n = 0
         var modified = 0
@@ -133,12 +135,12 @@ class InMemoryCollections {
         for ((index, entry) in updates.withIndex()) {
             val spec = entry.takeIf { it.isDocument }?.asDocument() ?: return badValue("each update must be a document")
             val q = spec["q"]?.takeIf { it.isDocument }?.asDocument() ?: BsonDocument()
-            val u = spec["u"]?.takeIf { it.isDocument }?.asDocument() ?: return badValue("update needs u as a document")
+            val u = spec["u"]?.takeIf { it.isDocument || it.isArray } ?: return badValue("update needs u as a document or a pipeline")
             val multi = spec["multi"]?.let { it.isBoolean && it.asBoolean().value } == true
             try {
-                require(!multi || DocumentUpdate.isOperatorUpdate(u)) { "multi update is not supported for replacement-style update" }
+                require(!multi || u !is BsonDocument || DocumentUpdate.isOperatorUpdate(u)) { "multi update is not supported for replacement-style update" }
                 val hits = list.indices.filter { DocumentQuery.matches(list[it], q) }.let { if (multi) it else it.take(1) }
-                val after = hits.map { DocumentUpdate.apply(list[it], u) }
+                val after = hits.map { DocumentUpdate.applyAny(list[it], u) }
                 hits.forEachIndexed { k, i -> if (after[k] != list[i]) modified++; list[i] = after[k] }
                 n += hits.size
                 if (hits.isEmpty() && spec["upsert"]?.let { it.isBoolean && it.asBoolean().value } == true) {
@@ -189,8 +191,10 @@ class InMemoryCollections {
         val list = collection(db, coll)
         val query = cmd["query"] as? BsonDocument ?: BsonDocument()
         val remove = cmd["remove"]?.let { DocumentQuery.truthy(it) } == true
-        val update = cmd["update"] as? BsonDocument
+        // an update document, or (MongoDB 4.2+) an aggregation pipeline
+        val update = cmd["update"]?.takeIf { it.isDocument || it.isArray }
         require(remove != (update != null)) { "Either an update or remove=true must be specified" }
+        if (update is BsonArray) UpdatePipeline.check(update)
         val returnNew = cmd["new"]?.let { DocumentQuery.truthy(it) } == true
         val fields = cmd["fields"] as? BsonDocument
         val target = DocumentQuery.sort(matching(db, coll, query), cmd["sort"] as? BsonDocument).firstOrNull()
@@ -207,7 +211,7 @@ class InMemoryCollections {
             target == null -> null.also { if (update != null) lastError["updatedExisting"] = BsonBoolean.FALSE }
             remove -> target.also { list.removeAt(list.indexOfFirst { it["_id"] == target["_id"] }) }
             else -> {
-                val after = DocumentUpdate.apply(target, update!!)
+                val after = DocumentUpdate.applyAny(target, update!!)
                 list[list.indexOfFirst { it["_id"] == target["_id"] }] = after
                 lastError["updatedExisting"] = BsonBoolean.TRUE
                 if (returnNew) after else target

@@ -60,6 +60,7 @@ class LoadBalancerSimulator private constructor(
             // a cursor lives on the backend whose connection opened it: a getMore must come over that connection's backend
             server.cursorOwner = { ctx -> (ctx.connectionNumber - 1) % ids.size }
             single.hello = { ctx, cmd -> MongosHello.behindLoadBalancer(ctx, cmd, ids[0]) }
+            for (s in listOf(server, single)) s.handler = { ctx, db, cmd -> MongosCommands.answer(ctx, db, cmd) }
             return LoadBalancerSimulator(server, single, ids)
         }
     }

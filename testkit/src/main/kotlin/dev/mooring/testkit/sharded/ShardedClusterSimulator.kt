@@ -48,6 +48,7 @@ class ShardedClusterSimulator private constructor(
                     val s = WireServer.start()
                     s.maxWireVersion = maxWireVersion
                     s.hello = MongosHello::mongos
+                    s.handler = { ctx, db, cmd -> MongosCommands.answer(ctx, db, cmd) }
                     s.labelsRetryableWriteErrors = maxWireVersion >= 9
                     s.clusterTime = clock
                     started += s

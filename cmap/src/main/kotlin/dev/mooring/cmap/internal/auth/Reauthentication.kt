@@ -3,7 +3,7 @@ package dev.mooring.cmap.internal.auth
 import dev.mooring.events.InternalMooringApi
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoCommandException
-import dev.mooring.cmap.internal.connection.KtorConnection
+import dev.mooring.cmap.internal.connection.SocketConnection
 import dev.mooring.cmap.internal.pool.PooledConnection
 import kotlinx.coroutines.withContext
 import org.bson.BsonDocument
@@ -33,13 +33,13 @@ public object Reauthentication {
      * the operation's timeoutMS (null without one), which the operation enforces around its commands.
      */
     public fun wrap(connection: Connection, view: Connection = connection, operationDeadlineNanos: Long? = null): Connection {
-        val raw = ((connection as? PooledConnection)?.raw ?: connection) as? KtorConnection ?: return view
+        val raw = ((connection as? PooledConnection)?.raw ?: connection) as? SocketConnection ?: return view
         return if (raw.canReauthenticate) Reauthenticating(view, raw, operationDeadlineNanos) else view
     }
 
     private class Reauthenticating(
         private val view: Connection,
-        private val raw: KtorConnection,
+        private val raw: SocketConnection,
         private val operationDeadlineNanos: Long?,
     ) : Connection by view {
         override suspend fun command(database: String, command: BsonDocument): BsonDocument {

@@ -5,7 +5,6 @@ import dev.mooring.cmap.ConnectionDescription
 import dev.mooring.cmap.MongoMessageEncodingException
 import dev.mooring.cmap.internal.wire.RequestIds
 import dev.mooring.events.ServerAddress
-import kotlinx.coroutines.withContext
 import org.bson.BsonDocument
 import org.bson.BsonString
 
@@ -40,7 +39,7 @@ internal class MonitoredConnection(
                 .also { monitor.started(it) }
         }
         val reply = try {
-            if (delegate is ObservedCommand) delegate.command(database, command, observer) else withContext(observer) { delegate.command(database, command) }
+            if (delegate is ObservedCommand) delegate.command(database, command, observer) else delegate.command(database, command)
         } catch (e: Throwable) {
             if (started == null && e is MongoMessageEncodingException) throw e
             monitor.failed(started ?: unreported(database, name, command, sensitive, calledNanos), e)

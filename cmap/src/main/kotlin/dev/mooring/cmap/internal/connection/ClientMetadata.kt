@@ -32,16 +32,8 @@ internal object ClientMetadata {
         val javaVersion: String = System.getProperty("java.runtime.version") ?: System.getProperty("java.version") ?: "unknown",
     )
 
-    /** Throws [IllegalArgumentException] when appName is longer than 128 UTF-8 bytes. */
-    fun validateAppName(appName: String?) {
-        if (appName != null) {
-            val n = appName.toByteArray(Charsets.UTF_8).size
-            require(n <= MAX_APP_NAME_BYTES) { "appName must be at most $MAX_APP_NAME_BYTES bytes in UTF-8, was $n bytes" }
-        }
-    }
-
+    /** The `client` document for [inputs]; the application name was checked with the settings (ConnectionSettingsRules). */
     fun build(inputs: Inputs): BsonDocument {
-        validateAppName(inputs.appName)
         val doc = BsonDocument()
         inputs.appName?.let { doc["application"] = BsonDocument("name", BsonString(it)) }
         val infos = inputs.driverInfo.distinct() // a duplicate DriverInfo is appended once (handshake.md)

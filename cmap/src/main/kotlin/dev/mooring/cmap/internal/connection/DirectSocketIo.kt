@@ -23,8 +23,9 @@ import java.nio.channels.ByteChannel
  * socket from another thread fails a read or write in progress with an [java.io.IOException] (or
  * Ktor's closed-channel cancellation, which the connection maps to a network error too).
  */
-internal class DirectSocketIo private constructor(
+internal class DirectSocketIo internal constructor(
     private val selectable: Selectable,
+    /** [selectable]'s channel (a test may pass a wrapper of it that observes the reads). */
     private val channel: ByteChannel,
     private val selector: SelectorManager,
 ) : NetIo {
@@ -74,10 +75,6 @@ internal class DirectSocketIo private constructor(
      * per request; the selector reports at once if the answer did come already).
      */
     private var replyAwaited = false
-
-    /** Reads from the socket that found nothing (for tests; the connection's single reader writes it). */
-    var emptyReads: Long = 0L
-        private set
 
     override suspend fun readAvailable(dst: ByteBuffer): Int {
         if (!dst.hasRemaining()) return 0
@@ -144,7 +141,6 @@ internal class DirectSocketIo private constructor(
         while (true) {
             val n = channel.read(dst)
             if (n > 0) return
-            if (n == 0) emptyReads++
             if (n < 0) throw EOFException("connection closed by the server")
             await(SelectInterest.READ)
         }
@@ -163,11 +159,14 @@ internal class DirectSocketIo private constructor(
     companion object {
         private const val BUFFER_SIZE = 16 * 1024
 
-        /** The direct I/O for [socket], or null when it is not a selectable NIO socket (then use Ktor's channels). */
-        fun of(socket: Socket, selector: SelectorManager): DirectSocketIo? {
-            val selectable = socket as? Selectable ?: return null
-            val channel = selectable.channel as? ByteChannel ?: return null
-            if (selectable.channel.isBlocking) return null
+        /**
+         * The direct I/O for [socket]. Every socket [Connector] opens (Ktor's `aSocket(selector).tcp().connect`)
+         * is a selectable, non-blocking NIO socket channel; anything else is a programming error.
+         */
+        fun of(socket: Socket, selector: SelectorManager): DirectSocketIo {
+            val selectable = requireNotNull(socket as? Selectable) { "not a selectable NIO socket: $socket" }
+            val channel = requireNotNull(selectable.channel as? ByteChannel) { "not a byte channel: ${selectable.channel}" }
+            require(!selectable.channel.isBlocking) { "the socket's channel is in blocking mode: $socket" }
             return DirectSocketIo(selectable, channel, selector)
         }
     }

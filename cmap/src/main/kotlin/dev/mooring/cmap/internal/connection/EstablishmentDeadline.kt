@@ -5,7 +5,7 @@ import kotlin.coroutines.CoroutineContext
 
 /**
  * The deadline of one connection's establishment: [connectTimeoutMS] after it started, not
- * counting time spent waiting for a human ([excluding]). [KtorConnection] puts it in the context
+ * counting time spent waiting for a human ([excluding]). [SocketConnection] puts it in the context
  * of the authentication it runs while establishing, so a mechanism can tell how much time is left
  * (auth.md "OIDC Callback": the machine callback's timeout is the remaining connectTimeoutMS) and
  * the MONGODB-OIDC human workflow can leave its callback out of it (auth.md "OIDC Human Callback").

@@ -4,40 +4,31 @@ import dev.mooring.cmap.internal.connection.tls.TlsChannel
 import dev.mooring.cmap.internal.wire.MessageHeader
 import io.ktor.network.selector.SelectorManager
 import io.ktor.network.sockets.Socket
-import io.ktor.network.sockets.openReadChannel
-import io.ktor.network.sockets.openWriteChannel
-import io.ktor.utils.io.readFully
-import io.ktor.utils.io.writeFully
 import javax.net.ssl.SSLEngine
 
 /** A message as read from the socket: its validated header, the header bytes and the body. */
 internal class RawMessage(val header: MessageHeader, val headerBytes: ByteArray, val body: ByteArray)
 
 /**
- * Byte transport over one connected Ktor socket, in plain text or, with an [SSLEngine], TLS
- * (see [TlsChannel]; call [startTls] before anything else).
+ * Byte transport over one connected socket (as [Connector] opens them: a non-blocking NIO
+ * channel), in plain text or, with an [SSLEngine], TLS (see [TlsChannel]; call [startTls] before
+ * anything else).
  *
  * Both go through [DirectSocketIo] (TLS as the network side of the [TlsChannel]): the calling
- * coroutine reads and writes the socket's channel itself and suspends on Ktor's
- * [SelectorManager] only when the socket would block, so a round trip costs no pump coroutine
- * and at most one dispatch. A socket that is not a selectable NIO channel falls back to Ktor's
- * byte channels.
+ * coroutine reads and writes the socket's channel itself and suspends on the [SelectorManager]
+ * only when the socket would block, so a round trip costs no pump coroutine and at most one
+ * dispatch.
  *
  * Not thread-safe: the owning connection's single-track rule guarantees one reader and one
  * writer at a time. [close] is idempotent and does not suspend; it fails a read or write in
  * progress with an [java.io.IOException].
  */
 internal class SocketTransport(private val socket: Socket, selector: SelectorManager, engine: SSLEngine? = null) {
-    private val io: DirectSocketIo? = DirectSocketIo.of(socket, selector)
-    private val input = if (io == null) socket.openReadChannel() else null
-    private val output = if (io == null) socket.openWriteChannel(autoFlush = false) else null
-    private val tls: TlsChannel? = engine?.let { if (io != null) TlsChannel(it, io) else TlsChannel(it, input!!, output!!) }
+    private val io: DirectSocketIo = DirectSocketIo.of(socket, selector)
+    private val tls: TlsChannel? = engine?.let { TlsChannel(it, io) }
 
     /** The event loop that resumes whoever waits for this socket (null when it has none). */
-    val homeLoop: EventLoop? get() = io?.homeLoop
-
-    /** Reads from the socket that found nothing so far (for tests). */
-    val emptyReads: Long get() = io?.emptyReads ?: 0L
+    val homeLoop: EventLoop? get() = io.homeLoop
 
     /** Plain-text direct I/O (TLS runs over [io] inside [tls]). */
     private val direct: DirectSocketIo? = if (tls == null) io else null
@@ -47,16 +38,9 @@ internal class SocketTransport(private val socket: Socket, selector: SelectorMan
      * after [startTls] (it would corrupt the TLS stream).
      */
     val plain: dev.mooring.cmap.internal.connection.socks.Socks5Io = object : dev.mooring.cmap.internal.connection.socks.Socks5Io {
-        override suspend fun write(bytes: ByteArray) {
-            if (io != null) io.write(bytes, 0, bytes.size) else {
-                output!!.writeFully(bytes, 0, bytes.size)
-                output.flush()
-            }
-        }
+        override suspend fun write(bytes: ByteArray) = io.write(bytes, 0, bytes.size)
 
-        override suspend fun readFully(dst: ByteArray) {
-            if (io != null) io.readFully(dst, 0, dst.size) else input!!.readFully(dst, 0, dst.size)
-        }
+        override suspend fun readFully(dst: ByteArray) = io.readFully(dst, 0, dst.size)
     }
 
     /** Runs the TLS handshake (no-op in plain text). */
@@ -67,19 +51,12 @@ internal class SocketTransport(private val socket: Socket, selector: SelectorMan
     // Only tail calls below, so the plain-text direct path allocates no continuation here.
     suspend fun write(bytes: ByteArray, offset: Int = 0, length: Int = bytes.size) {
         if (direct != null) return direct.write(bytes, offset, length)
-        if (tls != null) return tls.write(if (offset == 0 && length == bytes.size) bytes else bytes.copyOfRange(offset, offset + length))
-        return writeToChannel(bytes, offset, length)
-    }
-
-    private suspend fun writeToChannel(bytes: ByteArray, offset: Int, length: Int) {
-        output!!.writeFully(bytes, offset, offset + length)
-        output.flush()
+        return tls!!.write(if (offset == 0 && length == bytes.size) bytes else bytes.copyOfRange(offset, offset + length))
     }
 
     internal suspend fun readFully(dst: ByteArray) {
         if (direct != null) return direct.readFully(dst, 0, dst.size)
-        if (tls != null) return tls.readFully(dst, 0, dst.size)
-        return input!!.readFully(dst, 0, dst.size)
+        return tls!!.readFully(dst, 0, dst.size)
     }
 
     /**

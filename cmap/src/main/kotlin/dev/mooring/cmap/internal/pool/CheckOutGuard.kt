@@ -19,6 +19,9 @@ import kotlinx.coroutines.Job
  * The flag is read under each pool's lock and [failWaiting] takes that lock, so a checkout is
  * either failed by [failWaiting] or sees the flag; a pool created after [raise] sees the flag.
  *
+ * Only for pools made by the `ConnectionPool` factory function (the cluster's own); another
+ * [ConnectionPool] is refused with [IllegalArgumentException].
+ *
  * Thread-safe. [raise] is idempotent and never suspends.
  */
 @InternalMooringApi
@@ -37,11 +40,14 @@ public class CheckOutGuard {
     }
 
     /** [ConnectionPool.checkOut] that fails with [PoolClosedException] once this guard is raised (see the class). */
-    public suspend fun checkOut(pool: ConnectionPool): Connection = pool.checkOutGuarded(this)
+    public suspend fun checkOut(pool: ConnectionPool): Connection = pool.own().checkOutGuarded(this)
 
     /** Fails the checkouts through this guard that wait in [pool]'s queue; after [raise]. Suspends for the pool's lock only. */
     public suspend fun failWaiting(pool: ConnectionPool) {
         check(isRaised) { "failWaiting is for a raised guard: call raise first" }
-        pool.failGuarded(this)
+        pool.own().failGuarded(this)
     }
+
+    private fun ConnectionPool.own(): DefaultConnectionPool =
+        requireNotNull(this as? DefaultConnectionPool) { "a CheckOutGuard works with the pools of the ConnectionPool factory only: $this" }
 }

@@ -48,7 +48,7 @@ internal class Establisher(
         // belongs to the service the hello named, at that service's current generation.
         val sid = p.connection.serviceId ?: if (loadBalanced) p.connection.raw.description?.serviceId else null
         val gen = if (loadBalanced && sid != null) lock.withLock { machine.serviceGeneration(sid) } else p.connection.gen
-        val f = EstablishmentFailure(address, p.connection.id, gen, sid, error)
+        val f = EstablishmentFailure(address, gen, sid, error)
         try {
             withContext(NonCancellable) { onEstablishmentError(f) }
         } catch (t: Throwable) {

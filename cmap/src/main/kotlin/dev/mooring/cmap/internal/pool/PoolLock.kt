@@ -5,7 +5,6 @@ import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.withContext
 import kotlin.coroutines.coroutineContext
-import java.util.concurrent.atomic.AtomicLong
 import kotlin.coroutines.cancellation.CancellationException
 
 /**
@@ -33,9 +32,6 @@ internal class PoolLock {
             field = value
             served.inline = !value
         }
-
-    /** Diagnostics for tests: how many lock acquisitions went through [lockedSlow] (contended past spinning). */
-    val queuedLockAcquisitions = AtomicLong()
 
     /**
      * Runs [block] holding the mutex: [tryLockSpinning] first, else [lockedSlow]; then, with the
@@ -66,7 +62,7 @@ internal class PoolLock {
      * queued critical sections one after another (each is a few hundred nanoseconds and never
      * suspends). Without this, the Mutex would hand itself to a coroutine that is merely scheduled
      * to run and hold it through the dispatch latency, and every later arrival would queue behind
-     * it (a lock convoy: measured at ~40k checkout+checkin pairs/s with 8 callers on 2 cores).
+     * it (a lock convoy).
      * Only the caller's return to its own dispatcher is dispatched, after the mutex is released.
      * The block's result is returned even if the caller was cancelled meanwhile (a checked-out
      * connection or a finished check-in must not be lost); its next suspension point throws.
@@ -75,7 +71,6 @@ internal class PoolLock {
     suspend fun <T> lockedSlow(block: () -> T): T {
         val handOff = if (modelChecking) NonCancellable else NonCancellable + Dispatchers.Unconfined
         var result: Any? = NO_RESULT
-        queuedLockAcquisitions.incrementAndGet()
         try {
             withContext(handOff) {
                 mutex.lock()

@@ -352,7 +352,7 @@ internal class PoolStateMachine(
      * maxConnecting reached).
      */
     private inline fun serve(next: () -> Waiter): Boolean {
-        // The clock is read only when idle connections can expire (a clock read was 8% of a hand-over).
+        // The clock is read only when idle connections can expire: a hand-over reads no clock otherwise.
         val c = takeAvailable(if (maxIdleNanos > 0) System.nanoTime() else 0L)
         if (c != null) {
             val w = next()

@@ -4,8 +4,7 @@ import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionDescription
 import dev.mooring.cmap.ConnectionPurpose
 import dev.mooring.cmap.EstablishableConnection
-import dev.mooring.cmap.MongoNetworkException
-import dev.mooring.cmap.MongoProtocolException
+import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.PoolClearedException
 import dev.mooring.cmap.internal.command.CommandRequestObserver
 import dev.mooring.cmap.internal.command.ObservedCommand
@@ -13,7 +12,6 @@ import dev.mooring.events.ServerAddress
 import kotlin.coroutines.cancellation.CancellationException
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.isActive
-import kotlinx.coroutines.withContext
 import org.bson.BsonDocument
 import org.bson.types.ObjectId
 
@@ -74,7 +72,7 @@ internal class PooledConnection(
     override suspend fun command(database: String, command: BsonDocument, observer: CommandRequestObserver): BsonDocument =
         guarded {
             val r = raw
-            if (r is ObservedCommand) r.command(database, command, observer) else withContext(observer) { r.command(database, command) }
+            if (r is ObservedCommand) r.command(database, command, observer) else r.command(database, command)
         }
 
     /** Runs [block] (a command on [raw]) if this connection is checked out and not interrupted, and maps its failures. */
@@ -92,7 +90,7 @@ internal class PooledConnection(
             throw e
         } catch (e: Throwable) {
             if (interrupted) throw PoolClearedException(address, PoolClearedException.interruptedMessage(address), e)
-            if (e is MongoNetworkException || e is MongoProtocolException) errored = true
+            if (e is MongoServerException && e.perishesConnection) errored = true // the one place a connection's own error perishes it
             throw e
         }
     }

@@ -31,8 +31,7 @@ import kotlin.coroutines.EmptyCoroutineContext
  *   the general lane. Each lane is run in its own order by one thread at a time, so a loop runs the
  *   waiters its own check-ins served while the other loop runs its own: with one queue for the
  *   pool, a loop that found the other one draining left its waiter to it, and the other loop then
- *   had to send it back as a task, a selector wake-up per hand-over (measured: `EventFD.set` from
- *   the drain 3.8% of the process's CPU at 64 callers on 10 connections). Between two loops, which
+ *   had to send it back as a task, a selector wake-up per hand-over. Between two loops, which
  *   run at the same time anyway, there is no run order to keep;
  * - a waiter of a lane drained on another thread of its dispatcher (its connection was checked in
  *   off its home loop) runs on its loop instead, as a task there ([ResumeAtHome]): it will write
@@ -50,17 +49,15 @@ import kotlin.coroutines.EmptyCoroutineContext
  * The cost of the exact order: a waiter runs on the draining thread until it next suspends (for a
  * command: until its request is encoded and written), and meanwhile no other thread resumes this
  * pool's served waiters. Code there must not block its thread; a waiter that blocked waiting for
- * another served waiter of the same pool would wait forever. Letting several threads drain at
- * once (each taking the oldest) was measured too: on the loaded 2-core machine `waiters-100k`
- * displacement 971–8,217 (a thread preempted between taking a waiter and running it lets the
- * others run ahead) and pool-only at 64 and 512 callers back at the old throughput (1.2M and
- * 1.0M pairs/s against 1.7M and 1.6M with one drainer).
+ * another served waiter of the same pool would wait forever. Several threads draining at once
+ * (each taking the oldest) would not keep the run order: a thread preempted between taking a
+ * waiter and running it lets the others run ahead.
  *
- * Resuming through the dispatcher instead (what a plain [kotlinx.coroutines.CancellableContinuation.resume]
- * under the lock did) keeps the hand-over FIFO but not the run order: `Dispatchers.Default` runs
- * the task a worker dispatched last first (its LIFO slot) and other workers steal, so 100,000
- * waiters served in order ran with displacements up to ~95,000 (`waiters-100k`). It also cost a
- * dispatch, and often an unpark of another worker, per hand-over.
+ * Resuming through the dispatcher instead (a plain [kotlinx.coroutines.CancellableContinuation.resume]
+ * under the lock) keeps the hand-over FIFO but not the run order: `Dispatchers.Default` runs
+ * the task a worker dispatched last first (its LIFO slot) and other workers steal. It also costs
+ * a dispatch, and often an unpark of another worker, per hand-over. (The measurements behind
+ * these choices are in bench/README, issue 20 parts 2, 6 and 8.)
  *
  * Thread-safe: [add] runs under the pool's lock; any thread may call [runAfterUnlock]. A waiter
  * cancelled after it was served is still taken from here (resuming it is a no-op); its outcome is
@@ -186,8 +183,7 @@ internal class ServedWaiters {
 
         /**
          * The same for a [Drain] task, which runs no caller's code of its own: larger, because each
-         * new task costs a dispatch and, on `Dispatchers.Default`, the wake-up of another worker
-         * (with 64, 6% of the time to drain 100,000 waiters went to those wake-ups).
+         * new task costs a dispatch and, on `Dispatchers.Default`, the wake-up of another worker.
          */
         const val DRAIN_TASK_BUDGET = 1_024
 

@@ -33,6 +33,9 @@ import org.bson.types.ObjectId
  * length is checked against its enclosing document; any violation (a truncated value, a size
  * that does not match the content, an unknown type, a boolean other than 0 or 1, a string
  * without its NUL) is a [WireFormatException]. Not thread-safe (one per decode).
+ *
+ * Kept instead of the library's reader because it costs less CPU and allocates less on the
+ * driver's replies: `bench/run --codec` measures both (bench/README, "The hand-written BSON codec").
  */
 internal class BsonIn private constructor(private val bytes: ByteArray) {
     private var pos = 0

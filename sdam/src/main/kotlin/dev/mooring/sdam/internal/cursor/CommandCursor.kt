@@ -12,6 +12,7 @@ import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.topology.ConnectionPin
 import dev.mooring.sdam.internal.topology.OperationRetry
+import dev.mooring.sdam.internal.topology.AttemptReply
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
 import dev.mooring.sdam.internal.tracing.traceCommand
 import dev.mooring.sdam.internal.retry.OverloadRetry
@@ -72,7 +73,7 @@ internal class CommandCursor(
         // OpenTelemetry: the opening command runs in an operation span named after it (find, aggregate, ...)
         return context.tracer.traceCommand(database, command) {
             withContext(pin) {
-                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry, mayRunOnLoops = true) { selected, connection ->
+                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry, AttemptReply.NONE, mayRunOnLoops = true) { selected, connection ->
                     val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, selected.topology.type, selected.description)
                     val reply = send(connection, database, timeout.initial) { timeout.initialCommand(sent, selected.description) }
                     val batch = CursorBatch.first(name, reply, connection.address)
@@ -118,16 +119,18 @@ internal class CommandCursor(
 
     /**
      * Ends the cursor: killCursors when it is still open on the server (on its route, within the
-     * close bound, its outcome ignored), then returns the pinned connection and the implicit
-     * session. Idempotent. Call it in a non-cancellable context.
+     * close bound: [timeoutMS] when given for the close, else the cursor's timeoutMS refreshed; its
+     * outcome ignored), then returns the pinned connection and the implicit session. Idempotent.
+     * Call it in a non-cancellable context.
      */
-    suspend fun close() {
+    suspend fun close(timeoutMS: Long? = null) {
         val r = route
         if (r != null && id != 0L && !pinnedNetworkError) {
             val kill = BsonDocument("killCursors", BsonString(ns.substringAfter('.'))).append("cursors", BsonArray(listOf(BsonInt64(id))))
             try {
-                val t = timeout.forClose() // client-side-operations-timeout.md: timeoutMS is refreshed for killCursors
-                withTimeoutOrNull(timeout.closeBoundMS) {
+                // client-side-operations-timeout.md: the close's own timeoutMS, else the cursor's refreshed
+                val t = timeout.forClose(timeoutMS)
+                withTimeoutOrNull(timeout.closeBoundMS(timeoutMS)) {
                     // OpenTelemetry: killCursors is an operation span of its own (with its command span inside)
                     context.tracer.traceCommand(ns.substringBefore('.'), kill) {
                         context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { t.withMaxTimeMS(session.attach(kill, c), server(r)) } }

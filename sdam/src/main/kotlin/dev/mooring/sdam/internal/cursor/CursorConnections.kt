@@ -23,7 +23,7 @@ internal class CursorConnections(private val topology: Topology, private val run
         return when (route) {
             is CursorRoute.Pinned -> {
                 val connection = route.pin.connection ?: throw MongoCursorServerUnavailableException(route.address)
-                handled(route, topology.pool(route.address), connection, block)
+                handled(route, connection, block)
             }
             is CursorRoute.OnServer -> {
                 val pool = topology.pool(route.address)?.takeIf { route.address in topology.current.servers }
@@ -34,7 +34,7 @@ internal class CursorConnections(private val topology: Topology, private val run
                     throw MongoCursorServerUnavailableException(route.address, e)
                 } // an establishment error reached SDAM from the pool already
                 try {
-                    handled(route, pool, connection, block)
+                    handled(route, connection, block)
                 } finally {
                     pool.checkIn(connection)
                 }
@@ -42,11 +42,11 @@ internal class CursorConnections(private val topology: Topology, private val run
         }
     }
 
-    private suspend fun <T> handled(route: CursorRoute, pool: ConnectionPool?, connection: Connection, block: suspend (Connection) -> T): T =
+    private suspend fun <T> handled(route: CursorRoute, connection: Connection, block: suspend (Connection) -> T): T =
         try {
             block(connection)
         } catch (e: Throwable) {
-            topology.onAttemptFailure(route.address, pool, connection, e)
+            topology.onAttemptFailure(route.address, connection, e)
             throw e
         }
 }

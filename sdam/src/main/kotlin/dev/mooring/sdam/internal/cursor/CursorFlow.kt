@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.cursor
 
+import dev.mooring.sdam.CursorCloseCancellation
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
@@ -15,12 +16,14 @@ import org.bson.BsonDocument
  * on the server gets its bounded killCursors and its connection and session go back. The next
  * getMore is sent only when the collector returns from the previous page's `emit`. A getMore
  * that fails is emitted as a page carrying the error before the flow ends with it, so a page
- * collector can keep the cursor (and its pinned connection) until it stops collecting.
+ * collector can keep the cursor (and its pinned connection) until it stops collecting. A collector
+ * cancelled with [CursorCloseCancellation] closes the cursor under that timeoutMS.
  */
 internal object CursorFlow {
     /** One [CursorPage] per batch. */
     fun pages(newCursor: () -> CommandCursor): Flow<CursorPage> = flow {
         val cursor = newCursor()
+        var closeTimeoutMS: Long? = null
         try {
             var batch = cursor.open()
             while (true) {
@@ -34,8 +37,11 @@ internal object CursorFlow {
                     throw e
                 }
             }
+        } catch (e: CursorCloseCancellation) {
+            closeTimeoutMS = e.timeoutMS
+            throw e
         } finally {
-            withContext(NonCancellable) { cursor.close() }
+            withContext(NonCancellable) { cursor.close(closeTimeoutMS) }
         }
     }
 

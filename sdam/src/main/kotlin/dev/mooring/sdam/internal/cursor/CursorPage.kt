@@ -3,6 +3,7 @@ package dev.mooring.sdam.internal.cursor
 import dev.mooring.events.InternalMooringApi
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.internal.implementation
 import kotlinx.coroutines.flow.Flow
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
@@ -43,6 +44,6 @@ public class CursorPage internal constructor(
             options: RunCursorCommandOptions,
             retryableRead: Boolean = false,
             limit: Int? = null,
-        ): Flow<CursorPage> = cluster.runCursorPages(database, command, options, retryableRead, limit?.takeIf { it > 0 })
+        ): Flow<CursorPage> = cluster.implementation().runCursorPages(database, command, options, retryableRead, limit?.takeIf { it > 0 })
     }
 }

@@ -25,7 +25,8 @@ import org.bson.BsonDocument
  *   that continues the same `next` (it follows a getMore whose batch was empty, so no document
  *   was returned in between) runs under that getMore's timeout, not a fresh one: the timeout
  *   applies to the totality of the getMores of one `next` ("Cursors").
- * - killCursors gets a fresh timeout ([forClose]): timeoutMS when set, else [fallbackCloseBoundMS].
+ * - killCursors gets a fresh timeout ([forClose]): the close's own timeoutMS when given, else the
+ *   cursor's timeoutMS; bounded by it when positive, else by [fallbackCloseBoundMS].
  *
  * [timeoutMS] null: not set (legacy behaviour); 0: set, no limit (the CSOT error semantics and
  * the retries until the deadline apply). Used by its cursor's coroutine only.
@@ -69,9 +70,13 @@ internal class CursorTimeout(
         }
     }
 
-    /** killCursors' timeout, refreshed (even when the lifetime expired; its `maxTimeMS` only with timeoutMS set). */
-    fun forClose(): OperationTimeout = OperationTimeout.start(timeoutMS)
+    /**
+     * killCursors' timeout: [closeTimeoutMS] (the timeoutMS given for the close) when not null,
+     * else the cursor's timeoutMS refreshed (even when the lifetime expired); its `maxTimeMS` only
+     * with a timeoutMS set.
+     */
+    fun forClose(closeTimeoutMS: Long? = null): OperationTimeout = OperationTimeout.start(closeTimeoutMS ?: timeoutMS)
 
-    /** How long killCursors may take: timeoutMS when positive, else the fallback bound. */
-    val closeBoundMS: Long get() = timeoutMS?.takeIf { it > 0 } ?: fallbackCloseBoundMS
+    /** How long killCursors may take: the close's timeoutMS ([closeTimeoutMS]) or else the cursor's, when positive; else the fallback bound. */
+    fun closeBoundMS(closeTimeoutMS: Long? = null): Long = (closeTimeoutMS ?: timeoutMS)?.takeIf { it > 0 } ?: fallbackCloseBoundMS
 }

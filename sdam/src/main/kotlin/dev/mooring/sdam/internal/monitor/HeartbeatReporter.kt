@@ -14,7 +14,8 @@ import org.bson.json.JsonWriterSettings
 
 /**
  * Publishes one monitor's heartbeat events on the [EventBus] and the SDAM logging spec's
- * "Server heartbeat started / succeeded / failed" messages on the `topology` log component.
+ * "Server heartbeat started / succeeded / failed" messages on the `topology` log component (a
+ * succeeded message carries the whole reply as relaxed extended JSON).
  * Each message is logged before its event is published. Called only from the monitor's own
  * coroutine; never suspends.
  */
@@ -43,7 +44,9 @@ internal class HeartbeatReporter(
             common(driverConnectionId, serverConnectionId)
             put("awaited", awaited)
             put("durationMS", d / 1_000_000.0)
-            put("reply", log.document(reply.toJson(RELAXED)))
+            // whole, not cut to maxDocumentLength: the SDAM logging spec's reply is the relaxed extended JSON of
+            // the reply (parseable), where command logging's command and reply are the ones it says to truncate
+            put("reply", reply.toJson(RELAXED))
         }
         bus.publish(ServerHeartbeatSucceededEvent(address, driverConnectionId, reply, d, awaited, System.currentTimeMillis()))
         return d

@@ -9,8 +9,9 @@ import dev.mooring.sdam.ServerMonitoringMode
  *
  * Immutable; safe to share between monitors and threads.
  *
- * @throws IllegalArgumentException when [minHeartbeatFrequencyMS] is not positive,
- *   [heartbeatFrequencyMS] is below it, or [connectTimeoutMS] is negative.
+ * @throws IllegalArgumentException when [minHeartbeatFrequencyMS] is not positive or
+ *   [heartbeatFrequencyMS] is below it ([connectTimeoutMS] comes from settings that
+ *   ConnectionSettingsRules validated).
  */
 internal class MonitorSettings(
     /** Interval between checks, from the end of one to the start of the next (validated by the cluster settings). */
@@ -37,7 +38,6 @@ internal class MonitorSettings(
         require(heartbeatFrequencyMS >= minHeartbeatFrequencyMS) {
             "heartbeatFrequencyMS must be >= minHeartbeatFrequencyMS ($minHeartbeatFrequencyMS), was $heartbeatFrequencyMS"
         }
-        require(connectTimeoutMS >= 0) { "connectTimeoutMS must be >= 0, was $connectTimeoutMS" }
     }
 
     /** The read timeout of an awaitable (streaming) hello: connectTimeoutMS + heartbeatFrequencyMS, or 0 (none) when connectTimeoutMS is 0. */

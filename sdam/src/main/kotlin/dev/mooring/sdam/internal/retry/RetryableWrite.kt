@@ -26,9 +26,12 @@ import kotlin.coroutines.cancellation.CancellationException
  * `logicalSessionTimeoutMinutes` and wire version 6+, or a load balancer; never a standalone).
  * Then the first attempt takes a session from [sessions] and a new txnNumber; both attempts
  * carry the same `lsid` and `txnNumber`. Retryable errors are those labelled
- * `RetryableWriteError` (the driver adds the label to network and pool-cleared errors, and
- * before MongoDB 4.4 to the retryable codes), and `ok: 1` replies with a retryable
- * writeConcernError. If the retry cannot select a server, goes to a server without support,
+ * `RetryableWriteError` (the driver adds the label to network and pool-cleared errors, to
+ * server errors with a retryable code that failed the handshake or authentication of the
+ * connection checked out for the write, and before MongoDB 4.4 to the retryable codes), and
+ * `ok: 1` replies with a retryable writeConcernError. An attempt whose checkout failed (no
+ * command sent) is judged against the server its selection chose, not the topology before it
+ * (which, after an error that marked the server Unknown, supports nothing). If the retry cannot select a server, goes to a server without support,
  * or fails with `NoWritesPerformed`, the first error is surfaced. A write that is not retryable
  * is never retried, not even after a pool-cleared error (an interrupted write may have been
  * applied). The retry avoids the failed server in a sharded cluster (and after a pool-cleared error).
@@ -48,11 +51,15 @@ internal class RetryableWrite(
     private var sessionTimeout: Int? = null
     private var attemptsRun = 0
 
-    /** Whether the topology before the first attempt supports retryable writes (for errors before any attempt ran its command). */
-    private var supportedBeforeStart = false
-
-    override fun starting(topology: TopologyDescription) {
-        supportedBeforeStart = enabled && acknowledged && supports(topology)
+    /**
+     * Labels [error], which failed the checkout of a connection to [server] (the server selected
+     * for the attempt) before any command was sent on it, `RetryableWriteError` when the write is
+     * retryable there (retryable-writes.md "RetryableWriteError Labels": a network error
+     * establishing a connection, a PoolClearedError during checkout; a retryable server error
+     * in the handshake or authentication, see [RetryableErrors.labelWriteError]).
+     */
+    override fun checkOutFailed(server: ServerDescription, error: Throwable) {
+        if (enabled && acknowledged && supports(server)) RetryableErrors.labelWriteError(error, null)
     }
 
     /**
@@ -102,9 +109,9 @@ internal class RetryableWrite(
     override fun shouldRetry(error: Throwable): Boolean {
         if (error is CancellationException || error is RetryNotPossible) return false
         if (error is RetryableWriteConcernReply) return true
-        val retryable = if (attemptsRun > 0) session != null else supportedBeforeStart
-        if (!retryable) return false
-        if (attemptsRun == 0) RetryableErrors.labelWriteError(error, null) // failed before sending: checkout or selection
+        // an attempt that sent the write without a txnNumber is never retried; before any was sent,
+        // [checkOutFailed] labelled what is retryable on the server selected (a failed selection is not)
+        if (attemptsRun > 0 && session == null) return false
         return RetryableErrors.isRetryableWrite(error)
     }
 
@@ -130,15 +137,6 @@ internal class RetryableWrite(
             ServerType.LOAD_BALANCER -> true
             ServerType.RS_PRIMARY, ServerType.MONGOS ->
                 server.logicalSessionTimeoutMinutes != null && server.maxWireVersion >= RETRYABLE_WRITES_WIRE_VERSION
-            else -> false
-        }
-
-        /** True when a write in [topology] would go to a server that supports retryable writes. */
-        fun supports(topology: TopologyDescription): Boolean = when (topology.type) {
-            TopologyType.LOAD_BALANCED -> true
-            TopologyType.SHARDED -> topology.servers.values.any { supports(it) }
-            TopologyType.REPLICA_SET_WITH_PRIMARY -> topology.primary?.let { supports(it) } == true
-            TopologyType.SINGLE -> topology.servers.values.singleOrNull()?.let { supports(it) } == true
             else -> false
         }
 

@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.settings
 
+import dev.mooring.cmap.internal.connection.ConnectionSettingsRules
 import dev.mooring.sdam.MongoClusterSettings
 
 /**
@@ -11,18 +12,11 @@ import dev.mooring.sdam.MongoClusterSettings
 internal object UnhonouredSettings {
     /** The first setting [s] asks for that Mooring cannot honour, as an error message, or null. */
     fun check(s: MongoClusterSettings): String? {
-        val tls = s.connection.tls
         return when {
             s.readConcernLevel != null ->
                 "readConcernLevel=${s.readConcernLevel} is not supported: Mooring sends the command documents you give it and, " +
                     "as run-command.md requires, never adds a readConcern to them; put readConcern: {level: \"${s.readConcernLevel}\"} in the command instead"
-            tls.disableOcspEndpointCheck ->
-                "tlsDisableOCSPEndpointCheck=true is not supported: Mooring does not check certificate revocation " +
-                    "(no OCSP, stapled or from an endpoint, and no CRL), so there is no OCSP endpoint check to disable; remove the option"
-            tls.disableCertificateRevocationCheck ->
-                "tlsDisableCertificateRevocationCheck=true is not supported: Mooring does not check certificate revocation " +
-                    "(no OCSP, no CRL), so there is nothing to disable; remove the option"
-            else -> null
+            else -> ConnectionSettingsRules.unhonoured(s.connection) // the TLS revocation options: cmap's rule, its one home
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.mooring.sdam.internal.srv
 
 import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.internal.implementation
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.launch
@@ -20,7 +21,7 @@ internal object SrvPollingInternals {
     internal fun launchPoller(cluster: MongoCluster, scope: CoroutineScope, minRescanIntervalMS: Long, firstIntervalMS: Long = minRescanIntervalMS): Job {
         val s = cluster.settings
         val srvHost = requireNotNull(s.srvHost) { "the cluster was not built from a mongodb+srv seed list" }
-        val topology = cluster.liveTopology
+        val topology = cluster.implementation().liveTopology
         val poller = SrvPoller(
             srvHost, SrvSeedlistDiscovery.srvName(s), s.srvMaxHosts, s.heartbeatFrequencyMS,
             DnsClient(s.dnsResolver)::srv, SrvPoller.targetOf(topology), minRescanIntervalMS,

@@ -33,7 +33,7 @@ import kotlin.random.Random
  * [InvalidConnectionStringException] when the answers break a rule (no SRV records, a target
  * outside the domain, ...). Stateless and thread-safe; the suspending functions are
  * cancellable; the blocking ones run the lookups on `Dispatchers.IO` and block only the
- * calling thread (for the synchronous `MongoCluster` constructors: the one I/O the SDAM spec
+ * calling thread (for the synchronous `MongoCluster` factory functions: the one I/O the SDAM spec
  * allows there).
  */
 internal object SrvSeedlistDiscovery {

@@ -1,9 +1,6 @@
 package dev.mooring.sdam.internal.topology
 
 import dev.mooring.cmap.Connection
-import dev.mooring.cmap.ConnectionPool
-import dev.mooring.cmap.MongoNetworkException
-import dev.mooring.cmap.MongoProtocolException
 import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.PoolClearedException
 import dev.mooring.events.ServerAddress
@@ -38,24 +35,20 @@ internal sealed interface AttemptFailure {
     companion object {
         fun of(error: Throwable): AttemptFailure = when (error) {
             is PoolClearedException -> NotForSdam(error)
-            is MongoNetworkException, is MongoProtocolException -> ConnectionBroken(error as MongoServerException)
-            is MongoServerException -> ServerError(error)
+            is MongoServerException -> if (error.perishesConnection) ConnectionBroken(error) else ServerError(error)
             else -> NotForSdam(error)
         }
     }
 }
 
 /**
- * Classifies [error], which an operation hit on [connection] (checked out of [pool], null for a
- * cursor's pinned connection whose server left) to [address], and hands it to SDAM: the one place
- * the operation path marks a connection perished and reports an error to SDAM.
+ * Classifies [error], which an operation hit on [connection] to [address], and hands it to SDAM:
+ * the one place the operation path reports an error to SDAM. (The connection itself was marked
+ * perished by the command that failed, `MongoServerException.perishesConnection`.)
  */
-internal suspend fun Topology.onAttemptFailure(address: ServerAddress, pool: ConnectionPool?, connection: Connection, error: Throwable) {
+internal suspend fun Topology.onAttemptFailure(address: ServerAddress, connection: Connection, error: Throwable) {
     when (val failure = AttemptFailure.of(error)) {
-        is AttemptFailure.ConnectionBroken -> {
-            pool?.markPerished(connection)
-            onApplicationError(address, failure.error, connection.description?.serviceId)
-        }
+        is AttemptFailure.ConnectionBroken -> onApplicationError(address, failure.error, connection.description?.serviceId)
         is AttemptFailure.ServerError -> onApplicationError(address, failure.error, connection.description?.serviceId)
         is AttemptFailure.NotForSdam -> Unit
     }

@@ -2,6 +2,8 @@ package dev.mooring.sdam.internal.topology
 
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.sdam.internal.DefaultMongoCluster
+import dev.mooring.sdam.internal.implementation
 import dev.mooring.events.EventListener
 import kotlinx.coroutines.Job
 
@@ -17,20 +19,20 @@ internal object ClusterInternals {
         settings: MongoClusterSettings,
         monitorFactory: MonitorFactory?,
         listeners: List<EventListener> = emptyList(),
-    ): MongoCluster = MongoCluster(settings, monitorFactory, listeners)
+    ): MongoCluster = DefaultMongoCluster(settings, monitorFactory, listeners)
 
     /** The root job of [cluster]'s scope: its children are every coroutine the cluster still runs. */
     @JvmStatic
-    internal fun rootJob(cluster: MongoCluster): Job = cluster.rootJob
+    internal fun rootJob(cluster: MongoCluster): Job = cluster.implementation().rootJob
 
     /** Fixes the jitter of [cluster]'s overload retry backoff (client-backpressure prose tests). */
     @JvmStatic
     internal fun setOverloadJitter(cluster: MongoCluster, jitter: () -> Double) {
-        val r = cluster.operationRunner
+        val r = cluster.implementation().operationRunner
         r.overloadPolicy = dev.mooring.sdam.internal.retry.OverloadRetry(r.overloadPolicy.maxRetries, r.overloadPolicy.retarget, jitter)
     }
 
     /** The live topology of [cluster] (to inject application errors in tests). */
     @JvmStatic
-    internal fun topology(cluster: MongoCluster): Topology = cluster.liveTopology
+    internal fun topology(cluster: MongoCluster): Topology = cluster.implementation().liveTopology
 }

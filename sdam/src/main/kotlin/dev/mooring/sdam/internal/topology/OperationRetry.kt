@@ -2,6 +2,7 @@ package dev.mooring.sdam.internal.topology
 
 import dev.mooring.cmap.PoolClearedException
 import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.ServerDescription
 import dev.mooring.sdam.TopologyDescription
 
 /**
@@ -12,12 +13,17 @@ import dev.mooring.sdam.TopologyDescription
  * retried, whatever [shouldRetry] says.
  *
  * An instance may hold per-operation state (a retryable write's session and txnNumber); the
- * runner calls it from the operation's coroutine only, in the order [starting], [shouldRetry],
- * [deprioritize], then [surface] when the retry failed too.
+ * runner calls it from the operation's coroutine only, in the order [checkOutFailed] (when an
+ * attempt's checkout failed), [shouldRetry], [deprioritize], then [surface] when the retry failed too.
  */
 internal interface OperationRetry {
-    /** Called once before the first attempt with the latest topology description. */
-    fun starting(topology: TopologyDescription) {}
+    /**
+     * Called when an attempt could not check out a connection to [server], the server its
+     * selection chose, with [error]: the establishment of a new connection failed (network error,
+     * handshake or authentication error) or the pool was cleared. Called before [shouldRetry]
+     * sees [error].
+     */
+    fun checkOutFailed(server: ServerDescription, error: Throwable) {}
 
     /** True when the first attempt's [error] may be retried once. */
     fun shouldRetry(error: Throwable): Boolean

@@ -90,8 +90,9 @@ internal class OperationRunner(
     }
 
     /**
-     * Publishes [holding] to [running] once closing began. Under a lock, each publication reads
-     * the counter afresh, so the last one after the last change always publishes the final count.
+     * Publishes [holding] to [holdingAfterClosing] once closing began. Under a lock, each
+     * publication reads the counter afresh, so the last one after the last change always publishes
+     * the final count.
      */
     internal fun publishHolding() {
         if (!isClosing) return
@@ -103,19 +104,21 @@ internal class OperationRunner(
      * is the command name for logs) under the retry policy [retry]: at most one retry (more
      * under a timeoutMS, see [attempts]), after a fresh selection, within [timeoutMS] when not
      * null. Errors from checkout and from [block] go through SDAM error handling before they
-     * propagate.
+     * propagate,
+     * and so does a `writeConcernError` in the command reply [reply] says the result is.
      *
      * Inline, as [once] is into [attempts]: the operation costs the caller's frame, one frame for
      * [attempts] (selection, checkout, error handling and retries all run in it) and [block]'s.
-     * [attempts] itself is not inline: inlined into each operation it made the callers' methods
-     * larger than HotSpot compiles (8,000 bytes of bytecode: `MongoCluster.runByReadPreference`
-     * reached 10,111 and ran interpreted, measured 20.6 against 15.8 µs of CPU per ping).
+     * [attempts] itself is not inline: inlined into each operation it would make the callers'
+     * methods larger than HotSpot compiles (8,000 bytes of bytecode), and they would run
+     * interpreted.
      */
     internal suspend inline fun <T> run(
         operation: ServerSelectionOperation,
         operationName: String,
         timeoutMS: Long?,
         retry: OperationRetry,
+        reply: AttemptReply<T>,
         mayRunOnLoops: Boolean = false,
         noinline block: suspend (SelectedServer, Connection) -> T,
     ): T {
@@ -124,10 +127,10 @@ internal class OperationRunner(
         // path does) then costs one object and its frame, where a lambda costs its instance and a
         // copy of it per invocation.
         if (mayRunOnLoops && loops != null && holding.get() > 0 && currentCoroutineContext()[ContinuationInterceptor] !== loops) {
-            return onLoops(loops, operation, operationName, timeoutMS, retry, block)
+            return onLoops(loops, operation, operationName, timeoutMS, retry, reply, block)
         }
-        if (timeoutMS == null || timeoutMS <= 0) return attempts(operation, operationName, null, timeoutMS != null, retry, block)
-        return runWithin(operation, operationName, timeoutMS, retry, block)
+        if (timeoutMS == null || timeoutMS <= 0) return attempts(operation, operationName, null, timeoutMS != null, retry, reply, block)
+        return runWithin(operation, operationName, timeoutMS, retry, reply, block)
     }
 
     /**
@@ -136,9 +139,8 @@ internal class OperationRunner(
      * must never block, and a caller's block might):
      * one dispatch there and one back, instead of a wake-up of the loop to watch for the reply and a
      * dispatch of the reply, and the pool's hand-overs between waiting operations happen on the
-     * loops (measured on `Dispatchers.Default`, pool 10: 64 callers 42k → 57k pings/s, 512 callers
-     * 49k → 53k). A lone operation stays on its caller's thread: with the loops idle the two
-     * dispatches cost more than they save (hopping always: one caller 14.4k → 12.0k pings/s). The
+     * loops. A lone operation stays on its caller's thread: with the loops idle the two dispatches
+     * cost more than they save (bench/README, issue 20 part 5, has the figures of both). The
      * loops being closed meanwhile fails the operation as a closed cluster, not as a cancellation.
      */
     internal suspend fun <T> onLoops(
@@ -147,12 +149,13 @@ internal class OperationRunner(
         operationName: String,
         timeoutMS: Long?,
         retry: OperationRetry,
+        reply: AttemptReply<T>,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
         try {
             return withContext(loops) {
-                if (timeoutMS == null || timeoutMS <= 0) attempts(operation, operationName, null, timeoutMS != null, retry, block)
-                else runWithin(operation, operationName, timeoutMS, retry, block)
+                if (timeoutMS == null || timeoutMS <= 0) attempts(operation, operationName, null, timeoutMS != null, retry, reply, block)
+                else runWithin(operation, operationName, timeoutMS, retry, reply, block)
             }
         } catch (e: CancellationException) {
             currentCoroutineContext().ensureActive() // the caller's own cancellation
@@ -169,11 +172,12 @@ internal class OperationRunner(
         operationName: String,
         limit: Long,
         retry: OperationRetry,
+        reply: AttemptReply<T>,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
         val deadline = System.nanoTime() + limit * 1_000_000
         try {
-            return withTimeout(limit) { attempts(operation, operationName, deadline, true, retry, block) }
+            return withTimeout(limit) { attempts(operation, operationName, deadline, true, retry, reply, block) }
         } catch (e: TimeoutCancellationException) {
             currentCoroutineContext().ensureActive() // an outer cancellation is not ours to translate
             throw MongoOperationTimeoutException("operation $operationName exceeded timeoutMS=$limit ms", e)
@@ -197,16 +201,16 @@ internal class OperationRunner(
         deadline: Long?,
         untilTimeout: Boolean,
         retry: OperationRetry,
+        reply: AttemptReply<T>,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
-        retry.starting(topology.current)
         var first: Throwable? = null
         var deprioritized = emptySet<ServerAddress>()
         var retries = 0
         var allowed = if (untilTimeout) Int.MAX_VALUE else 1
         while (true) {
             val error = try {
-                return once(operation, operationName, deadline, deprioritized, block)
+                return once(operation, operationName, deadline, deprioritized, retry, reply, block)
             } catch (e: Throwable) {
                 if (e is CancellationException) throw e
                 e
@@ -245,6 +249,8 @@ internal class OperationRunner(
         operationName: String,
         deadline: Long?,
         deprioritized: Set<ServerAddress>,
+        retry: OperationRetry,
+        reply: AttemptReply<T>,
         block: suspend (SelectedServer, Connection) -> T,
     ): T {
         val selectionTimeout = topology.settings.serverSelectionTimeoutMS
@@ -260,16 +266,21 @@ internal class OperationRunner(
             val pool = selected.pool
             val address = selected.description.address
             // An establishment error reached SDAM from the pool already (before the checkout failed).
-            val connection = checkOutUnlessClosing(pool, address)
+            val connection = try {
+                checkOutUnlessClosing(pool, address)
+            } catch (e: Throwable) {
+                if (e !is CancellationException) retry.checkOutFailed(selected.description, e)
+                throw e
+            }
             holding.incrementAndGet()
             publishHolding()
             try {
                 val result = block(selected, connection)
-                if (result is BsonDocument) onWriteConcernError(address, result, connection)
+                reply.replyOf(result)?.let { onWriteConcernError(address, it, connection) }
                 return result
             } catch (e: Throwable) {
                 if (e is RetryableWriteConcernReply) onWriteConcernError(address, e.reply, connection)
-                topology.onAttemptFailure(address, pool, connection, e)
+                topology.onAttemptFailure(address, connection, e)
                 throw e
             } finally {
                 holding.decrementAndGet()

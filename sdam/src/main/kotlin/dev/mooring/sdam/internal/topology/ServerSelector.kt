@@ -1,6 +1,7 @@
 package dev.mooring.sdam.internal.topology
 
 import dev.mooring.sdam.MongoClusterSettings.Companion.MIN_HEARTBEAT_FREQUENCY_MS
+import dev.mooring.cmap.MongoIncompatibleServerException
 import dev.mooring.events.ServerAddress
 import dev.mooring.events.StructuredLog
 import dev.mooring.sdam.MongoClusterClosedException
@@ -52,7 +53,7 @@ internal class ServerSelector(
      * Selects a server for [operation] within [timeoutMS] ms. [operationName] (the command
      * name) and [selector] appear in the log messages. When [operationTimeout] is true the
      * limit came from timeoutMS and running out raises [MongoOperationTimeoutException];
-     * otherwise [MongoServerSelectionTimeoutException]. Raises [ServerSelectionException]
+     * otherwise [MongoServerSelectionTimeoutException]. Raises [ServerSelectionException], [MongoIncompatibleServerException]
      * subtypes at once for an incompatible topology or an invalid read preference. When
      * [closing] is given and completes before a server is selected (checked before each
      * attempt and while waiting), raises [MongoClusterClosedException].
@@ -76,7 +77,7 @@ internal class ServerSelector(
 
     /**
      * One selection attempt on the latest description: the selected server, or null when none is
-     * suitable (or its pool is gone). Raises the closed/closing and [ServerSelectionException] errors.
+     * suitable (or its pool is gone). Raises the closed/closing, [ServerSelectionException] and [MongoIncompatibleServerException] errors.
      */
     private fun attempt(operation: ServerSelectionOperation, operationName: String, deprioritized: Set<ServerAddress>, closing: Job?): SelectedServer? {
         if (topology.isClosed) throw failed(MongoClusterClosedException("the cluster is closed"), operationName, operation, topology.description.value)
@@ -88,6 +89,8 @@ internal class ServerSelector(
         val chosen = try {
             ServerSelection.select(seen, operation, settings.localThresholdMS, settings.heartbeatFrequencyMS, deprioritized, countOf, random)
         } catch (e: ServerSelectionException) {
+            throw failed(e, operationName, operation, seen)
+        } catch (e: MongoIncompatibleServerException) {
             throw failed(e, operationName, operation, seen)
         } ?: return null
         val pool = topology.pool(chosen.address) ?: return null

@@ -29,7 +29,6 @@ import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
 import org.bson.types.ObjectId
-import java.util.concurrent.atomic.AtomicInteger
 import kotlin.random.Random
 
 /**
@@ -69,10 +68,13 @@ internal class Topology(
     private val cleanups = ArrayList<Job>() // guarded by mutex
     private var opened = false // guarded by mutex
     private val sdamLog = SdamLog(settings.logging)
-    private val errorsReported = AtomicInteger()
 
-    /** How many application and establishment errors were handed to SDAM error handling ([onApplicationError]), stale ones included. */
-    internal val applicationErrorsReported: Int get() = errorsReported.get()
+    /**
+     * Test hook: told of every application and establishment error handed to SDAM error handling
+     * ([onApplicationError]), stale ones included, on the reporting thread. Null in production
+     * (an error then costs one null check).
+     */
+    @Volatile internal var errorReportProbe: ((ApplicationError) -> Unit)? = null
 
     /** The initial-topology part of [settings]. */
     internal val topologySettings: TopologySettings = TopologySettings(
@@ -165,7 +167,7 @@ internal class Topology(
      * when the topology cleared that pool (or replaced the entry) in between.
      */
     internal suspend fun onApplicationError(error: ApplicationError) {
-        errorsReported.incrementAndGet()
+        errorReportProbe?.invoke(error)
         val address = error.address
         val (entry, pool, clearsBefore) = mutex.withLock {
             if (isClosed || !opened) return

@@ -2,6 +2,7 @@ package dev.mooring.sdam.internal.tracing
 
 import dev.mooring.events.InternalMooringApi
 import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.internal.DefaultMongoCluster
 import io.opentelemetry.context.Context
 import io.opentelemetry.extension.kotlin.asContextElement
 import kotlin.coroutines.CoroutineContext
@@ -16,11 +17,11 @@ import kotlin.coroutines.EmptyCoroutineContext
 public object CallerTracingContext {
     /**
      * The calling thread's current OpenTelemetry context as a coroutine context element, for an
-     * operation of [cluster]; empty when [cluster] does not trace (whatever the classpath: a
+     * operation of [cluster]; empty when [cluster] does not trace (or is not a cluster of the factory functions) (whatever the classpath: a
      * cluster without tracing costs its callers nothing) or no context is current (then nothing
      * is allocated either).
      */
-    public fun current(cluster: MongoCluster): CoroutineContext = if (cluster.tracer != null) Captured.current() else EmptyCoroutineContext
+    public fun current(cluster: MongoCluster): CoroutineContext = if ((cluster as? DefaultMongoCluster)?.tracer != null) Captured.current() else EmptyCoroutineContext
 
     /** Touches OpenTelemetry types; loaded only when the API is present (a cluster has a tracer only then). */
     private object Captured {

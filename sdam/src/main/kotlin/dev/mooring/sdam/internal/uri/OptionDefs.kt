@@ -3,6 +3,7 @@ package dev.mooring.sdam.internal.uri
 import dev.mooring.sdam.MongoClusterSettings.Companion.MIN_HEARTBEAT_FREQUENCY_MS
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.ServerMonitoringMode
+import dev.mooring.cmap.internal.connection.ConnectionSettingsRules
 import dev.mooring.sdam.internal.settings.SettingsRules
 
 /** The value types of URI options (connection-string-spec.md "Values", uri-options.md). */
@@ -27,7 +28,7 @@ internal object OptionDefs {
 
     private val list: List<OptionDef> = listOf(
         OptionDef("appname", OptionType.STRING, "at most 128 bytes of UTF-8") {
-            (it as String).toByteArray(Charsets.UTF_8).size <= SettingsRules.MAX_APP_NAME_BYTES
+            (it as String).toByteArray(Charsets.UTF_8).size <= ConnectionSettingsRules.MAX_APP_NAME_BYTES
         },
         OptionDef("authMechanism", OptionType.STRING),
         OptionDef("authMechanismProperties", OptionType.KEY_VALUES, "comma-separated key:value pairs"),

@@ -3,7 +3,7 @@ package dev.mooring.sdam.internal.uri
 import dev.mooring.sdam.InvalidConnectionStringException
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.ServerMonitoringMode
-import dev.mooring.sdam.internal.settings.SettingsRules
+import dev.mooring.cmap.internal.connection.ConnectionSettingsRules
 
 /**
  * The options of one connection string.
@@ -124,7 +124,7 @@ internal object OptionReader {
         val compressors = typed["compressors"]
         if (compressors is List<*>) {
             val known = compressors.map { it as String }.filter { c ->
-                (c in SettingsRules.COMPRESSORS).also { if (!it) warnings += "Unsupported compressor '$c' is ignored" }
+                (c in ConnectionSettingsRules.COMPRESSORS).also { if (!it) warnings += "Unsupported compressor '$c' is ignored" }
             }.distinct()
             typed["compressors"] = known
         }

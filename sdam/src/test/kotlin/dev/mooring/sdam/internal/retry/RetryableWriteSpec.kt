@@ -1,6 +1,8 @@
 package dev.mooring.sdam.internal.retry
 
+import dev.mooring.cmap.MongoAuthenticationException
 import dev.mooring.cmap.MongoCommandException
+import dev.mooring.cmap.MongoIncompatibleServerException
 import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.cmap.PoolClearedException
 import dev.mooring.events.ServerAddress
@@ -33,7 +35,6 @@ class RetryableWriteSpec : FunSpec({
 
     test("on a replica set primary both attempts carry the same lsid and txnNumber") {
         val write = RetryableWrite(insert, true, ServerSessionPool())
-        write.starting(rs)
         val first = write.commandFor(primary, rs)
         val second = write.commandFor(primary, rs)
         first["lsid"] shouldBe second["lsid"]
@@ -51,7 +52,6 @@ class RetryableWriteSpec : FunSpec({
         )
         for ((cmd, enabled, server) in cases) {
             val write = RetryableWrite(cmd, enabled, ServerSessionPool())
-            write.starting(single)
             val sent = write.commandFor(server, single)
             sent shouldBeSameInstanceAs cmd
             val e = network()
@@ -63,7 +63,6 @@ class RetryableWriteSpec : FunSpec({
 
     test("network errors are labelled RetryableWriteError and retried; server errors only when labelled (4.4+) or with a retryable code (older)") {
         val write = RetryableWrite(insert, true, ServerSessionPool())
-        write.starting(rs)
         write.commandFor(primary, rs)
         val net = network()
         write.onError(net, 21)
@@ -85,13 +84,37 @@ class RetryableWriteSpec : FunSpec({
         write.shouldRetry(CancellationException("cancelled")) shouldBe false
     }
 
-    test("an error before any attempt sent the command is retryable when the topology supports retryable writes") {
+    test("an error checking out a connection (establishment, pool cleared) is judged against the server selected, not the topology before") {
+        // the topology before selection may have the server Unknown (an earlier error): only the selected server counts
         val write = RetryableWrite(insert, true, ServerSessionPool())
-        write.starting(rs)
-        write.shouldRetry(network()) shouldBe true
-        val onStandalone = RetryableWrite(insert, true, ServerSessionPool())
-        onStandalone.starting(single)
-        onStandalone.shouldRetry(network()) shouldBe false
+        val establishing = MongoNetworkException("network error running saslContinue", a, handshakeCompleted = false)
+        write.checkOutFailed(primary, establishing)
+        establishing.hasErrorLabel(RetryableErrors.RETRYABLE_WRITE_ERROR) shouldBe true
+        write.shouldRetry(establishing) shouldBe true
+        val cleared = PoolClearedException(a, "cleared")
+        write.checkOutFailed(primary, cleared)
+        write.shouldRetry(cleared) shouldBe true
+        // a server error in the handshake or authentication: retryable by its code, whatever the server's version
+        val shutdown = MongoAuthenticationException("auth failed: server error 91", a, serverCode = 91)
+        write.checkOutFailed(primary, shutdown)
+        write.shouldRetry(shutdown) shouldBe true
+        val helloError = MongoCommandException(BsonDocument.parse("{ok: 0, code: 91, errmsg: 'shutting down'}"), a, handshakeCompleted = false)
+        write.checkOutFailed(primary, helloError)
+        write.shouldRetry(helloError) shouldBe true
+        val refused = MongoAuthenticationException("auth failed: server error 18", a, serverCode = 18)
+        write.checkOutFailed(primary, refused)
+        write.shouldRetry(refused) shouldBe false
+        // a standalone, retryWrites=false and w:0 label nothing; a failed selection is not retried
+        for ((w, server) in listOf(
+            RetryableWrite(insert, true, ServerSessionPool()) to standalone,
+            RetryableWrite(insert, false, ServerSessionPool()) to primary,
+            RetryableWrite(BsonDocument.parse("{insert: 'c', documents: [], writeConcern: {w: 0}}"), true, ServerSessionPool()) to primary,
+        )) {
+            val e = network()
+            w.checkOutFailed(server, e)
+            w.shouldRetry(e) shouldBe false
+        }
+        write.shouldRetry(MongoServerSelectionTimeoutException("no server", TopologyDescription(TopologyType.UNKNOWN, emptyMap()), 30_000)) shouldBe false
     }
 
     test("which error is surfaced: the retry's, or the first after NoWritesPerformed, a failed selection or a server without support") {
@@ -104,18 +127,20 @@ class RetryableWriteSpec : FunSpec({
         val selection = MongoServerSelectionTimeoutException("no server", TopologyDescription(TopologyType.UNKNOWN, emptyMap()), 30_000)
         write.surface(first, selection) shouldBeSameInstanceAs first
         write.surface(first, RetryNotPossible(b)) shouldBeSameInstanceAs first
+        // an incompatible topology fails selection; an incompatible server met by a new connection's handshake does not
+        write.surface(first, MongoIncompatibleServerException("old", b)) shouldBeSameInstanceAs first
+        val handshake = MongoIncompatibleServerException("old", b, generation = 0)
+        write.surface(first, handshake) shouldBeSameInstanceAs handshake
     }
 
     test("a retry that lands on a server without retryable writes is not possible") {
         val write = RetryableWrite(insert, true, ServerSessionPool())
-        write.starting(rs)
         write.commandFor(primary, rs)
         shouldThrow<RetryNotPossible> { write.commandFor(noSessions, rs) }
     }
 
     test("a retryable write concern error is raised as RetryableWriteConcernReply; other replies pass") {
         val write = RetryableWrite(insert, true, ServerSessionPool())
-        write.starting(rs)
         write.commandFor(primary, rs)
         val ok = BsonDocument.parse("{ok: 1, n: 1}")
         write.checkReply(ok, 21) shouldBeSameInstanceAs ok
@@ -137,10 +162,9 @@ class RetryableWriteSpec : FunSpec({
 
     test("the session is returned on close, and discarded when a network error made it dirty") {
         val pool = ServerSessionPool()
-        RetryableWrite(insert, true, pool).use { w -> w.starting(rs); w.commandFor(primary, rs) }
+        RetryableWrite(insert, true, pool).use { w -> w.commandFor(primary, rs) }
         pool.size shouldBe 1
         RetryableWrite(insert, true, pool).use { w ->
-            w.starting(rs)
             w.commandFor(primary, rs)
             w.onError(network(), 21)
         }
@@ -153,6 +177,9 @@ class RetryableWriteSpec : FunSpec({
         read.shouldRetry(PoolClearedException(a, "cleared")) shouldBe true
         read.shouldRetry(command("{ok: 0, code: 134, errmsg: 'x'}")) shouldBe true
         read.shouldRetry(command("{ok: 0, code: 2, errmsg: 'x'}")) shouldBe false
+        // the same codes from the handshake or authentication of the connection checked out
+        read.shouldRetry(MongoAuthenticationException("auth failed: server error 91", a, serverCode = 91)) shouldBe true
+        read.shouldRetry(MongoAuthenticationException("auth failed: server error 18", a, serverCode = 18)) shouldBe false
         read.shouldRetry(CancellationException("x")) shouldBe false
         RetryableRead(false).shouldRetry(network()) shouldBe false
         RetryableRead(false).shouldRetry(PoolClearedException(a, "cleared")) shouldBe false

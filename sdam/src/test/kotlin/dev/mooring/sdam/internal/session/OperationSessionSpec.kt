@@ -6,7 +6,6 @@ import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.events.ServerAddress
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
-import io.kotest.matchers.shouldNotBe
 import kotlinx.coroutines.CancellationException
 import org.bson.BsonDocument
 import org.bson.BsonInt32
@@ -79,18 +78,23 @@ class OperationSessionSpec : FunSpec({
 
     test("a command interrupted in flight (network error, timeout, cancellation) makes the session dirty; a server error does not") {
         val pool = ServerSessionPool()
+        val clean = ArrayList<BsonDocument>()
         for ((error, dirty) in listOf(
             MongoNetworkException("reset", ServerAddress.parse("a:27017")) to true,
             CancellationException("timeoutMS expired while the command was in flight") to true,
             IllegalStateException("not a network error") to false,
         )) {
             val s = OperationSession(pool, null, { 30 })
-            s.attach(find(), connection(30))
+            val sent = s.attach(find(), connection(30))
             s.onError(error)
             s.current!!.isDirty shouldBe dirty
+            if (!dirty) clean += sent.getDocument("lsid")
             s.release()
         }
+        // the dirty sessions were discarded on release: the one left for reuse is the clean one
         pool.size shouldBe 1
-        pool.acquire(30) shouldNotBe null
+        val reused = pool.acquire(30)
+        reused.lsid shouldBe clean.single()
+        reused.isDirty shouldBe false
     }
 })

@@ -1,9 +1,5 @@
 package dev.mooring.cmap.internal.connection.tls
 
-import io.ktor.utils.io.ByteReadChannel
-import io.ktor.utils.io.ByteWriteChannel
-import io.ktor.utils.io.readAvailable
-import io.ktor.utils.io.writeFully
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.withContext
 import java.io.EOFException
@@ -13,9 +9,10 @@ import javax.net.ssl.SSLEngineResult
 import javax.net.ssl.SSLException
 
 /**
- * TLS over a pair of Ktor byte channels, driven by the JDK's [SSLEngine] (any protocol and
- * suite the JDK offers, TLS 1.3 included). Used by Mooring's connections (client mode; the engine's
- * mode decides the role).
+ * TLS over a [NetIo] (the connection's socket, read and written directly:
+ * [dev.mooring.cmap.internal.connection.DirectSocketIo]), driven by the JDK's [SSLEngine] (any
+ * protocol and suite the JDK offers, TLS 1.3 included). Used by Mooring's connections (client
+ * mode; the engine's mode decides the role).
  *
  * Concurrency: not thread-safe. [handshake] runs first; afterwards one [write] or one
  * [readFully] at a time (a connection is single-track, so reads and writes never overlap).
@@ -27,10 +24,6 @@ internal class TlsChannel internal constructor(
     internal val engine: SSLEngine,
     private val net: NetIo,
 ) {
-    /** TLS over a pair of Ktor byte channels. */
-    internal constructor(engine: SSLEngine, input: ByteReadChannel, output: ByteWriteChannel) :
-        this(engine, KtorChannelsIo(input, output))
-
     private var netIn: ByteBuffer = ByteBuffer.allocate(engine.session.packetBufferSize).flip()
     private var appIn: ByteBuffer = ByteBuffer.allocate(engine.session.applicationBufferSize).flip()
     private var netOut: ByteBuffer = ByteBuffer.allocate(engine.session.packetBufferSize)
@@ -170,14 +163,4 @@ internal interface NetIo {
 
     /** Writes all of [src] and flushes. */
     suspend fun writeFully(src: ByteBuffer)
-}
-
-/** [NetIo] over Ktor's byte channels (the transport's fallback when [dev.mooring.cmap.internal.connection.DirectSocketIo] cannot reach the socket). */
-private class KtorChannelsIo(private val input: ByteReadChannel, private val output: ByteWriteChannel) : NetIo {
-    override suspend fun readAvailable(dst: ByteBuffer): Int = input.readAvailable(dst)
-
-    override suspend fun writeFully(src: ByteBuffer) {
-        output.writeFully(src)
-        output.flush()
-    }
 }

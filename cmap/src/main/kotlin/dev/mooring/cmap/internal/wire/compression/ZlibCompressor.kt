@@ -11,9 +11,7 @@ import java.util.zip.Inflater
  * thread-safe (a Deflater/Inflater per call).
  */
 internal class ZlibCompressor(internal val level: Int = -1) : Compressor {
-    init {
-        require(level in -1..9) { "zlibCompressionLevel must be in -1..9, was $level" }
-    }
+    // level: -1..9, checked with the settings (ConnectionSettingsRules), and by Deflater itself
 
     override val name: String = NAME
     override val id: Int = ID

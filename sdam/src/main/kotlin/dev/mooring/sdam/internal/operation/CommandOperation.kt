@@ -1,0 +1,57 @@
+package dev.mooring.sdam.internal.operation
+
+import dev.mooring.cmap.Connection
+import dev.mooring.sdam.ClientSession
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.internal.topology.AttemptReply
+import dev.mooring.sdam.internal.topology.OperationRetry
+import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
+import dev.mooring.sdam.internal.topology.SelectedServer
+import org.bson.BsonDocument
+import org.bson.conversions.Bson
+
+/**
+ * One command on a server selected by read preference: `runCommand` (any command, writes
+ * included: run-command.md selects by read preference too) and `runRetryableRead`
+ * (retryable-reads.md, with a `RetryableRead` as [retry]). One pass per attempt: the runner
+ * selects and checks out; the attempt adds `$readPreference` (for the topology type of the
+ * description the selection used), the session's `lsid` and the timeout's `maxTimeMS`, sends
+ * through the operation's connection (which gossips the cluster time) and translates a timeout; the runner
+ * classifies an error once, tells SDAM once (a reply's writeConcernError too, [AttemptReply.COMMAND])
+ * and checks the connection in.
+ */
+internal object CommandOperation {
+    suspend fun run(
+        ctx: OperationContext,
+        database: String,
+        command: Bson,
+        readPreference: ReadPreference,
+        retry: OperationRetry,
+        session: ClientSession?,
+        timeoutMS: Long?,
+    ): BsonDocument {
+        val doc = ctx.checkCommand(database, command)
+        val op = ctx.monitoredOperation()
+        val timeout = ctx.operationTimeout(timeoutMS)
+        val s = ctx.operationSession(session)
+        // An object rather than a lambda: a suspend lambda is allocated twice per operation (its
+        // instance, then a copy of it as the coroutine that runs it).
+        val attempt = object : suspend (SelectedServer, Connection) -> BsonDocument {
+            override suspend fun invoke(selected: SelectedServer, connection: Connection): BsonDocument {
+                val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
+                val reply = try {
+                    ctx.monitored(connection, op, s, timeout).command(database, timeout.withMaxTimeMS(sent, selected.description))
+                } catch (e: Throwable) {
+                    s.onError(e)
+                    throw timeout.translate(e)
+                }
+                return timeout.checkReply(reply)
+            }
+        }
+        try {
+            return ctx.runner.run(ctx.readSelection(readPreference), doc.firstKey, timeout.timeoutMS, retry, AttemptReply.COMMAND, mayRunOnLoops = true, attempt)
+        } finally {
+            s.release()
+        }
+    }
+}

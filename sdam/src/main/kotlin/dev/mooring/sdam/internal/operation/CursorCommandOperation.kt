@@ -1,0 +1,69 @@
+package dev.mooring.sdam.internal.operation
+
+import dev.mooring.sdam.CursorType
+import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.TimeoutMode
+import dev.mooring.sdam.internal.cursor.CommandCursor
+import dev.mooring.sdam.internal.cursor.CursorFlow
+import dev.mooring.sdam.internal.cursor.CursorPage
+import dev.mooring.sdam.internal.cursor.CursorTimeout
+import dev.mooring.sdam.internal.retry.RetryableRead
+import kotlinx.coroutines.flow.Flow
+import org.bson.BsonArray
+import org.bson.BsonDocument
+import org.bson.conversions.Bson
+
+/**
+ * A cursor-returning command (run-command.md `runCursorCommand`, and the CRUD helpers' reads) as
+ * a cold flow of batches: nothing is sent until collection starts; each collection opens a
+ * [CommandCursor] of its own. The timeoutMode checks of client-side-operations-timeout.md
+ * "Cursors" run here, when the flow is made.
+ */
+internal object CursorCommandOperation {
+    /**
+     * With [retryableRead] the initial command is a retryable read, else it is retried as
+     * runCommand is (a pool-cleared error; server overload when retryReads and retryWrites are
+     * both on). A positive [limit] caps the documents returned (see [CursorPage.pages]).
+     */
+    fun pages(ctx: OperationContext, database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean, limit: Int?): Flow<CursorPage> {
+        val doc = ctx.checkCommand(database, command)
+        options.session?.checkUsable(ctx.topology.id)
+        val timeoutMS = options.timeoutMS ?: ctx.settings.timeoutMS
+        val mode = timeoutMode(doc, options, timeoutMS)
+        return CursorFlow.pages {
+            val retry = if (retryableRead) RetryableRead(ctx.settings.retryReads) else ctx.runCommandRetry
+            val timeout = CursorTimeout(timeoutMS, mode, options.cursorType, ctx.settings.serverSelectionTimeoutMS)
+            CommandCursor(ctx.cursors, database, doc, options, retry, ctx.operationSession(options.session), timeout, limit)
+        }
+    }
+
+    /**
+     * The timeoutMode of a cursor with the effective [timeoutMS], after the checks of
+     * client-side-operations-timeout.md "Cursors" ([IllegalArgumentException]): timeoutMode
+     * set without timeoutMS; ITERATION for an aggregate with `$out` or `$merge`; a getMore
+     * maxTimeMS with a positive timeoutMS, except a tailable-await cursor's below it.
+     */
+    private fun timeoutMode(command: BsonDocument, options: RunCursorCommandOptions, timeoutMS: Long?): TimeoutMode {
+        require(options.timeoutMode == null || timeoutMS != null) {
+            "timeoutMode ${options.timeoutMode} needs timeoutMS (set it on the call or the cluster)"
+        }
+        val limit = timeoutMS?.takeIf { it > 0 }
+        val await = options.cursorType == CursorType.TAILABLE_AWAIT
+        val maxTimeMS = options.maxTimeMS
+        require(limit == null || maxTimeMS == null || (await && maxTimeMS < limit)) {
+            "getMore maxTimeMS=$maxTimeMS with timeoutMS=$limit is not supported" +
+                if (await) " (a tailable-await cursor's maxTimeMS must be below timeoutMS)" else ""
+        }
+        val mode = options.timeoutMode ?: if (options.cursorType == CursorType.NON_TAILABLE) TimeoutMode.CURSOR_LIFETIME else TimeoutMode.ITERATION
+        require(options.timeoutMode != TimeoutMode.ITERATION || !writesOutput(command)) {
+            "timeoutMode ITERATION is not allowed for an aggregate with \$out or \$merge (client-side-operations-timeout.md)"
+        }
+        return mode
+    }
+
+    /** True for an `aggregate` whose pipeline has a `$out` or `$merge` stage. */
+    private fun writesOutput(command: BsonDocument): Boolean =
+        command.firstKey == "aggregate" && (command["pipeline"] as? BsonArray).orEmpty().any { stage ->
+            (stage as? BsonDocument)?.keys?.any { it == "\$out" || it == "\$merge" } == true
+        }
+}
