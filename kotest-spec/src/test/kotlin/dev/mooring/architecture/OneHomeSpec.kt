@@ -31,10 +31,11 @@ class OneHomeSpec : FunSpec({
         filesWith("markPerished(").shouldContainExactly("ConnectionPool.kt", "DefaultConnectionPool.kt") // its declaration and implementation: no path of the library calls it
     }
 
-    test("operations gossip the cluster time through ClusterTimeConnection only, built in one place") {
+    test("operations gossip the cluster time through ClusterTimeConnection.gossiped only") {
         filesWith("withClusterTime(").shouldContainExactly("ClusterTimeConnection.kt")
         filesWith("ClusterTimeConnection.observe(").shouldBeEmpty()
         filesWith("ClusterTimeConnection(").shouldContainExactly("ClusterTimeConnection.kt", "OperationContext.kt")
+        filesWith("ClusterTimeConnection.gossiped(").shouldContainExactly("CommandOperation.kt")
     }
 
     test("the command observer travels as an argument only") {

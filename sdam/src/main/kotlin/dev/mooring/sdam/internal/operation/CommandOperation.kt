@@ -3,6 +3,7 @@ package dev.mooring.sdam.internal.operation
 import dev.mooring.cmap.Connection
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.internal.session.ClusterTimeConnection
 import dev.mooring.sdam.internal.topology.AttemptReply
 import dev.mooring.sdam.internal.topology.OperationRetry
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
@@ -16,7 +17,7 @@ import org.bson.conversions.Bson
  * (retryable-reads.md, with a `RetryableRead` as [retry]). One pass per attempt: the runner
  * selects and checks out; the attempt adds `$readPreference` (for the topology type of the
  * description the selection used), the session's `lsid` and the timeout's `maxTimeMS`, sends
- * through the operation's connection (which gossips the cluster time) and translates a timeout; the runner
+ * with the cluster time gossiped inline ([ClusterTimeConnection.gossiped]) and translates a timeout; the runner
  * classifies an error once, tells SDAM once (a reply's writeConcernError too, [AttemptReply.COMMAND])
  * and checks the connection in.
  */
@@ -40,7 +41,10 @@ internal object CommandOperation {
             override suspend fun invoke(selected: SelectedServer, connection: Connection): BsonDocument {
                 val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
                 val reply = try {
-                    ctx.monitored(connection, op, s, timeout).command(database, timeout.withMaxTimeMS(sent, selected.description))
+                    // the gossip inline, through its one home: no wrapper object and frame per command
+                    ClusterTimeConnection.gossiped(timeout.withMaxTimeMS(sent, selected.description), ctx.clusterClock, s.clusterClock) {
+                        ctx.ungossiped(connection, op, timeout).command(database, it)
+                    }
                 } catch (e: Throwable) {
                     s.onError(e)
                     throw timeout.translate(e)

@@ -55,15 +55,19 @@ internal class OperationContext(
     /**
      * [connection] as an operation's: reauthenticating, observed by command monitoring and tracing,
      * and gossiping the cluster time (the cluster's and [session]'s) outermost, so the events show
-     * the `$clusterTime` sent ([ClusterTimeConnection], the one place operations gossip it). [timeout]
-     * is the operation's timeoutMS (the remaining time a reauthentication's callback is given).
+     * the `$clusterTime` sent ([ClusterTimeConnection]). [timeout] is the operation's timeoutMS (the
+     * remaining time a reauthentication's callback is given).
      */
     fun monitored(connection: Connection, op: MonitoredOperation?, session: OperationSession? = null, timeout: OperationTimeout? = null): Connection =
-        ClusterTimeConnection(
-            Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op), timeout?.deadlineNanos)
-                .let { tracer?.traced(it) ?: it },
-            clusterClock, session?.clusterClock,
-        )
+        ClusterTimeConnection(ungossiped(connection, op, timeout), clusterClock, session?.clusterClock)
+
+    /**
+     * [monitored] without the gossip, for runCommand's path, which gossips through the same
+     * function ([ClusterTimeConnection.gossiped]) inline, around its one command.
+     */
+    fun ungossiped(connection: Connection, op: MonitoredOperation?, timeout: OperationTimeout?): Connection =
+        Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op), timeout?.deadlineNanos)
+            .let { tracer?.traced(it) ?: it }
 
     /** The timeout of an operation called with [timeoutMS] (null: the cluster's [MongoClusterSettings.timeoutMS]); validates it. */
     fun operationTimeout(timeoutMS: Long?): OperationTimeout {

@@ -19,19 +19,27 @@ internal class ClusterTimeConnection(
     private val cluster: ClusterClock,
     private val session: ClusterClock?,
 ) : Connection by connection {
-    override suspend fun command(database: String, command: BsonDocument): BsonDocument {
-        val reply = try {
-            connection.command(database, withClusterTime(command, cluster, session))
-        } catch (e: MongoCommandException) {
-            observe(e.response, cluster, session)
-            throw e
-        }
-        observe(reply, cluster, session)
-        return reply
-    }
+    override suspend fun command(database: String, command: BsonDocument): BsonDocument =
+        gossiped(command, cluster, session) { connection.command(database, it) }
 
     companion object {
         const val FIELD = "\$clusterTime"
+
+        /**
+         * The one home of the gossip: [send]s [command] with the cluster time ([withClusterTime])
+         * and advances the clocks from the reply's, an `ok: 0` reply's too ([observe]). The wrapper
+         * calls it, and so does runCommand's path inline (no wrapper object, no frame of its own).
+         */
+        suspend inline fun gossiped(command: BsonDocument, cluster: ClusterClock, session: ClusterClock?, send: (BsonDocument) -> BsonDocument): BsonDocument {
+            val reply = try {
+                send(withClusterTime(command, cluster, session))
+            } catch (e: MongoCommandException) {
+                observe(e.response, cluster, session)
+                throw e
+            }
+            observe(reply, cluster, session)
+            return reply
+        }
 
         /** [command] with the higher of [cluster]'s and [session]'s cluster times as `$clusterTime` (see the class KDoc), or as given. */
         fun withClusterTime(command: BsonDocument, cluster: ClusterClock, session: ClusterClock?): BsonDocument {
