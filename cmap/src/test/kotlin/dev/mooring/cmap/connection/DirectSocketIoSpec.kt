@@ -42,19 +42,25 @@ class DirectSocketIoSpec : FunSpec({
         return b.array()
     }
 
+    /** Accepts the one client the test connects on a daemon thread and runs [serve] with it; the future completes when it has. */
+    fun acceptOne(server: ServerSocket, serve: (Socket) -> Unit): CompletableFuture<Unit> {
+        val served = CompletableFuture<Unit>()
+        thread(isDaemon = true) {
+            try {
+                server.accept().use { serve(it) }
+                served.complete(Unit)
+            } catch (t: Throwable) {
+                served.completeExceptionally(t)
+            }
+        }
+        return served
+    }
+
     /** Runs [serve] on a thread for the one client the test connects, then runs [client] with a transport to it. */
     suspend fun withPeer(serve: (Socket) -> Unit, onLoops: Boolean = false, client: suspend (SocketTransport) -> Unit) {
         val selector = EventLoopGroup(1)
         ServerSocket(0, 1, InetAddress.getLoopbackAddress()).use { server ->
-            val served = CompletableFuture<Unit>()
-            thread(isDaemon = true) {
-                try {
-                    server.accept().use { serve(it) }
-                    served.complete(Unit)
-                } catch (t: Throwable) {
-                    served.completeExceptionally(t)
-                }
-            }
+            val served = acceptOne(server, serve)
             val socket = Connector.connect(selector, ServerAddress("127.0.0.1", server.localPort))
             val transport = SocketTransport(socket, selector)
             try {
@@ -74,15 +80,7 @@ class DirectSocketIoSpec : FunSpec({
     suspend fun withDirectIo(serve: (Socket) -> Unit, observe: (ByteChannel) -> ByteChannel, client: suspend (DirectSocketIo) -> Unit) {
         val loops = EventLoopGroup(1)
         ServerSocket(0, 1, InetAddress.getLoopbackAddress()).use { server ->
-            val served = CompletableFuture<Unit>()
-            thread(isDaemon = true) {
-                try {
-                    server.accept().use { serve(it) }
-                    served.complete(Unit)
-                } catch (t: Throwable) {
-                    served.completeExceptionally(t)
-                }
-            }
+            val served = acceptOne(server, serve)
             val socket = Connector.connect(loops, ServerAddress("127.0.0.1", server.localPort))
             val selectable = socket as Selectable
             val io = DirectSocketIo(selectable, observe(selectable.channel as ByteChannel), loops)

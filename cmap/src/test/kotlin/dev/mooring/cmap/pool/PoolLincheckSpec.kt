@@ -37,14 +37,7 @@ class PoolLincheckScenario {
     }
 
     @Operation(cancellableOnSuspension = false)
-    suspend fun useConnection(): String = try {
-        val c = pool.checkOut()
-        val owner = c.id
-        pool.checkIn(c)
-        if (owner > 0) "ok" else "bad id"
-    } catch (e: PoolClearedException) {
-        "cleared"
-    }
+    suspend fun useConnection(): String = useOnce(pool)
 
     @Operation(cancellableOnSuspension = false)
     suspend fun clear() = pool.clear()
@@ -85,16 +78,7 @@ class PoolProductionScenario {
     private fun <T> onDefault(block: suspend () -> T): T = runBlocking(Dispatchers.Default) { block() }
 
     @Operation
-    fun useConnection(): String = onDefault {
-        try {
-            val c = pool.checkOut()
-            val owner = c.id
-            pool.checkIn(c)
-            if (owner > 0) "ok" else "bad id"
-        } catch (e: PoolClearedException) {
-            "cleared"
-        }
-    }
+    fun useConnection(): String = onDefault { useOnce(pool) }
 
     @Operation
     fun clear() = onDefault { pool.clear() }
@@ -139,3 +123,13 @@ class PoolLincheckSpec : FunSpec({
 
 /** Runs of each stress scenario: each runs its operations on fresh real threads' worth of contention. */
 private const val STRESS_INVOCATIONS = 2_000
+
+/** One checkout and check-in, the operation both scenarios run: "ok", or "cleared" when the pool was cleared meanwhile. */
+private suspend fun useOnce(pool: ConnectionPool): String = try {
+    val c = pool.checkOut()
+    val owner = c.id
+    pool.checkIn(c)
+    if (owner > 0) "ok" else "bad id"
+} catch (e: PoolClearedException) {
+    "cleared"
+}

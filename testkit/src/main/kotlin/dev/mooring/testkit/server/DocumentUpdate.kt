@@ -97,7 +97,8 @@ object DocumentUpdate {
         }
     }
 
-    private fun put(doc: BsonDocument, path: String, value: BsonValue) {
+    /** Sets the dotted [path] of [doc] to [value], creating the documents on the way (also for update pipelines). */
+    internal fun put(doc: BsonDocument, path: String, value: BsonValue) {
         val parts = path.split('.')
         var target = doc
         for (p in parts.dropLast(1)) {
@@ -106,7 +107,8 @@ object DocumentUpdate {
         target[parts.last()] = value
     }
 
-    private fun remove(doc: BsonDocument, path: String) {
+    /** Removes the dotted [path] of [doc], if it is there (also for update pipelines). */
+    internal fun remove(doc: BsonDocument, path: String) {
         val parts = path.split('.')
         var target: BsonDocument = doc
         for (p in parts.dropLast(1)) target = (target[p] as? BsonDocument) ?: return

@@ -30,8 +30,8 @@ object UpdatePipeline {
             val (name, arg) = (s as BsonDocument).entries.single()
             out = when (name) {
                 // every expression of the stage reads the stage's input document
-                "\$set", "\$addFields" -> out.clone().also { d -> document(name, arg).forEach { (k, v) -> put(d, k, evaluate(v, out)) } }
-                "\$unset" -> out.also { d -> fields(arg).forEach { remove(d, it) } }
+                "\$set", "\$addFields" -> out.clone().also { d -> document(name, arg).forEach { (k, v) -> DocumentUpdate.put(d, k, evaluate(v, out)) } }
+                "\$unset" -> out.also { d -> fields(arg).forEach { DocumentUpdate.remove(d, it) } }
                 "\$project" -> DocumentQuery.project(out, document(name, arg))
                 "\$replaceRoot" -> replacement(evaluate(document(name, arg)["newRoot"] ?: BsonNull.VALUE, out), out)
                 "\$replaceWith" -> replacement(evaluate(arg, out), out)
@@ -68,19 +68,5 @@ object UpdatePipeline {
         is BsonString -> listOf(arg.value)
         is BsonArray -> arg.map { require(it is BsonString) { "\$unset specification must be a string or an array of strings" }; it.value }
         else -> throw IllegalArgumentException("\$unset specification must be a string or an array of strings")
-    }
-
-    private fun put(doc: BsonDocument, path: String, value: BsonValue) {
-        val parts = path.split('.')
-        var target = doc
-        for (p in parts.dropLast(1)) target = (target[p] as? BsonDocument) ?: BsonDocument().also { target[p] = it }
-        target[parts.last()] = value
-    }
-
-    private fun remove(doc: BsonDocument, path: String) {
-        val parts = path.split('.')
-        var target: BsonDocument = doc
-        for (p in parts.dropLast(1)) target = (target[p] as? BsonDocument) ?: return
-        target.remove(parts.last())
     }
 }
