@@ -210,8 +210,6 @@ public interface MongoCluster : AutoCloseable {
      * cursor still open on the server is killed with `killCursors` on its server (and pinned
      * connection), bounded by timeoutMS or else serverSelectionTimeoutMS, its outcome ignored; a
      * collector cancelled with [CursorCloseCancellation] closes it under that close's own timeoutMS.
-     * No killCursors follows a getMore cut off in flight (a network error, or a timeout that closed
-     * its connection): the server interrupts a getMore whose client is gone, which ends the cursor.
      * timeoutMS (the options', else the cluster's) follows client-side-operations-timeout.md
      * ([TimeoutMode]): the initial command is bounded, retried and its errors translated as
      * [runCommand]'s (or [runRetryableRead]'s); it carries `maxTimeMS` (remaining time minus the

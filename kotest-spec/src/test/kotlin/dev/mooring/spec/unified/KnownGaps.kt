@@ -17,7 +17,18 @@ object KnownGaps {
         "options are deprecated there (\"Why are waitQueueSize and waitQueueMultiple deprecated?\"), and Mooring does not " +
         "support them (its connection string parser warns about an unknown option and ignores it)"
 
+    private const val ITERATION_BLOCK_SHORTER = "expects a timeout error from a getMore that the test's fail point blocks " +
+        "for less than the fresh timeoutMS that client-side-operations-timeout.md (\"Cursors\": in ITERATION mode \"the original " +
+        "timeoutMS value MUST also be applied to each next call\") gives each iteration, so a driver that follows the text " +
+        "returns the batch (an upstream defect of the test, tracked by the specification project as DRIVERS-2965, where other " +
+        "drivers skip these three cases too); unified-scenarios/csot-iteration-getmore.json and cursor-timeouts.json check the " +
+        "rule with a getMore blocked past the timeout"
+
     private val gaps = mapOf(
+        ("runCursorCommand" to "Non-tailable cursor iteration timeoutMS is refreshed for getMore if timeoutMode is iteration - failure") to
+            ITERATION_BLOCK_SHORTER,
+        ("runCursorCommand" to "Tailable cursor iteration timeoutMS is refreshed for getMore - failure") to ITERATION_BLOCK_SHORTER,
+        ("runCursorCommand" to "Tailable cursor awaitData iteration timeoutMS is refreshed for getMore - failure") to ITERATION_BLOCK_SHORTER,
         ("connection-pool-options" to "waitQueueSize should be included in connection pool created message when specified") to
             NO_LEGACY_WAIT_QUEUE.format("waitQueueSize"),
         ("connection-pool-options" to "waitQueueMultiple should be included in connection pool created message when specified") to

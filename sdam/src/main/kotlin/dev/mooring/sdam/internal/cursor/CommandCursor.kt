@@ -31,8 +31,8 @@ import org.bson.BsonString
  * [command] on a server selected by the options' read preference (retried as [retry] allows); [getMore] continues it on
  * that server, in load-balanced mode on the very connection that opened it (pinned until the
  * cursor is exhausted or closed), with the same `lsid`; [close] sends killCursors for a cursor
- * still open on the server (bounded, errors ignored; not after a getMore was cut off in flight)
- * and returns the connection and the implicit session.
+ * still open on the server (bounded, errors ignored; not after a network error on a pinned
+ * connection) and returns the connection and the implicit session.
  *
  * Not thread-safe: one coroutine iterates a cursor (the flow that owns it).
  */
@@ -51,11 +51,7 @@ internal class CommandCursor(
     private var route: CursorRoute? = null
     private var id = 0L
     private var ns = ""
-    /**
-     * True once a command of this cursor was cut off in flight: a network error, or a timeout that
-     * closed its connection with the command unanswered. No killCursors follows then (see [close]).
-     */
-    private var cutOffInFlight = false
+    private var pinnedNetworkError = false
     private var returned = 0
     /** True when the last getMore returned no document: the next getMore continues the same `next` (its timeout). */
     private var lastGetMoreEmpty = false
@@ -77,7 +73,8 @@ internal class CommandCursor(
         // OpenTelemetry: the opening command runs in an operation span named after it (find, aggregate, ...)
         return context.tracer.traceCommand(database, command) {
             withContext(pin) {
-                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry, AttemptReply.NONE, mayRunOnLoops = true) { selected, connection ->
+                // the reply goes to the runner as a command reply: its writeConcernError ($out/$merge) reaches SDAM error handling
+                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry, OPENED_REPLY, mayRunOnLoops = true) { selected, connection ->
                     val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, selected.topology.type, selected.description)
                     val reply = send(connection, database, timeout.initial) { timeout.initialCommand(sent, selected.description) }
                     val batch = CursorBatch.first(name, reply, connection.address)
@@ -92,10 +89,17 @@ internal class CommandCursor(
                         CursorRoute.OnServer(connection.address)
                     }
                     if (batch.id == 0L) session.release()
-                    batch.documents
+                    Opened(reply, batch.documents)
                 }
             }
-        }
+        }.documents
+    }
+
+    /** The opening command's [reply] and its first batch's [documents]. */
+    private class Opened(val reply: BsonDocument, val documents: List<BsonDocument>)
+
+    private companion object {
+        val OPENED_REPLY = AttemptReply<Opened> { it.reply }
     }
 
     /** Fetches the next batch (possibly empty for a tailable cursor); releases the pin and the session when the cursor is drained. */
@@ -126,15 +130,10 @@ internal class CommandCursor(
      * close bound: [timeoutMS] when given for the close, else the cursor's timeoutMS refreshed; its
      * outcome ignored), then returns the pinned connection and the implicit session. Idempotent.
      * Call it in a non-cancellable context.
-     *
-     * No killCursors after a getMore that was cut off in flight ([cutOffInFlight]): its connection is
-     * closed (the pinned one of a load-balanced cursor cannot carry it, load-balancers.md), and a
-     * getMore the server no longer has a client for is interrupted, which ends the cursor on the
-     * server. A getMore answered with a server error still gets its killCursors.
      */
     suspend fun close(timeoutMS: Long? = null) {
         val r = route
-        if (r != null && id != 0L && !cutOffInFlight) {
+        if (r != null && id != 0L && !pinnedNetworkError) {
             val kill = BsonDocument("killCursors", BsonString(ns.substringAfter('.'))).append("cursors", BsonArray(listOf(BsonInt64(id))))
             try {
                 // client-side-operations-timeout.md: the close's own timeoutMS, else the cursor's refreshed
@@ -190,8 +189,8 @@ internal class CommandCursor(
             timeout.checkReply(context.monitored(connection, operation, session, timeout).command(db, build()))
         } catch (e: Throwable) {
             session.onError(e)
-            // a network error, or a timeout that closed the connection under the command: cut off in flight (see close)
-            if (e is MongoNetworkException || connection.isClosed) cutOffInFlight = true
+            // load-balancers.md: after a network error (or a command cut off in flight, which closes the connection) the pinned connection is no longer valid
+            if (route is CursorRoute.Pinned && (e is MongoNetworkException || connection.isClosed)) pinnedNetworkError = true
             throw timeout.translate(e)
         }
 }
