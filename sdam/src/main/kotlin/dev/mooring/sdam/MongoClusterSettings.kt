@@ -52,7 +52,11 @@ public data class MongoClusterSettings(
     val retryReads: Boolean = true,
     /** Retry writes once on retryable errors (`retryWrites`). */
     val retryWrites: Boolean = true,
-    /** The default read concern level (`readConcernLevel`), or null for the server default. */
+    /**
+     * The default read concern level (`readConcernLevel`), or null for the server default: the read concern of the
+     * `mooring-driver` module's databases and collections (their reads send it). [MongoCluster.runCommand] and the other
+     * command-level calls send the command as given and add none (run-command.md).
+     */
     val readConcernLevel: String? = null,
     /** The default write concern (`w`, `wTimeoutMS`, `journal`). */
     val writeConcern: WriteConcern = WriteConcern.DEFAULT,

@@ -18,7 +18,6 @@ import io.kotest.matchers.string.shouldContain
  */
 class UnhonouredOptionsSpec : FunSpec({
     val refused = listOf(
-        "readConcernLevel=majority" to "readConcernLevel",
         "tls=true&tlsDisableOCSPEndpointCheck=true" to "tlsDisableOCSPEndpointCheck",
         "tls=true&tlsDisableCertificateRevocationCheck=true" to "tlsDisableCertificateRevocationCheck",
     )
@@ -34,6 +33,10 @@ class UnhonouredOptionsSpec : FunSpec({
     test("the defaults of the refused options are accepted (a cluster opens and closes)") {
         MongoCluster(MongoClusterSettings.fromUri("mongodb://127.0.0.1:1/?tls=true&tlsDisableOCSPEndpointCheck=false")).close()
         MongoCluster(MongoClusterSettings.fromUri("mongodb://127.0.0.1:1/?tls=true&tlsDisableCertificateRevocationCheck=false")).close()
+    }
+
+    test("readConcernLevel is honoured (the driver module's reads send it), so a cluster accepts it") {
+        MongoCluster(MongoClusterSettings.fromUri("mongodb://127.0.0.1:1/?readConcernLevel=majority")).close()
     }
 
     test("the client-backpressure options are honoured (overload retries), so a cluster accepts them") {

@@ -12,11 +12,8 @@ import dev.mooring.sdam.MongoClusterSettings
 internal object UnhonouredSettings {
     /** The first setting [s] asks for that Mooring cannot honour, as an error message, or null. */
     fun check(s: MongoClusterSettings): String? {
-        return when {
-            s.readConcernLevel != null ->
-                "readConcernLevel=${s.readConcernLevel} is not supported: Mooring sends the command documents you give it and, " +
-                    "as run-command.md requires, never adds a readConcern to them; put readConcern: {level: \"${s.readConcernLevel}\"} in the command instead"
-            else -> ConnectionSettingsRules.unhonoured(s.connection) // the TLS revocation options: cmap's rule, its one home
-        }
+        // readConcernLevel is honoured: the driver module's collections and databases send it (runCommand, as run-command.md
+        // requires, adds nothing to the command given)
+        return ConnectionSettingsRules.unhonoured(s.connection) // the TLS revocation options: cmap's rule, its one home
     }
 }
