@@ -19,6 +19,8 @@ private fun doc(json: String) = BsonDocument.parse(json)
 
 /** Every collection operation's result, the write errors as typed errors, crud.md's validation. */
 class CrudOperationsSpec : FunSpec({
+    timeout = 120_000
+
     test("insertMany, countDocuments, estimatedDocumentCount, distinct, aggregate") {
         WireServerFixture.withServer { f ->
             val c = f.db.collection("items")

@@ -39,6 +39,8 @@ class NotSerializable(val x: Int)
 
 /** Typed documents through bson-kotlinx: native BSON types on the wire, clear errors. */
 class TypedDocumentsSpec : FunSpec({
+    timeout = 120_000
+
     test("a data class round-trips; Instant and Uuid are stored as BSON date and binary subtype 4") {
         WireServerFixture.withServer { f ->
             val events = f.db.collection<Event>("events")
