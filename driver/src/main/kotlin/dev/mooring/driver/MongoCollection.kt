@@ -150,8 +150,7 @@ public interface MongoCollection<T : Any> {
 
     /**
      * Runs [models] (at least one) as `insert`, `update` and `delete` commands: consecutive models
-     * of one kind share a command (unordered: all models of one kind, in input order), each
-     * command split at the server's `maxWriteBatchSize` and `maxMessageSizeBytes`. Each batch is
+     * of one kind share a command (in input order, ordered or not), each command split at the server's `maxWriteBatchSize` and `maxMessageSizeBytes`. Each batch is
      * its own retryable write unless it holds an updateMany or deleteMany. An ordered bulk write
      * stops at the first write error. Throws [MongoBulkWriteException] with the models' indexes.
      */
