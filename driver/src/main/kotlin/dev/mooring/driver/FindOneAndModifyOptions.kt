@@ -3,7 +3,7 @@ package dev.mooring.driver
 import org.bson.BsonValue
 import org.bson.conversions.Bson
 
-/** Which version of the document a findOneAndUpdate / findOneAndReplace returns (`new`). */
+/** Which version of the document a findOneAndUpdate / findOneAndReplace returns (`new`). Immutable enum. */
 public enum class ReturnDocument {
     /** The document as it was before the change (`new: false`, the default). */
     BEFORE,

@@ -6,7 +6,7 @@ import dev.mooring.events.MooringException
  * A single-document write (insertOne, updateOne/Many, replaceOne, deleteOne/Many) failed on the
  * server with [writeError] (crud.md `WriteException`), e.g. a duplicate key (code 11000). A
  * write concern error reported with it is [writeConcernError]. The reply's error labels are
- * attached. Thrown by the coroutine that ran the write; the exception is immutable otherwise.
+ * attached. Immutable but for its error labels, which are thread-safe.
  */
 public class MongoWriteException(
     /** The write's error. */
@@ -24,6 +24,7 @@ public class MongoWriteException(
  * The write was applied but its write concern was not satisfied (crud.md `WriteConcernException`).
  * [result] is what the server acknowledged ([UpdateResult], [DeleteResult], [InsertOneResult]; null
  * for findOneAndX, whose document is not returned then). The reply's error labels are attached.
+ * Immutable but for its error labels, which are thread-safe.
  */
 public class MongoWriteConcernException(
     /** The write concern error. */
@@ -42,7 +43,7 @@ public class MongoWriteConcernException(
  * `BulkWriteException`). [writeErrors] carry the index of the failed write in the caller's
  * request; an ordered bulk write stops at the first. [partialResult] counts what was applied
  * (acknowledged: this exception is thrown only for acknowledged writes). The error labels of
- * the replies are attached.
+ * the replies are attached. Immutable but for its error labels, which are thread-safe.
  */
 public class MongoBulkWriteException(
     /** The failed writes, with their indexes in the request. */
