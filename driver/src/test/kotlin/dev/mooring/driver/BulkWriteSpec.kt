@@ -82,6 +82,18 @@ class BulkWriteSpec : FunSpec({
         }
     }
 
+    test("one timeoutMS bounds every batch of a bulk write together, not each batch") {
+        WireServerFixture.withServer(limits = mapOf("maxWriteBatchSize" to 1)) { f ->
+            val c = f.db.collection("items").withTimeout(500)
+            c.insertOne(doc("{_id: 0}")) // the server limits are known from here on
+            f.server.configureFailPoint(
+                doc("""{configureFailPoint: "failCommand", mode: {times: 2}, data: {failCommands: ["insert"], blockConnection: true, blockTimeMS: 300}}"""),
+            )
+            // each batch alone fits in 500 ms; both together do not
+            shouldThrow<dev.mooring.sdam.MongoOperationTimeoutException> { c.insertMany(listOf(doc("{_id: 1}"), doc("{_id: 2}"))) }
+        }
+    }
+
     test("a bulk write needs a model; an ordered bulk stops at the first write error, with the model's index") {
         WireServerFixture.withServer { f ->
             val c = f.db.collection("items")

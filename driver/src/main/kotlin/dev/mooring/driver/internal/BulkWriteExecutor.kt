@@ -20,7 +20,7 @@ import org.bson.BsonValue
  * command split into batches of at most the server's `maxWriteBatchSize` statements and
  * [ServerLimits.maxBatchBytes] bytes. A batch is a retryable write (`runRetryableWrite`) unless it
  * holds a multi statement (`runCommand` on the primary, sent once). An ordered bulk write stops at
- * the first batch with a write error. One instance per call; not thread-safe.
+ * the first batch with a write error. One timeoutMS bounds the whole bulk write ([OperationDeadline]). One instance per call; not thread-safe.
  */
 internal class BulkWriteExecutor<T : Any>(
     private val defaults: Defaults,
@@ -30,16 +30,17 @@ internal class BulkWriteExecutor<T : Any>(
     suspend fun execute(models: List<WriteModel<T>>, options: BulkWriteOptions, session: ClientSession?): BulkWriteResult {
         require(models.isNotEmpty()) { "a bulk write needs at least one write model" }
         val cluster = defaults.cluster
-        val limits = defaults.limits.get(cluster, session, defaults.timeoutMS)
+        val deadline = OperationDeadline(defaults)
+        val limits = defaults.limits.get(cluster, session, deadline.next())
         val statements = WriteStatements.of(models, codec, limits.maxBsonObjectSize)
         val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern)
         val acc = Accumulator(options.ordered)
         for (batch in batches(statements, limits)) {
             val cmd = command(batch, options)
             val reply = if (batch.any { it.multi }) {
-                cluster.runCommand(defaults.databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS)
+                cluster.runCommand(defaults.databaseName, cmd, ReadPreference.PRIMARY, session, deadline.next())
             } else {
-                cluster.runRetryableWrite(defaults.databaseName, cmd, session, defaults.timeoutMS)
+                cluster.runRetryableWrite(defaults.databaseName, cmd, session, deadline.next())
             }
             if (unacknowledged) {
                 batch.forEach { s -> s.insertedId?.let { acc.insertedIds[s.index] = it } }

@@ -30,13 +30,14 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
     suspend fun replace(filter: Bson, replacement: T, o: FindOneAndReplaceOptions, session: ClientSession?): T? {
         val raw = codec.encode(replacement)
         WriteStatements.checkReplacement(raw)
-        val limits = defaults.limits.get(defaults.cluster, session, defaults.timeoutMS)
+        val deadline = OperationDeadline(defaults)
+        val limits = defaults.limits.get(defaults.cluster, session, deadline.next())
         require(raw.sizeInBytes <= limits.maxBsonObjectSize) { "the replacement is ${raw.sizeInBytes} bytes, larger than the server's maxBsonObjectSize ${limits.maxBsonObjectSize}" }
         val cmd = base(filter, o.sort, o.projection, o.collation, o.hint, o.maxTimeMS, o.let, o.comment)
             .append("update", raw)
             .append("new", BsonBoolean.valueOf(o.returnDocument == ReturnDocument.AFTER))
         cmd.opt("upsert", o.upsert).opt("bypassDocumentValidation", o.bypassDocumentValidation)
-        return run(cmd, session)
+        return run(cmd, session, deadline)
     }
 
     suspend fun delete(filter: Bson, o: FindOneAndDeleteOptions, session: ClientSession?): T? {
@@ -51,9 +52,9 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
         return cmd
     }
 
-    private suspend fun run(cmd: BsonDocument, session: ClientSession?): T? {
+    private suspend fun run(cmd: BsonDocument, session: ClientSession?, deadline: OperationDeadline = OperationDeadline(defaults)): T? {
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, defaults.cluster.settings.writeConcern, defaults.timeoutSet)
-        val reply = defaults.cluster.runRetryableWrite(defaults.databaseName, cmd, session, defaults.timeoutMS)
+        val reply = defaults.cluster.runRetryableWrite(defaults.databaseName, cmd, session, deadline.next())
         WriteReplies.writeConcernError(reply)?.let { wce ->
             throw MongoWriteConcernException(wce, null, "${defaults.databaseName}.$collection").apply {
                 WriteReplies.errorLabels(reply).forEach { addErrorLabel(it) }
