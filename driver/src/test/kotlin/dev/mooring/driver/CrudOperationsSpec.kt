@@ -129,6 +129,22 @@ class CrudOperationsSpec : FunSpec({
         }
     }
 
+    test("a hint on an unacknowledged update, delete or findAndModify fails before sending on a 4.2 server, and is sent on 4.4+") {
+        WireServerFixture.withServer(configure = { it.maxWireVersion = 8 }) { f ->
+            val c = f.db.collection("items").withWriteConcern(WriteConcern(WriteAcknowledgement.Nodes(0)))
+            shouldThrow<IllegalArgumentException> { c.updateOne(doc("{}"), Update.Operators(doc("{${'$'}set: {a: 1}}")), UpdateOptions(hint = Hint.Name("a_1"))) }
+            shouldThrow<IllegalArgumentException> { c.deleteMany(doc("{}"), DeleteOptions(hint = Hint.Keys(doc("{a: 1}")))) }
+            shouldThrow<IllegalArgumentException> { c.findOneAndDelete(doc("{}"), FindOneAndDeleteOptions(hint = Hint.Name("a_1"))) }
+            f.started("update") + f.started("delete") + f.started("findAndModify") shouldBe emptyList()
+            c.deleteMany(doc("{}")) shouldBe DeleteResult.Unacknowledged // without a hint it is fine
+        }
+        WireServerFixture.withServer(configure = { it.maxWireVersion = 9 }) { f ->
+            val c = f.db.collection("items").withWriteConcern(WriteConcern(WriteAcknowledgement.Nodes(0)))
+            c.deleteMany(doc("{}"), DeleteOptions(hint = Hint.Name("a_1"))) shouldBe DeleteResult.Unacknowledged
+            f.started("delete").single().getArray("deletes")[0].asDocument().getString("hint").value shouldBe "a_1"
+        }
+    }
+
     test("the cluster's readConcernLevel-free default and a collection read concern / write concern override") {
         WireServerFixture.withServer(uriOptions = "&w=majority") { f ->
             val c = f.db.collection("items")

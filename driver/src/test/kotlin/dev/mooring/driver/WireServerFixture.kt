@@ -23,10 +23,17 @@ class WireServerFixture private constructor(val server: WireServer, val cluster:
     companion object {
         /**
          * Runs [block] against a fresh server; [limits] overrides the hello's size limits
-         * (`maxWriteBatchSize`, `maxBsonObjectSize`, ...); [uriOptions] are appended to the URI.
+         * (`maxWriteBatchSize`, `maxBsonObjectSize`, ...); [uriOptions] are appended to the URI;
+         * [configure] runs before the cluster connects.
          */
-        suspend fun withServer(limits: Map<String, Int> = emptyMap(), uriOptions: String = "", block: suspend (WireServerFixture) -> Unit) {
+        suspend fun withServer(
+            limits: Map<String, Int> = emptyMap(),
+            uriOptions: String = "",
+            configure: (WireServer) -> Unit = {},
+            block: suspend (WireServerFixture) -> Unit,
+        ) {
             val server = WireServer.start()
+            configure(server)
             if (limits.isNotEmpty()) {
                 server.hello = { ctx, req -> DefaultHello.standalone(ctx, req).apply { limits.forEach { (k, v) -> put(k, BsonInt32(v)) } } }
             }

@@ -34,6 +34,7 @@ internal class BulkWriteExecutor<T : Any>(
         val limits = defaults.limits.get(cluster, session, deadline.next())
         val statements = WriteStatements.of(models, codec, limits.maxBsonObjectSize)
         val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern)
+        limits.checkUnacknowledgedHint(unacknowledged, statements.any { it.hinted })
         val acc = Accumulator(options.ordered)
         for (batch in batches(statements, limits)) {
             val cmd = command(batch, options)

@@ -37,7 +37,7 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
             .append("update", raw)
             .append("new", BsonBoolean.valueOf(o.returnDocument == ReturnDocument.AFTER))
         cmd.opt("upsert", o.upsert).opt("bypassDocumentValidation", o.bypassDocumentValidation)
-        return run(cmd, session, deadline)
+        return run(cmd, session, deadline, limits)
     }
 
     suspend fun delete(filter: Bson, o: FindOneAndDeleteOptions, session: ClientSession?): T? {
@@ -52,7 +52,11 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
         return cmd
     }
 
-    private suspend fun run(cmd: BsonDocument, session: ClientSession?, deadline: OperationDeadline = OperationDeadline(defaults)): T? {
+    private suspend fun run(cmd: BsonDocument, session: ClientSession?, deadline: OperationDeadline = OperationDeadline(defaults), known: ServerLimits? = null): T? {
+        val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern)
+        if (unacknowledged && cmd.containsKey("hint")) {
+            (known ?: defaults.limits.get(defaults.cluster, session, deadline.next())).checkUnacknowledgedHint(true, true)
+        }
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, defaults.cluster.settings.writeConcern, defaults.timeoutSet)
         val reply = defaults.cluster.runRetryableWrite(defaults.databaseName, cmd, session, deadline.next())
         WriteReplies.writeConcernError(reply)?.let { wce ->

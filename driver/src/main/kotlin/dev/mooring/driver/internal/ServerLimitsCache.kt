@@ -5,12 +5,27 @@ import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.ReadPreference
 
-/** The size limits of the servers writes go to (the hello reply's `maxBsonObjectSize`, `maxMessageSizeBytes`, `maxWriteBatchSize`). */
-internal data class ServerLimits(val maxBsonObjectSize: Int, val maxMessageSizeBytes: Int, val maxWriteBatchSize: Int) {
+/**
+ * What writes need to know of the server they go to: the hello reply's `maxBsonObjectSize`,
+ * `maxMessageSizeBytes`, `maxWriteBatchSize` and `maxWireVersion`.
+ */
+internal data class ServerLimits(val maxBsonObjectSize: Int, val maxMessageSizeBytes: Int, val maxWriteBatchSize: Int, val maxWireVersion: Int) {
     /** The bytes of documents one write command may carry: its body must stay within both limits (the wire encoder's rule). */
     val maxBatchBytes: Int get() = minOf(maxBsonObjectSize, maxMessageSizeBytes - MESSAGE_RESERVE)
 
+    /**
+     * crud.md: a `hint` on an unacknowledged update, delete or findAndModify fails before anything
+     * is sent when the server is older than 4.4 (wire version 9), which would ignore it silently.
+     */
+    fun checkUnacknowledgedHint(unacknowledged: Boolean, hasHint: Boolean) {
+        require(!(unacknowledged && hasHint && maxWireVersion < WIRE_VERSION_4_4)) {
+            "a hint cannot be used with an unacknowledged write (w: 0) on a server older than MongoDB 4.4 (wire version $maxWireVersion)"
+        }
+    }
+
     companion object {
+        const val WIRE_VERSION_4_4 = 9
+
         /** Room kept in a message for the header, the command's own fields and the `documents` array's keys. */
         const val MESSAGE_RESERVE = 16 * 1024
     }
@@ -32,9 +47,10 @@ internal class ServerLimitsCache {
                     ConnectionDescription.DEFAULT_MAX_BSON_OBJECT_SIZE,
                     ConnectionDescription.DEFAULT_MAX_MESSAGE_SIZE_BYTES,
                     ConnectionDescription.DEFAULT_MAX_WRITE_BATCH_SIZE,
+                    0,
                 )
             } else {
-                ServerLimits(d.maxBsonObjectSize, d.maxMessageSizeBytes, d.maxWriteBatchSize)
+                ServerLimits(d.maxBsonObjectSize, d.maxMessageSizeBytes, d.maxWriteBatchSize, d.maxWireVersion)
             }
         }.also { known = it }
 }

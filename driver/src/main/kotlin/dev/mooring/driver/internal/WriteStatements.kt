@@ -27,6 +27,8 @@ internal class WriteStatement(
     val document: RawBsonDocument,
     val multi: Boolean,
     val insertedId: BsonValue?,
+    /** True when the statement carries a `hint`. */
+    val hinted: Boolean = false,
 ) {
     val size: Int = document.sizeInBytes
 }
@@ -73,13 +75,13 @@ internal object WriteStatements {
         s.opt("upsert", upsert)
         arrayFilters?.let { s["arrayFilters"] = it.toArray() }
         s.optDoc("collation", collation).opt("hint", hint).optDoc("sort", sort)
-        return WriteStatement(index, WriteKind.UPDATE, raw(s), multi, null)
+        return WriteStatement(index, WriteKind.UPDATE, raw(s), multi, null, hint != null)
     }
 
     private fun delete(index: Int, filter: BsonDocument, limit: Int, collation: org.bson.conversions.Bson?, hint: dev.mooring.driver.Hint?): WriteStatement {
         val s = BsonDocument("q", filter).append("limit", BsonInt32(limit))
         s.optDoc("collation", collation).opt("hint", hint)
-        return WriteStatement(index, WriteKind.DELETE, raw(s), limit == 0, null)
+        return WriteStatement(index, WriteKind.DELETE, raw(s), limit == 0, null, hint != null)
     }
 
     /** crud.md "Update vs. Replace Validation": an update document is non-empty and starts with an operator. */
