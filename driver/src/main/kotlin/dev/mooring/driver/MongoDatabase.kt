@@ -52,10 +52,11 @@ public interface MongoDatabase {
     public fun <T : Any> collection(name: String, documentClass: KClass<T>): MongoCollection<T>
 
     /**
-     * Runs [command] on this database (run-command.md: sent as given, with this database's read
-     * preference unless [readPreference] is given) and returns the reply.
+     * Runs [command] on this database and returns the reply (run-command.md: sent as given, no
+     * read or write concern added, on a server selected by [readPreference], primary unless given:
+     * the database's read preference is not inherited). The database's timeoutMS applies.
      */
-    public suspend fun runCommand(command: Bson, readPreference: ReadPreference = this.readPreference, session: ClientSession? = null): BsonDocument
+    public suspend fun runCommand(command: Bson, readPreference: ReadPreference = ReadPreference.PRIMARY, session: ClientSession? = null): BsonDocument
 
     /** Drops the database (`dropDatabase`, with this database's write concern). */
     public suspend fun drop(session: ClientSession? = null)
