@@ -106,6 +106,35 @@ class CrudOperationsSpec : FunSpec({
         }
     }
 
+    test("a writeConcernError is a MongoWriteConcernException with the result (single writes, findAndModify) or in the MongoBulkWriteException") {
+        WireServerFixture.withServer { f ->
+            val c = f.db.collection("items")
+            fun failNext(command: String) = f.server.configureFailPoint(
+                doc("""{configureFailPoint: "failCommand", mode: {times: 1}, data: {failCommands: ["$command"], writeConcernError: {code: 64, codeName: "WriteConcernFailed", errmsg: "timed out", errInfo: {wtimeout: true}}}}"""),
+            )
+            failNext("insert")
+            val single = shouldThrow<MongoWriteConcernException> { c.insertOne(doc("{_id: 1}")) }
+            single.code shouldBe 64
+            single.writeConcernError.codeName shouldBe "WriteConcernFailed"
+            single.writeConcernError.details shouldBe doc("{wtimeout: true}")
+            single.result shouldBe InsertOneResult.Acknowledged(BsonInt32(1))
+
+            failNext("update")
+            shouldThrow<MongoWriteConcernException> { c.updateOne(doc("{_id: 1}"), Update.Operators(doc("{${'$'}set: {a: 1}}"))) }
+                .result shouldBe UpdateResult.Acknowledged(1, 1, null)
+
+            failNext("insert")
+            val bulk = shouldThrow<MongoBulkWriteException> { c.insertMany(listOf(doc("{_id: 2}"), doc("{_id: 3}"))) }
+            bulk.writeErrors shouldBe emptyList()
+            bulk.writeConcernErrors.single().code shouldBe 64
+            bulk.partialResult.insertedCount shouldBe 2
+
+            failNext("findAndModify")
+            shouldThrow<MongoWriteConcernException> { c.findOneAndDelete(doc("{_id: 3}")) }.result shouldBe null
+            c.countDocuments() shouldBe 2
+        }
+    }
+
     test("update documents must start with an operator, replacements must not; nothing is sent") {
         WireServerFixture.withServer { f ->
             val c = f.db.collection("items")
