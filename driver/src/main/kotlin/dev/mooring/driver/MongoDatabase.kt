@@ -1,0 +1,88 @@
+package dev.mooring.driver
+
+import dev.mooring.driver.internal.DefaultMongoDatabase
+import dev.mooring.sdam.ClientSession
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.WriteConcern
+import kotlin.reflect.KClass
+import kotlinx.serialization.modules.SerializersModule
+import org.bson.BsonDocument
+import org.bson.conversions.Bson
+
+/**
+ * One database of a [MongoCluster], from [MongoCluster.database]: a name plus the defaults its
+ * collections inherit (read preference, [ReadConcern], [WriteConcern], timeoutMS, the
+ * serializers module of typed documents). The defaults start as the cluster settings' (`readPreference`,
+ * `readConcernLevel`, `writeConcern`, `timeoutMS`) and are changed by the `with…` copies.
+ *
+ * **Concurrency.** Immutable: every member is thread-safe, a copy never changes the original,
+ * and any number of operations may run concurrently. Creating one does no I/O.
+ */
+public interface MongoDatabase {
+    /** The database name. */
+    public val name: String
+
+    /** The cluster the operations run on. */
+    public val cluster: MongoCluster
+
+    /** The read preference of reads (the cluster settings' unless changed). */
+    public val readPreference: ReadPreference
+
+    /** The read concern of reads (the cluster's `readConcernLevel` unless changed). */
+    public val readConcern: ReadConcern
+
+    /** The write concern of writes (the cluster's `writeConcern` unless changed). */
+    public val writeConcern: WriteConcern
+
+    /** The operations' timeoutMS; null inherits the cluster's (client-side-operations-timeout.md). */
+    public val timeoutMS: Long?
+
+    /** The serializers module typed collections are created with ([MooringSerializers.module] unless changed). */
+    public val serializersModule: SerializersModule
+
+    /** The collection [name] with [BsonDocument] documents. */
+    public fun collection(name: String): MongoCollection<BsonDocument>
+
+    /**
+     * The collection [name] with documents of [documentClass], encoded and decoded with
+     * kotlinx.serialization (bson-kotlinx) through [serializersModule]. Fails with
+     * [IllegalArgumentException] naming the class when it has no serializer.
+     */
+    public fun <T : Any> collection(name: String, documentClass: KClass<T>): MongoCollection<T>
+
+    /**
+     * Runs [command] on this database and returns the reply (run-command.md: sent as given, no
+     * read or write concern added, on a server selected by [readPreference], primary unless given:
+     * the database's read preference is not inherited). The database's timeoutMS applies.
+     */
+    public suspend fun runCommand(command: Bson, readPreference: ReadPreference = ReadPreference.PRIMARY, session: ClientSession? = null): BsonDocument
+
+    /** Drops the database (`dropDatabase`, with this database's write concern). */
+    public suspend fun drop(session: ClientSession? = null)
+
+    /** A copy with [readPreference]. */
+    public fun withReadPreference(readPreference: ReadPreference): MongoDatabase
+
+    /** A copy with [readConcern]. */
+    public fun withReadConcern(readConcern: ReadConcern): MongoDatabase
+
+    /** A copy with [writeConcern]. */
+    public fun withWriteConcern(writeConcern: WriteConcern): MongoDatabase
+
+    /** A copy with [timeoutMS] (0: no limit; null: the cluster's; negative: [IllegalArgumentException]). */
+    public fun withTimeout(timeoutMS: Long?): MongoDatabase
+
+    /** A copy whose typed collections use [module] (add your contextual serializers to [MooringSerializers.module]). */
+    public fun withSerializersModule(module: SerializersModule): MongoDatabase
+}
+
+/**
+ * The database [name] of this cluster (no I/O), with the cluster settings' read concern, write
+ * concern and timeoutMS as defaults. Fails with [IllegalArgumentException] for an empty name or
+ * one containing `.`, `/`, `\`, `"`, `$`, a space or a NUL.
+ */
+public fun MongoCluster.database(name: String): MongoDatabase = DefaultMongoDatabase.of(this, name)
+
+/** The collection [name] with documents of [T] ([MongoDatabase.collection]). */
+public inline fun <reified T : Any> MongoDatabase.collection(name: String): MongoCollection<T> = collection(name, T::class)

@@ -1,0 +1,190 @@
+package dev.mooring.driver.internal
+
+import dev.mooring.driver.AggregateOptions
+import dev.mooring.driver.BulkWriteOptions
+import dev.mooring.driver.BulkWriteResult
+import dev.mooring.driver.CountOptions
+import dev.mooring.driver.DeleteOptions
+import dev.mooring.driver.DeleteResult
+import dev.mooring.driver.DistinctOptions
+import dev.mooring.driver.EstimatedDocumentCountOptions
+import dev.mooring.driver.FindOneAndDeleteOptions
+import dev.mooring.driver.FindOneAndReplaceOptions
+import dev.mooring.driver.FindOneAndUpdateOptions
+import dev.mooring.driver.FindOptions
+import dev.mooring.driver.InsertManyOptions
+import dev.mooring.driver.InsertManyResult
+import dev.mooring.driver.InsertOneOptions
+import dev.mooring.driver.InsertOneResult
+import dev.mooring.driver.MongoCollection
+import dev.mooring.driver.ReadConcern
+import dev.mooring.driver.ReplaceOptions
+import dev.mooring.driver.Update
+import dev.mooring.driver.UpdateOptions
+import dev.mooring.driver.UpdateResult
+import dev.mooring.driver.WriteModel
+import dev.mooring.sdam.ClientSession
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.WriteConcern
+import dev.mooring.sdam.internal.cursor.CursorPage
+import kotlin.reflect.KClass
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.transform
+import org.bson.BsonDocument
+import org.bson.BsonString
+import org.bson.BsonValue
+import org.bson.codecs.Codec
+import org.bson.conversions.Bson
+
+/** [MongoCollection] over [defaults] and [documents]. Immutable. */
+internal class DefaultMongoCollection<T : Any>(
+    private val defaults: Defaults,
+    override val collectionName: String,
+    private val documents: DocumentCodec<T>,
+) : MongoCollection<T> {
+    override val databaseName: String get() = defaults.databaseName
+    override val documentClass: KClass<T> get() = documents.documentClass
+    override val codec: Codec<T> get() = documents.codec
+    override val readPreference: ReadPreference get() = defaults.readPreference
+    override val readConcern: ReadConcern get() = defaults.readConcern
+    override val writeConcern: WriteConcern get() = defaults.writeConcern
+    override val timeoutMS: Long? get() = defaults.timeoutMS
+
+    private val cluster get() = defaults.cluster
+    private val writes = SingleWrites(defaults, collectionName, documents)
+
+    override fun <R : Any> withDocumentClass(documentClass: KClass<R>): MongoCollection<R> =
+        DefaultMongoCollection(defaults, collectionName, DocumentCodec.of(documentClass, defaults.module, namespace))
+
+    override fun withCodec(codec: Codec<T>): MongoCollection<T> {
+        require(codec.encoderClass.kotlin == documentClass || documentClass.java.isAssignableFrom(codec.encoderClass)) {
+            "the codec encodes ${codec.encoderClass.name}, not ${documentClass.qualifiedName}"
+        }
+        return DefaultMongoCollection(defaults, collectionName, DocumentCodec(documentClass, codec, namespace))
+    }
+
+    override fun withReadPreference(readPreference: ReadPreference): MongoCollection<T> = copy(defaults.copy(readPreference = readPreference))
+
+    override fun withReadConcern(readConcern: ReadConcern): MongoCollection<T> = copy(defaults.copy(readConcern = readConcern))
+
+    override fun withWriteConcern(writeConcern: WriteConcern): MongoCollection<T> = copy(defaults.copy(writeConcern = writeConcern))
+
+    override fun withTimeout(timeoutMS: Long?): MongoCollection<T> = copy(defaults.copy(timeoutMS = timeoutMS))
+
+    private fun copy(d: Defaults) = DefaultMongoCollection(d, collectionName, documents)
+
+    // ---- reads
+
+    override fun find(filter: Bson, options: FindOptions, session: ClientSession?): Flow<T> {
+        val cmd = FindCommand.command(collectionName, filter, options, defaults.readConcern, defaults.legacyMaxTimeMS(options.maxTimeMS))
+        val cursor = FindCommand.cursorOptions(options, defaults.readPreference, session, defaults.timeoutMS)
+        return decoded(CursorPage.pages(cluster, databaseName, cmd, cursor, retryableRead = true, limit = FindCommand.cursorLimit(options)))
+    }
+
+    override fun aggregate(pipeline: List<Bson>, options: AggregateOptions, session: ClientSession?): Flow<T> {
+        val stages = pipeline.toArray()
+        val writes = AggregateCommand.writes(stages)
+        val cmd = AggregateCommand.command(
+            collectionName, stages, options, defaults.readConcern, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet,
+            defaults.legacyMaxTimeMS(options.maxTimeMS),
+        )
+        val readPreference = if (writes) AggregateCommand.writeStageReadPreference(cluster, defaults.readPreference) else defaults.readPreference
+        val cursor = dev.mooring.sdam.RunCursorCommandOptions(
+            readPreference = readPreference,
+            session = session,
+            timeoutMS = defaults.timeoutMS,
+            timeoutMode = options.timeoutMode,
+            batchSize = options.batchSize?.takeIf { it > 0 },
+            comment = options.comment,
+        )
+        // a pipeline that writes is not a retryable read (retryable-reads.md)
+        return decoded(CursorPage.pages(cluster, databaseName, cmd, cursor, retryableRead = !writes))
+    }
+
+    private fun decoded(pages: Flow<CursorPage>): Flow<T> = pages.transform { page ->
+        page.error?.let { throw it }
+        for (d in page.documents) emit(documents.decode(d))
+    }
+
+    override suspend fun countDocuments(filter: Bson, options: CountOptions, session: ClientSession?): Long {
+        val cmd = CountCommands.countDocuments(collectionName, filter, options, defaults.readConcern, defaults.legacyMaxTimeMS(options.maxTimeMS))
+        val reply = cluster.runRetryableRead(databaseName, cmd, defaults.readPreference, session, defaults.timeoutMS)
+        return CountCommands.countOf(reply)
+    }
+
+    override suspend fun estimatedDocumentCount(options: EstimatedDocumentCountOptions, session: ClientSession?): Long {
+        val cmd = CountCommands.count(collectionName, options, defaults.readConcern, defaults.legacyMaxTimeMS(options.maxTimeMS))
+        val reply = cluster.runRetryableRead(databaseName, cmd, defaults.readPreference, session, defaults.timeoutMS)
+        return WriteReplies.count(reply, "n")
+    }
+
+    override suspend fun distinct(fieldName: String, filter: Bson, options: DistinctOptions, session: ClientSession?): List<BsonValue> {
+        val cmd = BsonDocument("distinct", BsonString(collectionName)).append("key", BsonString(fieldName)).append("query", filter.toDoc())
+        cmd.optDoc("collation", options.collation).opt("comment", options.comment).opt("hint", options.hint).opt("maxTimeMS", defaults.legacyMaxTimeMS(options.maxTimeMS))
+        Concerns.applyReadConcern(cmd, defaults.readConcern)
+        val reply = cluster.runRetryableRead(databaseName, cmd, defaults.readPreference, session, defaults.timeoutMS)
+        return reply["values"]?.takeIf { it.isArray }?.asArray()?.values?.toList().orEmpty()
+    }
+
+    // ---- writes
+
+    override suspend fun insertOne(document: T, options: InsertOneOptions, session: ClientSession?): InsertOneResult =
+        writes.insertOne(document, options, session)
+
+    override suspend fun insertMany(documents: List<T>, options: InsertManyOptions, session: ClientSession?): InsertManyResult {
+        require(documents.isNotEmpty()) { "insertMany needs at least one document" }
+        val result = bulk(documents.map { WriteModel.InsertOne(it) }, BulkWriteOptions(options.ordered, options.bypassDocumentValidation, null, options.comment), session)
+        return when (result) {
+            is BulkWriteResult.Acknowledged -> InsertManyResult.Acknowledged(result.insertedIds)
+            is BulkWriteResult.Unacknowledged -> InsertManyResult.Unacknowledged(result.insertedIds)
+        }
+    }
+
+    override suspend fun updateOne(filter: Bson, update: Update, options: UpdateOptions, session: ClientSession?): UpdateResult =
+        writes.update(WriteModel.UpdateOne(filter, update, options.arrayFilters, options.collation, options.hint, options.upsert, options.sort), options, session)
+
+    override suspend fun updateMany(filter: Bson, update: Update, options: UpdateOptions, session: ClientSession?): UpdateResult {
+        require(options.sort == null) { "sort applies to updateOne only" }
+        return writes.update(WriteModel.UpdateMany(filter, update, options.arrayFilters, options.collation, options.hint, options.upsert), options, session)
+    }
+
+    override suspend fun replaceOne(filter: Bson, replacement: T, options: ReplaceOptions, session: ClientSession?): UpdateResult =
+        writes.replace(WriteModel.ReplaceOne(filter, replacement, options.collation, options.hint, options.upsert, options.sort), options, session)
+
+    override suspend fun deleteOne(filter: Bson, options: DeleteOptions, session: ClientSession?): DeleteResult =
+        writes.delete(WriteModel.DeleteOne(filter, options.collation, options.hint), options, session)
+
+    override suspend fun deleteMany(filter: Bson, options: DeleteOptions, session: ClientSession?): DeleteResult =
+        writes.delete(WriteModel.DeleteMany(filter, options.collation, options.hint), options, session)
+
+    override suspend fun findOneAndUpdate(filter: Bson, update: Update, options: FindOneAndUpdateOptions, session: ClientSession?): T? =
+        FindAndModify(defaults, collectionName, documents).update(filter, update, options, session)
+
+    override suspend fun findOneAndReplace(filter: Bson, replacement: T, options: FindOneAndReplaceOptions, session: ClientSession?): T? =
+        FindAndModify(defaults, collectionName, documents).replace(filter, replacement, options, session)
+
+    override suspend fun findOneAndDelete(filter: Bson, options: FindOneAndDeleteOptions, session: ClientSession?): T? =
+        FindAndModify(defaults, collectionName, documents).delete(filter, options, session)
+
+    override suspend fun bulkWrite(models: List<WriteModel<T>>, options: BulkWriteOptions, session: ClientSession?): BulkWriteResult =
+        bulk(models, options, session)
+
+    private suspend fun bulk(models: List<WriteModel<T>>, options: BulkWriteOptions, session: ClientSession?): BulkWriteResult =
+        BulkWriteExecutor(defaults, collectionName, documents).execute(models, options, session)
+
+    override suspend fun drop(session: ClientSession?) {
+        val cmd = BsonDocument("drop", BsonString(collectionName))
+        Concerns.applyWriteConcern(cmd, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet)
+        try {
+            cluster.runCommand(databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS)
+        } catch (e: dev.mooring.cmap.MongoCommandException) {
+            if (e.code != NAMESPACE_NOT_FOUND) throw e
+        }
+    }
+
+    override fun toString(): String = "MongoCollection($namespace, ${documentClass.simpleName})"
+
+    private companion object {
+        const val NAMESPACE_NOT_FOUND = 26
+    }
+}

@@ -1,0 +1,88 @@
+package dev.mooring.driver.internal
+
+import dev.mooring.driver.MongoCollection
+import dev.mooring.driver.MongoDatabase
+import dev.mooring.driver.MooringSerializers
+import dev.mooring.driver.ReadConcern
+import dev.mooring.sdam.ClientSession
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.WriteConcern
+import kotlin.reflect.KClass
+import kotlinx.serialization.modules.SerializersModule
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.conversions.Bson
+
+/** [MongoDatabase] over [defaults]. Immutable. */
+internal class DefaultMongoDatabase private constructor(private val defaults: Defaults) : MongoDatabase {
+    override val name: String get() = defaults.databaseName
+    override val cluster: MongoCluster get() = defaults.cluster
+    override val readPreference: ReadPreference get() = defaults.readPreference
+    override val readConcern: ReadConcern get() = defaults.readConcern
+    override val writeConcern: WriteConcern get() = defaults.writeConcern
+    override val timeoutMS: Long? get() = defaults.timeoutMS
+    override val serializersModule: SerializersModule get() = defaults.module
+
+    override fun collection(name: String): MongoCollection<BsonDocument> = collection(name, BsonDocument::class)
+
+    override fun <T : Any> collection(name: String, documentClass: KClass<T>): MongoCollection<T> {
+        Names.checkCollection(name)
+        return DefaultMongoCollection(defaults, name, DocumentCodec.of(documentClass, defaults.module, "${defaults.databaseName}.$name"))
+    }
+
+    override suspend fun runCommand(command: Bson, readPreference: ReadPreference, session: ClientSession?): BsonDocument =
+        defaults.cluster.runCommand(defaults.databaseName, command, readPreference, session, defaults.timeoutMS)
+
+    override suspend fun drop(session: ClientSession?) {
+        val cmd = BsonDocument("dropDatabase", BsonInt32(1))
+        Concerns.applyWriteConcern(cmd, defaults.writeConcern, defaults.cluster.settings.writeConcern, defaults.timeoutSet)
+        defaults.cluster.runCommand(defaults.databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS)
+    }
+
+    override fun withReadPreference(readPreference: ReadPreference): MongoDatabase = DefaultMongoDatabase(defaults.copy(readPreference = readPreference))
+
+    override fun withReadConcern(readConcern: ReadConcern): MongoDatabase = DefaultMongoDatabase(defaults.copy(readConcern = readConcern))
+
+    override fun withWriteConcern(writeConcern: WriteConcern): MongoDatabase = DefaultMongoDatabase(defaults.copy(writeConcern = writeConcern))
+
+    override fun withTimeout(timeoutMS: Long?): MongoDatabase = DefaultMongoDatabase(defaults.copy(timeoutMS = timeoutMS))
+
+    override fun withSerializersModule(module: SerializersModule): MongoDatabase = DefaultMongoDatabase(defaults.copy(module = module))
+
+    override fun toString(): String = "MongoDatabase($name)"
+
+    companion object {
+        fun of(cluster: MongoCluster, name: String): MongoDatabase {
+            Names.checkDatabase(name)
+            val s = cluster.settings
+            return DefaultMongoDatabase(
+                Defaults(
+                    cluster = cluster,
+                    databaseName = name,
+                    readPreference = s.readPreference,
+                    readConcern = ReadConcern(s.readConcernLevel),
+                    writeConcern = s.writeConcern,
+                    timeoutMS = null,
+                    module = MooringSerializers.module,
+                    limits = ServerLimitsCache(),
+                ),
+            )
+        }
+    }
+}
+
+/** The naming rules of databases and collections (the server's; checked early for a clear message). Stateless. */
+internal object Names {
+    private val DATABASE_FORBIDDEN = charArrayOf('/', '\\', '.', ' ', '"', '$', '\u0000')
+
+    fun checkDatabase(name: String) {
+        require(name.isNotEmpty()) { "a database name must not be empty" }
+        require(name.none { it in DATABASE_FORBIDDEN }) { "invalid database name '$name': it must not contain any of / \\ . space \" \$ or NUL" }
+    }
+
+    fun checkCollection(name: String) {
+        require(name.isNotEmpty()) { "a collection name must not be empty" }
+        require('\u0000' !in name) { "a collection name must not contain NUL" }
+    }
+}

@@ -1,0 +1,35 @@
+package dev.mooring.driver.internal
+
+import dev.mooring.driver.ReadConcern
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.WriteConcern
+import kotlinx.serialization.modules.SerializersModule
+
+/**
+ * What a database passes to its collections: the cluster, the database name and the operation
+ * defaults. Immutable; [limits] is shared by every copy made from one `database()` call.
+ */
+internal data class Defaults(
+    val cluster: MongoCluster,
+    val databaseName: String,
+    val readPreference: ReadPreference,
+    val readConcern: ReadConcern,
+    val writeConcern: WriteConcern,
+    val timeoutMS: Long?,
+    val module: SerializersModule,
+    val limits: ServerLimitsCache,
+) {
+    init {
+        require(timeoutMS == null || timeoutMS >= 0) { "timeoutMS must not be negative, got $timeoutMS" }
+    }
+
+    /** True when a timeoutMS applies to operations (this one's or the cluster's; 0 included). */
+    val timeoutSet: Boolean get() = (timeoutMS ?: cluster.settings.timeoutMS) != null
+
+    /**
+     * A CRUD option's `maxTimeMS`, deprecated by timeoutMS: dropped when a timeoutMS applies
+     * (client-side-operations-timeout.md "Validation and Overrides"), else sent as given.
+     */
+    fun legacyMaxTimeMS(maxTimeMS: Long?): Long? = maxTimeMS.takeUnless { timeoutSet }
+}

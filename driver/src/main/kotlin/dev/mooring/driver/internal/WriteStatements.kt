@@ -1,0 +1,111 @@
+package dev.mooring.driver.internal
+
+import dev.mooring.driver.Update
+import dev.mooring.driver.WriteModel
+import org.bson.BsonBoolean
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonValue
+import org.bson.RawBsonDocument
+import org.bson.codecs.BsonDocumentCodec
+
+/** The three write commands and the array each one carries its statements in. */
+internal enum class WriteKind(val command: String, val array: String) {
+    INSERT("insert", "documents"),
+    UPDATE("update", "updates"),
+    DELETE("delete", "deletes"),
+}
+
+/**
+ * One statement of a write command, encoded: the element of its command's array ([document], as
+ * BSON bytes), the caller's index of its write model, whether it touches many documents (which
+ * makes its batch a non-retryable write) and, for an insert, the document's `_id`. Immutable.
+ */
+internal class WriteStatement(
+    val index: Int,
+    val kind: WriteKind,
+    val document: RawBsonDocument,
+    val multi: Boolean,
+    val insertedId: BsonValue?,
+    /** True when the statement carries a `hint`. */
+    val hinted: Boolean = false,
+) {
+    val size: Int = document.sizeInBytes
+}
+
+/**
+ * Turns write models into [WriteStatement]s (crud.md's rules for each model), checking every
+ * document against [maxBsonObjectSize] before anything is sent. Stateless.
+ */
+internal object WriteStatements {
+    fun <T : Any> of(models: List<WriteModel<T>>, codec: DocumentCodec<T>, maxBsonObjectSize: Int): List<WriteStatement> =
+        models.mapIndexed { i, m -> of(i, m, codec, maxBsonObjectSize) }
+
+    private fun <T : Any> of(index: Int, model: WriteModel<T>, codec: DocumentCodec<T>, max: Int): WriteStatement = when (model) {
+        is WriteModel.InsertOne -> {
+            val (doc, id) = DocumentCodec.withId(codec.encode(model.document))
+            checkSize(doc, max, index)
+            WriteStatement(index, WriteKind.INSERT, doc, false, id)
+        }
+        is WriteModel.UpdateOne -> update(index, model.filter.toDoc(), updateValue(model.update), false, model.upsert, model.arrayFilters, model.collation, model.hint, model.sort)
+        is WriteModel.UpdateMany -> update(index, model.filter.toDoc(), updateValue(model.update), true, model.upsert, model.arrayFilters, model.collation, model.hint, null)
+        is WriteModel.ReplaceOne -> {
+            val replacement = codec.encode(model.replacement)
+            checkReplacement(replacement)
+            checkSize(replacement, max, index)
+            update(index, model.filter.toDoc(), replacement, false, model.upsert, null, model.collation, model.hint, model.sort)
+        }
+        is WriteModel.DeleteOne -> delete(index, model.filter.toDoc(), 1, model.collation, model.hint)
+        is WriteModel.DeleteMany -> delete(index, model.filter.toDoc(), 0, model.collation, model.hint)
+    }
+
+    private fun update(
+        index: Int,
+        filter: BsonDocument,
+        u: BsonValue,
+        multi: Boolean,
+        upsert: Boolean?,
+        arrayFilters: List<org.bson.conversions.Bson>?,
+        collation: org.bson.conversions.Bson?,
+        hint: dev.mooring.driver.Hint?,
+        sort: org.bson.conversions.Bson?,
+    ): WriteStatement {
+        val s = BsonDocument("q", filter).append("u", u)
+        if (multi) s["multi"] = BsonBoolean.TRUE
+        s.opt("upsert", upsert)
+        arrayFilters?.let { s["arrayFilters"] = it.toArray() }
+        s.optDoc("collation", collation).opt("hint", hint).optDoc("sort", sort)
+        return WriteStatement(index, WriteKind.UPDATE, raw(s), multi, null, hint != null)
+    }
+
+    private fun delete(index: Int, filter: BsonDocument, limit: Int, collation: org.bson.conversions.Bson?, hint: dev.mooring.driver.Hint?): WriteStatement {
+        val s = BsonDocument("q", filter).append("limit", BsonInt32(limit))
+        s.optDoc("collation", collation).opt("hint", hint)
+        return WriteStatement(index, WriteKind.DELETE, raw(s), limit == 0, null, hint != null)
+    }
+
+    /** crud.md "Update vs. Replace Validation": an update document is non-empty and starts with an operator. */
+    fun updateValue(update: Update): BsonValue = when (update) {
+        is Update.Operators -> update.document.toDoc().also {
+            require(!it.isEmpty()) { "an update document must not be empty" }
+            require(it.firstKey.startsWith("$")) { "an update document must contain only update operators (first key '${it.firstKey}' does not start with '$'); use replaceOne to replace a document" }
+        }
+        is Update.Pipeline -> update.stages.toArray()
+    }
+
+    /** crud.md: a replacement document must not start with an update operator. */
+    fun checkReplacement(replacement: BsonDocument) {
+        if (!replacement.isEmpty()) {
+            val first = replacement.firstKey
+            require(!first.startsWith("$")) { "a replacement document must not contain update operators (first key '$first'); use updateOne to update a document" }
+        }
+    }
+
+    private fun checkSize(doc: RawBsonDocument, max: Int, index: Int) {
+        require(doc.sizeInBytes <= max) { "the document at index $index is ${doc.sizeInBytes} bytes, larger than the server's maxBsonObjectSize $max" }
+    }
+
+    private fun raw(d: BsonDocument): RawBsonDocument = RawBsonDocument(d, CODEC)
+
+    private val CODEC = BsonDocumentCodec()
+}
