@@ -135,7 +135,7 @@ class ArchitectureSpec : FunSpec({
 })
 
 /** The published library modules (their main source sets). */
-private val LIBRARY_MODULES = listOf("events", "cmap", "sdam", "java")
+private val LIBRARY_MODULES = listOf("events", "cmap", "sdam", "driver", "java")
 
 private const val ROOT_EXCEPTION = "MooringException"
 

@@ -15,7 +15,7 @@ import java.io.File
 class OneHomeSpec : FunSpec({
     val root = generateSequence(File(System.getProperty("user.dir")).absoluteFile) { it.parentFile }
         .first { File(it, "pom.xml").exists() && File(it, "cmap").isDirectory }
-    val sources: Map<String, String> = listOf("events", "cmap", "sdam", "java")
+    val sources: Map<String, String> = listOf("events", "cmap", "sdam", "driver", "java")
         .flatMap { m -> File(root, "$m/src/main/kotlin").walkTopDown().filter { it.isFile && it.extension == "kt" }.toList() }
         .associate { it.relativeTo(root).path to it.readText() }
 

@@ -63,6 +63,7 @@ private val PUBLISHED = listOf(
     "mooring-events" to EventBus::class.java,
     "mooring-cmap" to ConnectionPool::class.java,
     "mooring-sdam" to MongoCluster::class.java,
+    "mooring-driver" to dev.mooring.driver.MongoCollection::class.java,
     "mooring-java" to MongoClusters::class.java,
 )
 

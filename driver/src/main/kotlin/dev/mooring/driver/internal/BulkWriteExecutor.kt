@@ -20,7 +20,7 @@ import org.bson.BsonValue
  * command split into batches of at most the server's `maxWriteBatchSize` statements and
  * [ServerLimits.maxBatchBytes] bytes. A batch is a retryable write (`runRetryableWrite`) unless it
  * holds a multi statement (`runCommand` on the primary, sent once). An ordered bulk write stops at
- * the first batch with a write error. One timeoutMS bounds the whole bulk write ([OperationDeadline]). One instance per call; not thread-safe.
+ * the first batch with a write error. One timeoutMS bounds the whole bulk write ([MultiCommandDeadline]). One instance per call; not thread-safe.
  */
 internal class BulkWriteExecutor<T : Any>(
     private val defaults: Defaults,
@@ -30,7 +30,7 @@ internal class BulkWriteExecutor<T : Any>(
     suspend fun execute(models: List<WriteModel<T>>, options: BulkWriteOptions, session: ClientSession?): BulkWriteResult {
         require(models.isNotEmpty()) { "a bulk write needs at least one write model" }
         val cluster = defaults.cluster
-        val deadline = OperationDeadline(defaults)
+        val deadline = MultiCommandDeadline(defaults)
         val limits = defaults.limits.get(cluster, session, deadline.next())
         val statements = WriteStatements.of(models, codec, limits.maxBsonObjectSize)
         val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern)

@@ -30,7 +30,7 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
     suspend fun replace(filter: Bson, replacement: T, o: FindOneAndReplaceOptions, session: ClientSession?): T? {
         val raw = codec.encode(replacement)
         WriteStatements.checkReplacement(raw)
-        val deadline = OperationDeadline(defaults)
+        val deadline = MultiCommandDeadline(defaults)
         val limits = defaults.limits.get(defaults.cluster, session, deadline.next())
         require(raw.sizeInBytes <= limits.maxBsonObjectSize) { "the replacement is ${raw.sizeInBytes} bytes, larger than the server's maxBsonObjectSize ${limits.maxBsonObjectSize}" }
         val cmd = base(filter, o.sort, o.projection, o.collation, o.hint, o.maxTimeMS, o.let, o.comment)
@@ -52,7 +52,7 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
         return cmd
     }
 
-    private suspend fun run(cmd: BsonDocument, session: ClientSession?, deadline: OperationDeadline = OperationDeadline(defaults), known: ServerLimits? = null): T? {
+    private suspend fun run(cmd: BsonDocument, session: ClientSession?, deadline: MultiCommandDeadline = MultiCommandDeadline(defaults), known: ServerLimits? = null): T? {
         val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern)
         if (unacknowledged && cmd.containsKey("hint")) {
             (known ?: defaults.limits.get(defaults.cluster, session, deadline.next())).checkUnacknowledgedHint(true, true)
