@@ -1,0 +1,60 @@
+package dev.mooring.spec.unified
+
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+
+/**
+ * The checks the runner makes of an operation's arguments before it runs the operation
+ * (unified-test-format.md "Executing an Operation"): the arguments the format and the API specs
+ * (crud.md, run-command.md, the special test operations) make required must be present, and the
+ * enum-valued options must hold one of their values — `returnDocument` ("Before"/"After",
+ * case-insensitively, "findOneAndReplace and findOneAndUpdate"), `cursorType`, `timeoutMode`.
+ * A violation is the file's error ([UnifiedTestFailure.InvalidTestFile]), raised even under
+ * `ignoreResultAndError`. Pure.
+ */
+object OperationArguments {
+    private val FIND = listOf("filter")
+
+    /** The required arguments of each operation. */
+    private val REQUIRED: Map<String, List<String>> = mapOf(
+        "insertOne" to listOf("document"), "insertMany" to listOf("documents"),
+        "updateOne" to listOf("filter", "update"), "updateMany" to listOf("filter", "update"),
+        "replaceOne" to listOf("filter", "replacement"), "deleteOne" to FIND, "deleteMany" to FIND,
+        "findOneAndUpdate" to listOf("filter", "update"), "findOneAndReplace" to listOf("filter", "replacement"),
+        "findOneAndDelete" to FIND, "find" to FIND, "findOne" to FIND, "createFindCursor" to FIND,
+        "aggregate" to listOf("pipeline"), "countDocuments" to FIND, "distinct" to listOf("fieldName", "filter"),
+        "bulkWrite" to listOf("requests"), "clientBulkWrite" to listOf("models"),
+        "createIndex" to listOf("keys"), "dropIndex" to listOf("name"),
+        "createCollection" to listOf("collection"), "dropCollection" to listOf("collection"),
+        "runCommand" to listOf("command", "commandName"), "runCursorCommand" to listOf("command", "commandName"),
+        "createCommandCursor" to listOf("command", "commandName"),
+        // special test operations
+        "createEntities" to listOf("entities"), "failPoint" to listOf("client", "failPoint"),
+        "targetedFailPoint" to listOf("session", "failPoint"), "wait" to listOf("ms"),
+        "waitForEvent" to listOf("client", "event", "count"), "assertEventCount" to listOf("client", "event", "count"),
+        "runOnThread" to listOf("thread", "operation"), "waitForThread" to listOf("thread"),
+        "recordTopologyDescription" to listOf("client", "id"), "assertTopologyType" to listOf("topologyDescription", "topologyType"),
+        "waitForPrimaryChange" to listOf("client", "priorTopologyDescription"),
+        "assertNumberConnectionsCheckedOut" to listOf("client", "connections"),
+        "assertSessionDirty" to listOf("session"), "assertSessionNotDirty" to listOf("session"),
+        "assertSameLsidOnLastTwoCommands" to listOf("client"), "assertDifferentLsidOnLastTwoCommands" to listOf("client"),
+        "appendMetadata" to listOf("driverInfoOptions"),
+    )
+
+    /** The enum-valued options and their values (compared case-insensitively). */
+    private val ENUMS: Map<String, Set<String>> = mapOf(
+        "returnDocument" to setOf("before", "after"),
+        "cursorType" to setOf("nontailable", "tailable", "tailableawait"),
+        "timeoutMode" to setOf("cursorlifetime", "iteration"),
+    )
+
+    /** Raises [UnifiedTestFailure.InvalidTestFile] when [args] of the operation [name] lack a required argument or misuse an enum. */
+    fun requireValid(name: String, args: JsonObject) {
+        REQUIRED[name]?.firstOrNull { it !in args }?.let { invalidTest("operation $name: the required argument '$it' is missing") }
+        for ((option, values) in ENUMS) {
+            val v = args[option] ?: continue
+            val s = (v as? JsonPrimitive)?.takeIf { it.isString }?.content
+            if (s == null || s.lowercase() !in values) invalidTest("operation $name: $option $v is none of its enum values ${values.joinToString()}")
+        }
+    }
+}
