@@ -8,7 +8,8 @@ import kotlinx.serialization.json.JsonPrimitive
  * (unified-test-format.md "Executing an Operation"): the arguments the format and the API specs
  * (crud.md, run-command.md, the special test operations) make required must be present, and the
  * enum-valued options must hold one of their values — `returnDocument` ("Before"/"After",
- * case-insensitively, "findOneAndReplace and findOneAndUpdate"), `cursorType`, `timeoutMode`.
+ * case-insensitively, "findOneAndReplace and findOneAndUpdate"), `cursorType`, `timeoutMode`; a
+ * special test operation takes no argument but its own.
  * A violation is the file's error ([UnifiedTestFailure.InvalidTestFile]), raised even under
  * `ignoreResultAndError`. Pure.
  */
@@ -48,8 +49,32 @@ object OperationArguments {
         "timeoutMode" to setOf("cursorlifetime", "iteration"),
     )
 
-    /** Raises [UnifiedTestFailure.InvalidTestFile] when [args] of the operation [name] lack a required argument or misuse an enum. */
-    fun requireValid(name: String, args: JsonObject) {
+    /**
+     * Every argument of the special test operations ("Special Test Operations" lists each one's
+     * arguments exactly): another one is an unsupported argument.
+     */
+    private val SPECIAL: Map<String, Set<String>> = mapOf(
+        "failPoint" to setOf("failPoint", "client"), "targetedFailPoint" to setOf("failPoint", "session"),
+        "assertSessionTransactionState" to setOf("session", "state"), "assertSessionPinned" to setOf("session"),
+        "assertSessionUnpinned" to setOf("session"), "assertDifferentLsidOnLastTwoCommands" to setOf("client"),
+        "assertSameLsidOnLastTwoCommands" to setOf("client"), "assertSessionDirty" to setOf("session"),
+        "assertSessionNotDirty" to setOf("session"), "assertCollectionExists" to setOf("databaseName", "collectionName"),
+        "assertCollectionNotExists" to setOf("databaseName", "collectionName"),
+        "assertIndexExists" to setOf("databaseName", "collectionName", "indexName"),
+        "assertIndexNotExists" to setOf("databaseName", "collectionName", "indexName"), "createEntities" to setOf("entities"),
+        "assertNumberConnectionsCheckedOut" to setOf("client", "connections"), "runOnThread" to setOf("thread", "operation"),
+        "waitForThread" to setOf("thread"), "waitForEvent" to setOf("client", "event", "count"),
+        "assertEventCount" to setOf("client", "event", "count"), "recordTopologyDescription" to setOf("client", "id"),
+        "assertTopologyType" to setOf("topologyDescription", "topologyType"),
+        "waitForPrimaryChange" to setOf("client", "priorTopologyDescription", "timeoutMS"), "wait" to setOf("ms"),
+    )
+
+    /**
+     * Raises [UnifiedTestFailure.InvalidTestFile] when [args] of the operation [name] lack a required
+     * argument, misuse an enum, or (for a special test operation, [special]) hold an argument it has not.
+     */
+    fun requireValid(name: String, args: JsonObject, special: Boolean = false) {
+        if (special) SPECIAL[name]?.let { known -> (args.keys - known).firstOrNull()?.let { invalidTest("operation $name: unsupported argument '$it'") } }
         REQUIRED[name]?.firstOrNull { it !in args }?.let { invalidTest("operation $name: the required argument '$it' is missing") }
         for ((option, values) in ENUMS) {
             val v = args[option] ?: continue

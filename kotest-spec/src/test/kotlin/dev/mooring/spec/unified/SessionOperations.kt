@@ -62,7 +62,7 @@ class SessionOperations {
         is JsonObject -> {
             val id = (expected["\$\$sessionLsid"] as? JsonPrimitive)?.content
             if (id != null && expected.size == 1) {
-                Json.parseToJsonElement(lsids[id] ?: error("no session entity $id"))
+                Json.parseToJsonElement(lsids[id] ?: invalidTest("\$\$sessionLsid names '$id', which is not a session entity"))
             } else {
                 JsonObject(expected.mapValues { resolve(it.value) })
             }

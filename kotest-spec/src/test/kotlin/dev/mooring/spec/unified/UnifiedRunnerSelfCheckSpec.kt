@@ -1,14 +1,18 @@
 package dev.mooring.spec.unified
 
+import dev.mooring.testkit.SpecTests
 import dev.mooring.testkit.deployment.TestKitDeployment
+import io.kotest.assertions.withClue
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldContainInOrder
+import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.nulls.shouldBeNull
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import org.bson.BsonDocument
 import org.bson.BsonString
@@ -54,6 +58,19 @@ class UnifiedRunnerSelfCheckSpec : FunSpec({
         }
     }
 
+    test("every unified file of the corpus but valid-fail's has a compatible schemaVersion and well-formed entities") {
+        val files = SpecTests.root.walkTopDown().filter { it.isFile && it.name.endsWith(".json") && "valid-fail" !in it.path }
+            .map { it to Json.parseToJsonElement(it.readText()) }.filter { (_, j) -> j is JsonObject && "schemaVersion" in j && "tests" in j }.toList()
+        files.size shouldBeGreaterThan 100
+        for ((f, j) in files) {
+            val json = j.jsonObject
+            withClue(f.path) {
+                UnifiedSchemaVersion.requireCompatible(json)
+                json["tests"]!!.jsonArray.forEach { UnifiedFileValidation.requireValid(json, it.jsonObject) }
+            }
+        }
+    }
+
     fun kms(providers: String) = file("""{"kmsProviders": $providers}""")["kmsProviders"]
 
     test("kmsProviders: complete, placeholder, on-demand (empty) and named providers are well-formed") {
@@ -88,6 +105,14 @@ class UnifiedRunnerSelfCheckSpec : FunSpec({
         }
     }
 
+    test("an operation the runner does not know fails a tracing test too, rather than being skipped as a helper Mooring lacks") {
+        val case = unifiedCases(file("""{"schemaVersion": "1.0", "createEntities": [{"client": {"id": "client0", "observeTracingMessages": {}}}],
+            "tests": [{"description": "t", "operations": [{"name": "frobnicate", "object": "client0"}],
+            "expectTracingMessages": [{"client": "client0", "spans": []}]}]}""")).single()
+        case.skipReason.shouldBeNull()
+        shouldThrow<UnifiedTestFailure.UnsupportedByRunner> { case.body() }
+    }
+
     suspend fun runOne(ops: String): Throwable? {
         val case = unifiedCases(file("""{"schemaVersion": "1.3", "createEntities": [{"client": {"id": "client0"}},
             {"database": {"id": "database0", "client": "client0", "databaseName": "db"}},
@@ -107,6 +132,14 @@ class UnifiedRunnerSelfCheckSpec : FunSpec({
         runOne("""[{"name": "insertOne", "object": "collection0", "arguments": {"document": {"_id": 1}}},
             {"name": "insertOne", "object": "collection0", "arguments": {"document": {"_id": 1}}, "ignoreResultAndError": true}]""").shouldBeNull()
         runOne("""[{"name": "insertOne", "object": "collection0", "arguments": {"foo": "bar"}, "ignoreResultAndError": true}]""")
+            .shouldBeInstance<UnifiedTestFailure.InvalidTestFile>()
+    }
+
+    test("a special test operation with an argument it has not, or an enum option with no such value, is the file's error") {
+        runOne("""[{"name": "wait", "object": "testRunner", "arguments": {"ms": 1, "seconds": 1}}]""").shouldBeInstance<UnifiedTestFailure.InvalidTestFile>()
+        runOne("""[{"name": "findOneAndDelete", "object": "collection0", "arguments": {"filter": {}}},
+            {"name": "findOneAndUpdate", "object": "collection0", "arguments": {"filter": {}, "update": {"${'$'}set": {"x": 1}}, "returnDocument": "AFTER"}}]""").shouldBeNull()
+        runOne("""[{"name": "findOneAndUpdate", "object": "collection0", "arguments": {"filter": {}, "update": {"${'$'}set": {"x": 1}}, "returnDocument": "later"}}]""")
             .shouldBeInstance<UnifiedTestFailure.InvalidTestFile>()
     }
 

@@ -261,7 +261,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         if (ignore && (expectError != null || op.containsKey("expectResult"))) invalidTest("operation $name: ignoreResultAndError excludes expectError and expectResult")
         // the object and the arguments are the file's to get right, whatever the operation's outcome is asserted to be
         if (target != TEST_RUNNER && !isEntity(target)) invalidTest("operation $name: object '$target' is not a defined entity")
-        OperationArguments.requireValid(name, args)
+        OperationArguments.requireValid(name, args, special = target == TEST_RUNNER)
         saveAs?.let { if (isEntity(it)) invalidTest("operation $name: saveResultAsEntity '$it' names an entity that already exists") }
         val result = runCatching { execute(scope, name, target, args, saveAs) }
         saveAs?.takeIf { result.isSuccess }?.let { claimEntityId(it) }
@@ -310,9 +310,22 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                         ?: throw UnsupportedOperationException("expectError.expectResult of $name")
                     expectThat(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, partial)) { "operation $name: expected partial result $v, got $partial" }
                 }
+                "errorResponse" -> {
+                    val response = serverResponse(error) ?: throw UnifiedTestFailure.ExpectationFailed("error $error carries no server response (expected $v)", error)
+                    expectThat(ValueMatching.matches(BsonDocument.parse(v.toString()), response)) { "operation $name: expected error response $v, got $response" }
+                }
                 "isTimeoutError" -> expectThat((error is MongoOperationTimeoutException) == v.jsonPrimitive.boolean) { "error $error: expected isTimeoutError $v" }
                 else -> throw UnsupportedOperationException("expectError.$k")
             }
+        }
+    }
+
+    /** The server's reply behind [error] (a command error's response, a write error's reply), or null. */
+    private fun serverResponse(error: Throwable): BsonDocument? = generateSequence(error) { it.cause }.firstNotNullOfOrNull {
+        when (it) {
+            is dev.mooring.cmap.MongoCommandException -> it.response
+            is CrudWriteException -> it.reply
+            else -> null
         }
     }
 
