@@ -9,7 +9,10 @@ import kotlinx.serialization.json.JsonPrimitive
  * (crud.md, run-command.md, the special test operations) make required must be present, and the
  * enum-valued options must hold one of their values — `returnDocument` ("Before"/"After",
  * case-insensitively, "findOneAndReplace and findOneAndUpdate"), `cursorType`, `timeoutMode`; a
- * special test operation takes no argument but its own.
+ * special test operation, and an entity operation the format itself defines, takes no argument
+ * but its own ("If a key in operation.arguments does not correspond to a known parameter/option
+ * for the operation, the test runner MUST raise an error for an unsupported argument"). The CRUD
+ * helpers' options are not checked here yet.
  * A violation is the file's error ([UnifiedTestFailure.InvalidTestFile]), raised even under
  * `ignoreResultAndError`. Pure.
  */
@@ -69,12 +72,21 @@ object OperationArguments {
         "waitForPrimaryChange" to setOf("client", "priorTopologyDescription", "timeoutMS"), "wait" to setOf("ms"),
     )
 
+    /** Every argument of the entity operations of the format's own (cursor iteration and close, endSession, appendMetadata). */
+    private val ENTITY: Map<String, Set<String>> = mapOf(
+        "iterateUntilDocumentOrError" to emptySet(), "iterateOnce" to emptySet(), "close" to setOf("timeoutMS"),
+        "endSession" to emptySet(), "appendMetadata" to setOf("driverInfoOptions"),
+    )
+
     /**
      * Raises [UnifiedTestFailure.InvalidTestFile] when [args] of the operation [name] lack a required
-     * argument, misuse an enum, or (for a special test operation, [special]) hold an argument it has not.
+     * argument, misuse an enum, or hold an argument the operation has not (a special test operation,
+     * [special], or one of the format's own entity operations).
      */
     fun requireValid(name: String, args: JsonObject, special: Boolean = false) {
-        if (special) SPECIAL[name]?.let { known -> (args.keys - known).firstOrNull()?.let { invalidTest("operation $name: unsupported argument '$it'") } }
+        (if (special) SPECIAL[name] else ENTITY[name])?.let { known ->
+            (args.keys - known).firstOrNull()?.let { invalidTest("operation $name: unsupported argument '$it'") }
+        }
         REQUIRED[name]?.firstOrNull { it !in args }?.let { invalidTest("operation $name: the required argument '$it' is missing") }
         for ((option, values) in ENUMS) {
             val v = args[option] ?: continue

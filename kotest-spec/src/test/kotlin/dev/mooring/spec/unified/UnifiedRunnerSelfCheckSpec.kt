@@ -137,6 +137,8 @@ class UnifiedRunnerSelfCheckSpec : FunSpec({
 
     test("a special test operation with an argument it has not, or an enum option with no such value, is the file's error") {
         runOne("""[{"name": "wait", "object": "testRunner", "arguments": {"ms": 1, "seconds": 1}}]""").shouldBeInstance<UnifiedTestFailure.InvalidTestFile>()
+        runOne("""[{"name": "createFindCursor", "object": "collection0", "arguments": {"filter": {}}, "saveResultAsEntity": "cursor0"},
+            {"name": "iterateOnce", "object": "cursor0", "arguments": {"times": 2}}]""").shouldBeInstance<UnifiedTestFailure.InvalidTestFile>()
         runOne("""[{"name": "findOneAndDelete", "object": "collection0", "arguments": {"filter": {}}},
             {"name": "findOneAndUpdate", "object": "collection0", "arguments": {"filter": {}, "update": {"${'$'}set": {"x": 1}}, "returnDocument": "AFTER"}}]""").shouldBeNull()
         runOne("""[{"name": "findOneAndUpdate", "object": "collection0", "arguments": {"filter": {}, "update": {"${'$'}set": {"x": 1}}, "returnDocument": "later"}}]""")
