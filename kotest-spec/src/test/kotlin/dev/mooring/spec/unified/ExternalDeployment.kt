@@ -234,6 +234,7 @@ object ExternalRequirements {
         val met = { reqs: List<JsonObject>? -> satisfies(reqs, deployment.topology, deployment.auth, null, deployment.version) }
         if (met(fileReqs) && met(testReqs)) return null
         val unmet = if (!met(fileReqs)) fileReqs!! else testReqs!!
+        if (unmet.all(::needsCsfle)) return KnownGaps.missingFeature("runOnRequirements", "csfle")
         if (unmet.all { it.containsKey("authMechanism") }) {
             return "needs ${unmet.map { it["authMechanism"]!!.jsonPrimitive.content }.distinct().joinToString("/")} authentication with the " +
                 "test kit's in-process identity provider (UnifiedHost.Oidc issues the token it hands the driver), which an external deployment does not give the runner"

@@ -43,8 +43,13 @@ object KnownGaps {
     private const val SESSION_OPTIONS = "needs session options (%s %s): Mooring's sessions have no snapshot reads, causal " +
         "consistency or default transaction options"
 
+    private const val SEARCH_INDEXES = "needs search index management (%s %s): Mooring has no search index helpers " +
+        "(createSearchIndex(es), updateSearchIndex, dropSearchIndex, listSearchIndexes)"
+
     private val features = mapOf(
         "operation" to mapOf(
+            "createSearchIndex" to SEARCH_INDEXES, "createSearchIndexes" to SEARCH_INDEXES, "updateSearchIndex" to SEARCH_INDEXES,
+            "dropSearchIndex" to SEARCH_INDEXES, "listSearchIndexes" to SEARCH_INDEXES,
             "createChangeStream" to CHANGE_STREAMS,
             "startTransaction" to TRANSACTIONS, "commitTransaction" to TRANSACTIONS, "abortTransaction" to TRANSACTIONS,
             "withTransaction" to TRANSACTIONS, "assertSessionTransactionState" to TRANSACTIONS, "assertSessionPinned" to TRANSACTIONS,
@@ -52,9 +57,14 @@ object KnownGaps {
         ),
         "sessionOptions" to mapOf("snapshot" to SESSION_OPTIONS, "causalConsistency" to SESSION_OPTIONS, "defaultTransactionOptions" to SESSION_OPTIONS),
         "entity" to mapOf("bucket" to GRIDFS, "clientEncryption" to ENCRYPTION),
+        "runOnRequirements" to mapOf("csfle" to ENCRYPTION),
+        "client" to mapOf("autoEncryptOpts" to ENCRYPTION),
     )
 
-    /** The reason a test needing the [kind] (`operation` or `entity`) [name] cannot run on Mooring, when it is a missing library feature. */
+    /**
+     * The reason a test needing the [kind] (`operation`, `entity`, `sessionOptions`, `runOnRequirements`,
+     * `client` field) [name] cannot run on Mooring, when it is a missing library feature.
+     */
     fun missingFeature(kind: String, name: String): String? = features[kind]?.get(name)?.format(kind, name)
 
     /**
@@ -108,6 +118,21 @@ object KnownGaps {
     private const val CURSOR_COMMAND_NAMED_AFTER_COMMAND = "expects the operation span of %s to be named runCommand; Mooring's " +
         "runCursorCommand names it after the command it opens the cursor with (its find, aggregate and list helpers rely on that)"
 
+    private const val TEST_KIT_STAGE = "runs the aggregation stage %s (statistics of a real storage engine), which the test kit's " +
+        "in-process server does not have; the test runs against a deployment given by MONGODB_URI"
+
+    /** Aggregation stages the test kit's server does not implement (server statistics, not data). */
+    private val STAGES_THE_TEST_KIT_LACKS = listOf("\$collStats")
+
+    /**
+     * The reason [test] cannot run on the in-process test kit though Mooring could run it on a
+     * real deployment (a server feature the kit does not simulate), or null.
+     */
+    fun testKitReason(test: JsonObject): String? {
+        val text = test["operations"].toString()
+        return STAGES_THE_TEST_KIT_LACKS.firstOrNull { "{\"$it\":" in text }?.let { TEST_KIT_STAGE.format(it) }
+    }
+
     /** The reason [test] of [file] cannot pass on Mooring, or null. */
     fun reason(file: JsonObject, test: JsonObject): String? {
         gaps[file["description"]?.jsonPrimitive?.content to test["description"]?.jsonPrimitive?.content]?.let { return it }
@@ -115,11 +140,13 @@ object KnownGaps {
         val text = test.toString()
         Regex("\"name\":\"(\\w+)\",\"object\"").findAll(text).forEach { m -> missingFeature("operation", m.groupValues[1])?.let { return it } }
         Regex("\\{\"(\\w+)\":\\{\"id\"").findAll(file.toString() + text).forEach { m -> missingFeature("entity", m.groupValues[1])?.let { return it } }
+        if ("\"autoEncryptOpts\":" in file.toString() + text) return missingFeature("client", "autoEncryptOpts")
         if (test.containsKey("expectTracingMessages")) {
             val names = test["operations"]!!.jsonArray.map { it.jsonObject["name"]!!.jsonPrimitive.content }
             names.filter { it in CURSOR_COMMAND }.distinct().takeIf { it.isNotEmpty() }?.let { return CURSOR_COMMAND_NAMED_AFTER_COMMAND.format(it.joinToString(" and ")) }
+            // only operations the runner runs: one it does not know fails the test (unifiedCases), never skips it
             val missing = test["operations"]!!.jsonArray.map { it.jsonObject }.filterNot(::tracedAsDriversDo)
-                .map { it["name"]!!.jsonPrimitive.content }.distinct()
+                .map { it["name"]!!.jsonPrimitive.content }.filter { it in UnifiedTestRun.SUPPORTED_OPERATIONS }.distinct()
             if (missing == listOf("clientBulkWrite")) return MULTI_CLIENT_BULK_WRITE
             if (missing.isNotEmpty()) return NO_CRUD_HELPER.format(missing.joinToString(", "), missing.joinToString(" or "))
         }

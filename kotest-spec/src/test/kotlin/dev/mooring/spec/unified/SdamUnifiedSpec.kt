@@ -43,28 +43,46 @@ fun FunSpecRootScope.unifiedSuite(suite: String) {
  * [UnifiedHost] the test kit hosts for its runOnRequirements; with an [external] deployment, each
  * whose requirements it meets runs on it ([ExternalHost]). A test is skipped only when the file
  * marks it skipped, when no deployment meets its runOnRequirements (the format's own rule), or
- * when [KnownGaps] names it or the library feature it needs; a test this runner cannot run for
- * any other reason (an event, entity or operation it does not implement) fails with that reason,
- * never skips.
+ * when [KnownGaps] names it or the library feature it needs (or, in process, a server feature the
+ * test kit lacks); a test this runner cannot run for any other reason (an event, entity or
+ * operation it does not implement) fails with that reason, never skips. Before any of that, a
+ * file whose schemaVersion the runner does not support ([UnifiedSchemaVersion]) or whose entities
+ * are malformed ([UnifiedFileValidation]) fails every test it has.
  */
 fun unifiedCases(file: JsonObject, external: ExternalDeployment? = null): List<SpecCase> {
+    // "Executing a Test File": an incompatible file is not processed further; each of its tests fails
+    val incompatible = try {
+        UnifiedSchemaVersion.requireCompatible(file)
+        null
+    } catch (e: UnifiedTestFailure) {
+        e
+    }
+    val tests = file["tests"] as? JsonArray ?: return listOf(SpecCase("<file>") { throw incompatible ?: invalidTest("the file has no tests array (required)") })
+    if (incompatible != null) return tests.map { t -> SpecCase((t as? JsonObject)?.get("description")?.jsonPrimitive?.content ?: "<test>") { throw incompatible } }
     val fileReqs = file["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
-    return file["tests"]!!.jsonArray.map { t ->
+    return tests.map { t ->
         val test = t.jsonObject
         val name = test["description"]!!.jsonPrimitive.content
+        // a malformed entity fails the test, whether or not it would be skipped (UnifiedFileValidation)
+        try {
+            UnifiedFileValidation.requireValid(file, test)
+        } catch (e: UnifiedTestFailure) {
+            return@map SpecCase(name) { throw e }
+        }
         val testReqs = test["runOnRequirements"]?.jsonArray?.map { it.jsonObject }
         val marked = test["skipReason"]?.jsonPrimitive?.content?.let { "the test file marks it skipped: $it" }
         if (external != null) {
             val reason = marked ?: ExternalRequirements.unmet(external, fileReqs, testReqs) ?: KnownGaps.reason(file, test) ?: missingFeatureReason(file, test)
             SpecCase(name, reason) {
-                unsupportedReason(file, test)?.let { throw UnsupportedOperationException("this runner cannot run the test: $it") }
+                unsupportedReason(file, test)?.let { throw UnifiedTestFailure.UnsupportedByRunner("this runner cannot run the test: $it") }
                 ExternalRequirements.oneAtATime { UnifiedTestRun(ExternalHost(external), file).run(test) }
             }
         } else {
             val choice = hostChoice(fileReqs, testReqs)
             val reason = marked ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else KnownGaps.reason(file, test) ?: missingFeatureReason(file, test)
+                ?: KnownGaps.testKitReason(test)
             SpecCase(name, reason) {
-                unsupportedReason(file, test)?.let { throw UnsupportedOperationException("this runner cannot run the test: $it") }
+                unsupportedReason(file, test)?.let { throw UnifiedTestFailure.UnsupportedByRunner("this runner cannot run the test: $it") }
                 UnifiedHost.start(choice!!.topology, choice.auth, choice.mechanism, choice.version.maxWireVersion).use { host -> UnifiedTestRun(host, file).run(test) }
             }
         }
@@ -121,6 +139,8 @@ internal fun satisfies(reqs: List<JsonObject>?, topology: String, auth: Boolean,
 
 private fun accepts(r: JsonObject, topology: String, auth: Boolean, mechanism: String?, version: String): Boolean {
     if (r.keys.any { it !in KNOWN_REQUIREMENTS }) return false
+    // Mooring has no client-side encryption: csfle may only be absent or false
+    if (needsCsfle(r)) return false
     val wantsAuth = (r["auth"] as? JsonPrimitive)?.booleanOrNull
     if (wantsAuth != null && wantsAuth != auth) return false
     // authMechanism: the deployment authenticates with exactly that mechanism (null: the SCRAM host)
@@ -136,7 +156,10 @@ private fun accepts(r: JsonObject, topology: String, auth: Boolean, mechanism: S
 
 /** The newest server version the test kit's servers claim. */
 private val SIMULATED_VERSION = SIMULATED_VERSIONS.maxWith { a, b -> compareVersions(a.version, b.version) }.version
-private val KNOWN_REQUIREMENTS = setOf("minServerVersion", "maxServerVersion", "topologies", "serverless", "auth", "authMechanism")
+private val KNOWN_REQUIREMENTS = setOf("minServerVersion", "maxServerVersion", "topologies", "serverless", "auth", "authMechanism", "csfle")
+
+/** True when the runOnRequirement [r] needs client-side encryption (`csfle` present and not false). */
+internal fun needsCsfle(r: JsonObject): Boolean = r["csfle"]?.let { (it as? JsonPrimitive)?.booleanOrNull != false } ?: false
 
 private fun compareVersions(a: String, b: String): Int {
     val x = a.split('.').map { it.toIntOrNull() ?: 0 }
@@ -157,6 +180,7 @@ private fun unsatisfiedReason(fileReqs: List<JsonObject>?, testReqs: List<JsonOb
 }
 
 private fun requirementsReason(reqs: List<JsonObject>): String {
+    if (reqs.all(::needsCsfle)) return KnownGaps.missingFeature("runOnRequirements", "csfle")!!
     val newer = reqs.mapNotNull { it["minServerVersion"]?.jsonPrimitive?.content }.filter { compareVersions(it, SIMULATED_VERSION) > 0 }
     if (newer.isNotEmpty() && newer.size == reqs.size) return "needs MongoDB ${newer.min()}+; the test kit simulates MongoDB $SIMULATED_VERSION at most"
     val oldest = SIMULATED_VERSIONS.minWith { a, b -> compareVersions(a.version, b.version) }.version

@@ -34,19 +34,24 @@ class SessionOperations {
     }
 
     /** The session entity named by the operation argument `session`, or null. */
-    fun argument(args: JsonObject): ClientSession? = args["session"]?.jsonPrimitive?.content?.let { sessions.getValue(it) }
+    fun argument(args: JsonObject): ClientSession? = args["session"]?.jsonPrimitive?.content?.let {
+        sessions[it] ?: invalidTest("the session argument '$it' is not a session entity")
+    }
+
+    /** True when [id] names a session entity. */
+    fun isSession(id: String): Boolean = id in sessions
 
     /** Runs the session operation [name] (on the session [target], or with the `session` argument) over [events] of the client. */
     fun execute(name: String, target: String, args: JsonObject, events: (String) -> List<MooringEvent>) {
         when (name) {
-            "endSession" -> sessions.getValue(target).close()
-            "assertSessionDirty" -> check(argument(args)!!.isDirty) { "session ${args["session"]} is not dirty" }
-            "assertSessionNotDirty" -> check(!argument(args)!!.isDirty) { "session ${args["session"]} is dirty" }
+            "endSession" -> (sessions[target] ?: invalidTest("endSession on '$target', which is not a session entity")).close()
+            "assertSessionDirty" -> expectThat(argument(args)!!.isDirty) { "session ${args["session"]} is not dirty" }
+            "assertSessionNotDirty" -> expectThat(!argument(args)!!.isDirty) { "session ${args["session"]} is dirty" }
             "assertSameLsidOnLastTwoCommands", "assertDifferentLsidOnLastTwoCommands" -> {
                 val started = events(args["client"]!!.jsonPrimitive.content).filterIsInstance<CommandStartedEvent>()
-                check(started.size >= 2) { "$name needs two commands, the client saw ${started.size}" }
+                expectThat(started.size >= 2) { "$name needs two commands, the client saw ${started.size}" }
                 val (a, b) = started.takeLast(2).map { it.command["lsid"] }
-                if (name == "assertSameLsidOnLastTwoCommands") check(a != null && a == b) { "lsids differ: $a, $b" } else check(a != b) { "same lsid $a" }
+                if (name == "assertSameLsidOnLastTwoCommands") expectThat(a != null && a == b) { "lsids differ: $a, $b" } else expectThat(a != b) { "same lsid $a" }
             }
             else -> throw UnsupportedOperationException("session operation $name")
         }
@@ -57,7 +62,7 @@ class SessionOperations {
         is JsonObject -> {
             val id = (expected["\$\$sessionLsid"] as? JsonPrimitive)?.content
             if (id != null && expected.size == 1) {
-                Json.parseToJsonElement(lsids[id] ?: error("no session entity $id"))
+                Json.parseToJsonElement(lsids[id] ?: invalidTest("\$\$sessionLsid names '$id', which is not a session entity"))
             } else {
                 JsonObject(expected.mapValues { resolve(it.value) })
             }

@@ -11,7 +11,6 @@ import dev.mooring.sdam.TracingSettings
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.TopologyDescription
-import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Deferred
 import kotlinx.coroutines.NonCancellable
@@ -22,6 +21,7 @@ import kotlinx.coroutines.flow.first
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.boolean
@@ -66,8 +66,42 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     private val recorded = HashMap<String, TopologyDescription>()
     private val logCaptures = HashMap<String, LogCapture>()
     private val failPoints = Collections.synchronizedSet(LinkedHashSet<String>())
+    /** Every name in the test's entity map (unified-test-format.md "Entity Map": unique, and every reference resolved). */
+    private val entityIds = Collections.synchronizedSet(HashSet<String>())
 
+    private fun claimEntityId(id: String) {
+        if (!entityIds.add(id)) invalidTest("entity id '$id' is already in use")
+    }
+
+    private fun isEntity(id: String) = id in entityIds
+
+    /** The [kind] entity that [ref] names in [entities]; an undefined name or an entity of another type is the file's error. */
+    private fun <T> entityOf(kind: String, ref: JsonElement?, entities: Map<String, T>): T {
+        val id = (ref as? JsonPrimitive)?.contentOrNull ?: invalidTest("the name of a $kind entity is required")
+        return entities[id] ?: invalidTest(if (isEntity(id)) "entity '$id' is not a $kind" else "'$id' is not a defined entity (a $kind is required)")
+    }
+
+    private fun clientArg(args: JsonObject): Client = entityOf("client", args["client"], clients)
+
+    /**
+     * Runs [test]. A failure the format makes the runner raise is a [UnifiedTestFailure]; an
+     * assertion library's failure becomes [UnifiedTestFailure.ExpectationFailed] and a feature this
+     * runner lacks ([UnsupportedOperationException], which Mooring's libraries never throw)
+     * [UnifiedTestFailure.UnsupportedByRunner]; anything else propagates as it is (a crash).
+     */
     suspend fun run(test: JsonObject) {
+        try {
+            runClassified(test)
+        } catch (e: UnifiedTestFailure) {
+            throw e
+        } catch (e: UnsupportedOperationException) {
+            throw UnifiedTestFailure.UnsupportedByRunner(e.message ?: e.toString())
+        } catch (e: AssertionError) {
+            throw UnifiedTestFailure.ExpectationFailed(e.message ?: e.toString(), e)
+        }
+    }
+
+    private suspend fun runClassified(test: JsonObject) {
         try {
             host.beforeTest()
             coroutineScope {
@@ -80,7 +114,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 test["expectEvents"]?.jsonArray?.forEach { expectEvents(it.jsonObject) }
                 test["expectLogMessages"]?.jsonArray?.forEach { e ->
                     val id = e.jsonObject["client"]!!.jsonPrimitive.content
-                    val capture = logCaptures[id] ?: error("expectLogMessages for client $id, which has no observeLogMessages")
+                    val capture = logCaptures[id] ?: invalidTest("expectLogMessages for client $id, which has no observeLogMessages")
                     LogCapture.expect(e.jsonObject, capture.snapshot())
                 }
                 test["expectTracingMessages"]?.jsonArray?.forEach { UnifiedTracing.expect(it.jsonObject) }
@@ -97,9 +131,11 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
 
     private suspend fun createEntities(entities: JsonArray) {
         for (e in entities) {
-            val (kind, spec) = e.jsonObject.entries.single()
-            val o = spec.jsonObject
-            val id = o["id"]!!.jsonPrimitive.content
+            val (kind, spec) = e.jsonObject.entries.singleOrNull() ?: invalidTest("an entity object must have exactly one entity type: $e")
+            val o = spec as? JsonObject ?: invalidTest("the $kind entity must be an object")
+            val id = (o["id"] as? JsonPrimitive)?.contentOrNull ?: invalidTest("the $kind entity has no id")
+            if (kind !in ENTITY_FIELDS) throw UnsupportedOperationException("entity $kind")
+            claimEntityId(id)
             // a field this runner does not act on would be silently dropped: the test fails instead
             ENTITY_FIELDS[kind]?.let { known -> (o.keys - known).firstOrNull()?.let { throw UnsupportedOperationException("$kind entity field $it") } }
             when (kind) {
@@ -129,7 +165,13 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     }
                     o["serverApi"]?.jsonObject?.let { api ->
                         fun flag(name: String) = (api[name] as? JsonPrimitive)?.booleanOrNull
-                        val declared = ServerApi(api["version"]!!.jsonPrimitive.content, flag("strict"), flag("deprecationErrors"))
+                        val version = (api["version"] as? JsonPrimitive)?.contentOrNull ?: invalidTest("client $id: serverApi has no version (required)")
+                        // unified-test-format.md "serverApi": the runner MUST fail for a version the driver does not support
+                        val declared = try {
+                            ServerApi(version, flag("strict"), flag("deprecationErrors"))
+                        } catch (e: IllegalArgumentException) {
+                            throw UnifiedTestFailure.InvalidTestFile("client $id: serverApi version '$version' is not supported by Mooring (${e.message})", e)
+                        }
                         settings = settings.copy(connection = settings.connection.copy(serverApi = declared))
                     }
                     o["observeTracingMessages"]?.let { observe ->
@@ -140,17 +182,17 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     o["awaitMinPoolSizeMS"]?.let { awaitMinPoolSize(clients.getValue(id).cluster, uriOptions["minPoolSize"]?.toInt() ?: 0, it.jsonPrimitive.long) }
                 }
                 "database" -> databases[id] = Database(
-                    o["client"]!!.jsonPrimitive.content,
+                    entityOf("client", o["client"], clients).let { o["client"]!!.jsonPrimitive.content },
                     o["databaseName"]!!.jsonPrimitive.content,
                     entityOptions(o["databaseOptions"]?.jsonObject),
                 )
                 "collection" -> collections[id] = Collection(
-                    o["database"]!!.jsonPrimitive.content,
+                    entityOf("database", o["database"], databases).let { o["database"]!!.jsonPrimitive.content },
                     o["collectionName"]!!.jsonPrimitive.content,
                     entityOptions(o["collectionOptions"]?.jsonObject),
                 )
                 "thread" -> threads[id] = ArrayList()
-                "session" -> sessionOps.create(id, clients.getValue(o["client"]!!.jsonPrimitive.content).cluster, o)
+                "session" -> sessionOps.create(id, entityOf("client", o["client"], clients).cluster, o)
                 else -> throw UnsupportedOperationException("entity $kind")
             }
         }
@@ -183,15 +225,24 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val setup = MongoCluster(MongoClusterSettings.fromUri(host.uri(emptyMap())))
         try {
             val majority = BsonDocument("w", BsonString("majority"))
-            try {
-                setup.runCommand(db, BsonDocument("drop", BsonString(coll)).append("writeConcern", majority))
-            } catch (e: dev.mooring.cmap.MongoCommandException) {
-                if (e.code != 26) throw e
+            // the collection and its queryable-encryption state collections (unified-test-format.md "Executing a Test")
+            for (name in listOf(coll, "enxcol_.$coll.esc", "enxcol_.$coll.ecoc")) {
+                try {
+                    setup.runCommand(db, BsonDocument("drop", BsonString(name)).append("writeConcern", majority))
+                } catch (e: dev.mooring.cmap.MongoCommandException) {
+                    if (e.code != 26) throw e
+                }
             }
-            val docs = d["documents"]!!.jsonArray.map { bson(it.jsonObject) }
+            val createOptions = (d["createOptions"] as? JsonObject)?.let { bson(it) }
+            if (createOptions != null) {
+                val create = BsonDocument("create", BsonString(coll))
+                create.putAll(createOptions)
+                setup.runCommand(db, create.append("writeConcern", majority))
+            }
+            val docs = (d["documents"] as? JsonArray ?: invalidTest("initialData for $db.$coll has no documents array (required)")).map { bson(it.jsonObject) }
             if (docs.isNotEmpty()) {
                 setup.runCommand(db, BsonDocument("insert", BsonString(coll)).append("documents", BsonArray(docs)).append("writeConcern", majority))
-            } else {
+            } else if (createOptions == null) {
                 setup.runCommand(db, BsonDocument("create", BsonString(coll)).append("writeConcern", majority))
             }
         } finally {
@@ -200,53 +251,81 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     }
 
     private suspend fun operation(scope: CoroutineScope, op: JsonObject) {
-        val name = op["name"]!!.jsonPrimitive.content
-        val target = op["object"]!!.jsonPrimitive.content
-        val args = op["arguments"]?.jsonObject ?: JsonObject(emptyMap())
-        val expectError = op["expectError"]?.jsonObject
-        val result = runCatching { execute(scope, name, target, args, op["saveResultAsEntity"]?.jsonPrimitive?.content) }
+        val name = (op["name"] as? JsonPrimitive)?.contentOrNull ?: invalidTest("an operation has no name (required): $op")
+        val target = (op["object"] as? JsonPrimitive)?.contentOrNull ?: invalidTest("operation $name has no object (required)")
+        val args = op["arguments"]?.let { it as? JsonObject ?: invalidTest("operation $name: arguments must be a document") } ?: JsonObject(emptyMap())
+        val expectError = op["expectError"]?.let { it as? JsonObject ?: invalidTest("operation $name: expectError must be a document") }
+        val ignore = op["ignoreResultAndError"]?.let { (it as? JsonPrimitive)?.booleanOrNull ?: invalidTest("operation $name: ignoreResultAndError must be a boolean") } ?: false
+        val saveAs = op["saveResultAsEntity"]?.let { (it as? JsonPrimitive)?.takeIf { p -> p.isString }?.content ?: invalidTest("operation $name: saveResultAsEntity must be a string") }
+        if (expectError != null && (op.containsKey("expectResult") || saveAs != null)) invalidTest("operation $name: expectError excludes expectResult and saveResultAsEntity")
+        if (ignore && (expectError != null || op.containsKey("expectResult"))) invalidTest("operation $name: ignoreResultAndError excludes expectError and expectResult")
+        // the object and the arguments are the file's to get right, whatever the operation's outcome is asserted to be
+        if (target != TEST_RUNNER && !isEntity(target)) invalidTest("operation $name: object '$target' is not a defined entity")
+        OperationArguments.requireValid(name, args, special = target == TEST_RUNNER)
+        saveAs?.let { if (isEntity(it)) invalidTest("operation $name: saveResultAsEntity '$it' names an entity that already exists") }
+        val result = runCatching { execute(scope, name, target, args, saveAs) }
+        saveAs?.takeIf { result.isSuccess }?.let { claimEntityId(it) }
         val error = result.exceptionOrNull()?.let { CrudOperations.unwrap(it) }
+        // the runner's own failures are never an operation's outcome: not expected, not ignored
+        when (error) {
+            is UnifiedTestFailure -> throw error
+            is UnsupportedOperationException -> throw UnifiedTestFailure.UnsupportedByRunner(error.message ?: error.toString())
+            is AssertionError -> throw UnifiedTestFailure.ExpectationFailed(error.message ?: error.toString(), error)
+            else -> Unit
+        }
+        if (ignore) return
         if (expectError == null) {
-            if (error != null) throw AssertionError("operation $name on $target failed: $error", error)
+            if (error != null) throw UnifiedTestFailure.ExpectationFailed("operation $name on $target failed: $error", error)
             op["expectResult"]?.let { expected ->
                 val actual = result.getOrNull() ?: throw UnsupportedOperationException("expectResult of $name")
-                check(ValueMatching.matchesResult(name, BsonDocument.parse("{\"v\": $expected}")["v"]!!, actual)) { "operation $name: expected result $expected, got $actual" }
+                expectThat(ValueMatching.matchesResult(name, BsonDocument.parse("{\"v\": $expected}")["v"]!!, actual)) { "operation $name: expected result $expected, got $actual" }
             }
             return
         }
-        checkNotNull(error) { "operation $name on $target was expected to fail ($expectError) but succeeded" }
-        if (error is UnsupportedOperationException || error is AssertionError) throw error
+        if (error == null) throw UnifiedTestFailure.ExpectationFailed("operation $name on $target was expected to fail ($expectError) but succeeded")
         for ((k, v) in expectError) {
             when (k) {
                 "isError" -> Unit
-                "isClientError" -> ErrorOrigin.isClientError(error) shouldBe v.jsonPrimitive.booleanOrNull
-                "errorCode" -> serverCode(error) shouldBe v.jsonPrimitive.int
-                "errorContains" -> check(error.message.orEmpty().contains(v.jsonPrimitive.content, ignoreCase = true)) { "error $error does not contain $v" }
+                "isClientError" -> expectThat(ErrorOrigin.isClientError(error) == v.jsonPrimitive.booleanOrNull) { "error $error: expected isClientError $v" }
+                "errorCode" -> expectThat(serverCode(error) == v.jsonPrimitive.int) { "error $error: expected code $v" }
+                "errorContains" -> expectThat(error.message.orEmpty().contains(v.jsonPrimitive.content, ignoreCase = true)) { "error $error does not contain $v" }
                 "errorLabelsContain" -> v.jsonArray.forEach { l ->
-                    check(CrudOperations.hasErrorLabel(error, l.jsonPrimitive.content)) { "error $error lacks label $l (has ${(error as? MooringException)?.errorLabels})" }
+                    expectThat(CrudOperations.hasErrorLabel(error, l.jsonPrimitive.content)) { "error $error lacks label $l (has ${(error as? MooringException)?.errorLabels})" }
                 }
                 "errorLabelsOmit" -> v.jsonArray.forEach { l ->
-                    check(!CrudOperations.hasErrorLabel(error, l.jsonPrimitive.content)) { "error $error has label $l" }
+                    expectThat(!CrudOperations.hasErrorLabel(error, l.jsonPrimitive.content)) { "error $error has label $l" }
                 }
-                "errorCode" -> check(CrudOperations.errorCode(error) == v.jsonPrimitive.int) { "error $error: expected code $v" }
-                "errorCodeName" -> check(CrudOperations.errorCodeName(error) == v.jsonPrimitive.content) { "error $error: expected code name $v" }
+                "errorCodeName" -> expectThat(CrudOperations.errorCodeName(error) == v.jsonPrimitive.content) { "error $error: expected code name $v" }
                 "writeErrors" -> {
                     val found = (error as? ClientBulkWriteException)?.writeErrors ?: throw AssertionError("error $error has no writeErrors")
-                    check(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, found)) { "operation $name: expected writeErrors $v, got $found" }
+                    expectThat(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, found)) { "operation $name: expected writeErrors $v, got $found" }
                 }
                 "writeConcernErrors" -> {
                     val found = (error as? ClientBulkWriteException)?.writeConcernErrors ?: throw AssertionError("error $error has no writeConcernErrors")
-                    check(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, found)) { "operation $name: expected writeConcernErrors $v, got $found" }
+                    expectThat(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, found)) { "operation $name: expected writeConcernErrors $v, got $found" }
                 }
                 "expectResult" -> {
                     val thrown = result.exceptionOrNull()
                     val partial = (thrown as? BulkWriteException)?.partialResult ?: (thrown as? ClientBulkWriteException)?.partialResult
                         ?: throw UnsupportedOperationException("expectError.expectResult of $name")
-                    check(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, partial)) { "operation $name: expected partial result $v, got $partial" }
+                    expectThat(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, partial)) { "operation $name: expected partial result $v, got $partial" }
                 }
-                "isTimeoutError" -> (error is MongoOperationTimeoutException) shouldBe v.jsonPrimitive.boolean
+                "errorResponse" -> {
+                    val response = serverResponse(error) ?: throw UnifiedTestFailure.ExpectationFailed("error $error carries no server response (expected $v)", error)
+                    expectThat(ValueMatching.matches(BsonDocument.parse(v.toString()), response)) { "operation $name: expected error response $v, got $response" }
+                }
+                "isTimeoutError" -> expectThat((error is MongoOperationTimeoutException) == v.jsonPrimitive.boolean) { "error $error: expected isTimeoutError $v" }
                 else -> throw UnsupportedOperationException("expectError.$k")
             }
+        }
+    }
+
+    /** The server's reply behind [error] (a command error's response, a write error's reply), or null. */
+    private fun serverResponse(error: Throwable): BsonDocument? = generateSequence(error) { it.cause }.firstNotNullOfOrNull {
+        when (it) {
+            is dev.mooring.cmap.MongoCommandException -> it.response
+            is CrudWriteException -> it.reply
+            else -> null
         }
     }
 
@@ -266,12 +345,12 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             // as the format requires, through the named client (its checkout is observed; configureFailPoint events are not)
             "failPoint" -> bson(args["failPoint"]!!.jsonObject).let { command ->
                 failPoints += command.getString("configureFailPoint").value
-                clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.runCommand("admin", command)
+                clientArg(args).cluster.runCommand("admin", command)
             }
             "wait" -> delay(args["ms"]!!.jsonPrimitive.long)
             "waitForEvent" -> {
                 val (ev, spec) = args["event"]!!.jsonObject.entries.single()
-                val client = clients.getValue(args["client"]!!.jsonPrimitive.content)
+                val client = clientArg(args)
                 val count = args["count"]!!.jsonPrimitive.int
                 // A heartbeat-driven event can take a full heartbeatFrequencyMS (10 s by default) to happen.
                 withTimeout(30.seconds) {
@@ -280,11 +359,13 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             }
             "assertEventCount" -> {
                 val (ev, spec) = args["event"]!!.jsonObject.entries.single()
-                val client = clients.getValue(args["client"]!!.jsonPrimitive.content)
-                client.snapshot().count { EventMatching.matches(ev, spec.jsonObject, it) } shouldBe args["count"]!!.jsonPrimitive.int
+                val client = clientArg(args)
+                client.snapshot().count { EventMatching.matches(ev, spec.jsonObject, it) }.let { n ->
+                    expectThat(n == args["count"]!!.jsonPrimitive.int) { "assertEventCount: expected ${args["count"]} $ev, the client published $n" }
+                }
             }
             "runOnThread" -> {
-                val thread = threads.getValue(args["thread"]!!.jsonPrimitive.content)
+                val thread = entityOf("thread", args["thread"], threads)
                 val inner = args["operation"]!!.jsonObject
                 val previous = thread.lastOrNull()
                 thread += scope.async {
@@ -292,14 +373,19 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     operation(scope, inner)
                 }
             }
-            "waitForThread" -> threads.getValue(args["thread"]!!.jsonPrimitive.content).forEach { withTimeout(30.seconds) { it.await() } }
-            "close" -> if (cursorOps.isCursor(target)) cursorOps.execute(name, null, target, args, null, null) else clients.getValue(target).cluster.closeSuspending()
-            "appendMetadata", "appendClientMetadata" -> clients.getValue(target).cluster.appendMetadata(driverInfo(args["driverInfoOptions"]!!.jsonObject))
-            "recordTopologyDescription" -> recorded[args["id"]!!.jsonPrimitive.content] = clients.getValue(args["client"]!!.jsonPrimitive.content).cluster.topology.value
-            "assertTopologyType" -> recorded.getValue(args["topologyDescription"]!!.jsonPrimitive.content).type.specName shouldBe args["topologyType"]!!.jsonPrimitive.content
+            "waitForThread" -> entityOf("thread", args["thread"], threads).forEach { withTimeout(30.seconds) { it.await() } }
+            "close" -> if (cursorOps.isCursor(target)) cursorOps.execute(name, null, target, args, null, null) else entityOf("client", JsonPrimitive(target), clients).cluster.closeSuspending()
+            "appendMetadata", "appendClientMetadata" -> entityOf("client", JsonPrimitive(target), clients).cluster.appendMetadata(driverInfo(args["driverInfoOptions"]!!.jsonObject))
+            "recordTopologyDescription" -> args["id"]!!.jsonPrimitive.content.let { id ->
+                recorded[id] = clientArg(args).cluster.topology.value
+                claimEntityId(id)
+            }
+            "assertTopologyType" -> entityOf("topologyDescription", args["topologyDescription"], recorded).type.specName.let { type ->
+                expectThat(type == args["topologyType"]!!.jsonPrimitive.content) { "assertTopologyType: expected ${args["topologyType"]}, the topology was $type" }
+            }
             "waitForPrimaryChange" -> {
-                val client = clients.getValue(args["client"]!!.jsonPrimitive.content)
-                val prior = recorded.getValue(args["priorTopologyDescription"]!!.jsonPrimitive.content).primary?.address
+                val client = clientArg(args)
+                val prior = entityOf("topologyDescription", args["priorTopologyDescription"], recorded).primary?.address
                 val ms = args["timeoutMS"]?.jsonPrimitive?.long ?: 10_000
                 withTimeout(ms) { client.cluster.topology.first { it.primary != null && it.primary?.address != prior } }
             }
@@ -308,7 +394,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             "createCollection" -> {
                 crud.execute(name, crudTarget(target, args), args)
                 if (saveAs != null) {
-                    check(target in databases) { "createCollection on $target, which is not a database entity" }
+                    if (target !in databases) invalidTest("createCollection on $target, which is not a database entity")
                     collections[saveAs] = Collection(target, args["collection"]!!.jsonPrimitive.content, EntityOptions())
                 }
             }
@@ -317,9 +403,11 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 val on = if (cursorOps.isCursor(target)) null else crudTarget(target, args)
                 return cursorOps.execute(name, on, target, args, sessionOps.argument(args), saveAs)
             }
-            in SessionOperations.OPERATIONS -> sessionOps.execute(name, target, args) { clients.getValue(it).snapshot() }
+            in SessionOperations.OPERATIONS -> sessionOps.execute(name, target, args) { entityOf("client", JsonPrimitive(it), clients).snapshot() }
             "assertNumberConnectionsCheckedOut" ->
-                cursorOps.connectionsCheckedOut(clients.getValue(args["client"]!!.jsonPrimitive.content).cluster) shouldBe args["connections"]!!.jsonPrimitive.int
+                cursorOps.connectionsCheckedOut(clientArg(args).cluster).let { n ->
+                    expectThat(n == args["connections"]!!.jsonPrimitive.int) { "assertNumberConnectionsCheckedOut: expected ${args["connections"]}, the client has $n checked out" }
+                }
             else -> throw UnsupportedOperationException("operation $name")
         }
         if (name != "createCollection") refuseToSave(name, saveAs)
@@ -346,12 +434,12 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             val client = clients.getValue(db.client)
             return CrudTarget(client.cluster, db.name, null, client.options.overriddenBy(db.options))
         }
-        val client = clients[id] ?: error("no entity $id")
+        val client = clients[id] ?: invalidTest("entity '$id' is not a client, database or collection")
         return CrudTarget(client.cluster, "admin", null, client.options)
     }
 
     private fun expectEvents(e: JsonObject) {
-        val client = clients.getValue(e["client"]!!.jsonPrimitive.content)
+        val client = entityOf("client", e["client"], clients)
         val family = when (e["eventType"]?.jsonPrimitive?.content ?: "command") {
             "command" -> EventMatching.command
             "cmap" -> EventMatching.cmap
@@ -361,12 +449,12 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val actual = client.snapshot().filter { ev -> family.values.any { it.isInstance(ev) } }
         val expected = e["events"]!!.jsonArray.map { it.jsonObject.entries.single() }
         val ignoreExtra = (e["ignoreExtraEvents"] as? JsonPrimitive)?.booleanOrNull ?: false
-        check(actual.size >= expected.size && (ignoreExtra || actual.size == expected.size)) {
+        expectThat(actual.size >= expected.size && (ignoreExtra || actual.size == expected.size)) {
             "expected ${expected.map { it.key }} but got ${actual.map { ev -> ev::class.simpleName + ((ev as? dev.mooring.cmap.CommandEvent)?.let { "(${it.commandName})" } ?: "") }}"
         }
         expected.forEachIndexed { i, (name, spec) ->
             val resolved = sessionOps.resolve(spec).jsonObject
-            check(EventMatching.matches(name, resolved, actual[i])) { "event $i: expected $name $resolved, got ${actual[i]}" }
+            expectThat(EventMatching.matches(name, resolved, actual[i])) { "event $i: expected $name $resolved, got ${actual[i]}" }
         }
     }
 
@@ -378,13 +466,17 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         try {
             val reply = check.runCommand(db, BsonDocument("find", BsonString(coll)).append("filter", BsonDocument()))
             val docs = reply.getDocument("cursor").getArray("firstBatch").map { it.asDocument() }
-            docs.sortedBy { it["_id"].toString() } shouldBe expected.sortedBy { it["_id"].toString() }
+            val sorted = docs.sortedBy { it["_id"].toString() }
+            expectThat(sorted == expected.sortedBy { it["_id"].toString() }) { "outcome of $db.$coll: expected $expected, found $sorted" }
         } finally {
             check.closeSuspending()
         }
     }
 
     companion object {
+        /** The object of the special test operations. */
+        const val TEST_RUNNER = "testRunner"
+
         /** The fields of each entity kind this runner acts on (unified-test-format.md "entity"). */
         private val ENTITY_FIELDS = mapOf(
             "client" to setOf(

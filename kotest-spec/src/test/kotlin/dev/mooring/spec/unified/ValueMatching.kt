@@ -10,8 +10,9 @@ import org.bson.BsonValue
  * from the test's Extended JSON) with an actual BSON value. Root-level documents may have extra
  * fields, nested ones may not; numbers compare by value across int32/int64/double; the special
  * operators `$$exists`, `$$type`, `$$unsetOrMatches`, `$$lte`, `$$matchAsDocument` and
- * `$$matchAsRoot` are supported. Anything else starting with `$$` fails loudly
- * ([UnsupportedOperationException]). Pure.
+ * `$$matchAsRoot` are supported. Another operator starting with `$$` fails loudly
+ * ([UnsupportedOperationException]); a misused one (an unknown `$$type` alias, `$$exists` outside a
+ * document field, `$$lte` with no number) is the file's error ([UnifiedTestFailure.InvalidTestFile]). Pure.
  */
 object ValueMatching {
     /** True when [actual] matches [expected]; [root] allows extra fields in a top-level document. */
@@ -62,10 +63,12 @@ object ValueMatching {
         return when (op.firstKey) {
             "\$\$type" -> actual != null && typeNames(arg).any { typeMatches(it, actual) }
             "\$\$unsetOrMatches" -> actual == null || matches(arg, actual, root)
-            "\$\$lte" -> actual != null && actual.isNumber && arg.isNumber && actual.asNumber().doubleValue() <= arg.asNumber().doubleValue()
-            "\$\$matchAsDocument" -> actual != null && actual.isString && matches(arg, BsonDocument.parse(actual.asString().value), false)
+            "\$\$lte" -> if (!arg.isNumber) invalidTest("\$\$lte needs a number, got $arg") else actual != null && actual.isNumber && arg.isNumber && actual.asNumber().doubleValue() <= arg.asNumber().doubleValue()
+            // an actual string that is no Extended JSON document does not match (it cannot be decoded)
+            "\$\$matchAsDocument" -> actual != null && actual.isString &&
+                (runCatching { BsonDocument.parse(actual.asString().value) }.getOrNull()?.let { matches(arg, it, false) } ?: false)
             "\$\$matchAsRoot" -> matches(arg, actual, true)
-            "\$\$exists" -> throw UnsupportedOperationException("\$\$exists outside a document field")
+            "\$\$exists" -> invalidTest("\$\$exists is only valid as the value of a document field")
             else -> throw UnsupportedOperationException("special operator ${op.firstKey}")
         }
     }
@@ -88,7 +91,7 @@ object ValueMatching {
         "decimal" -> v.bsonType == BsonType.DECIMAL128
         "timestamp" -> v.bsonType == BsonType.TIMESTAMP
         "number" -> v.isNumber || v.bsonType == BsonType.DECIMAL128
-        else -> throw UnsupportedOperationException("\$\$type $name")
+        else -> invalidTest("\$\$type $name is no BSON type alias")
     }
 
     private fun scalarEquals(expected: BsonValue, actual: BsonValue): Boolean =
