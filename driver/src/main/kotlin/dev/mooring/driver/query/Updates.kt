@@ -1,11 +1,8 @@
-@file:Suppress("INVISIBLE_REFERENCE", "INVISIBLE_MEMBER")
-
 package dev.mooring.driver.query
 
 import dev.mooring.driver.Update
 import dev.mooring.driver.internal.query.BsonValueEncoder
 import dev.mooring.driver.internal.query.TypedBson
-import kotlin.internal.OnlyInputTypes
 import kotlinx.serialization.modules.SerializersModule
 import org.bson.BsonArray
 import org.bson.BsonBoolean
@@ -17,7 +14,9 @@ import org.bson.conversions.Bson
 
 // Update operators on field paths, each a one-operator document (`{$set: {title: "x"}}`) that
 // [update] combines into an Update.Operators. Values are encoded as the document class stores
-// them; a value of another type than the field's does not compile. Immutable, thread-safe results.
+// them. min, max, inc and mul take the field's own Comparable type (another type does not
+// compile); for the others a widened value of another type fails with IllegalArgumentException
+// naming the field when the update is rendered. Immutable, thread-safe results.
 
 /**
  * The update of [operations] (each from [set], [inc], ...): one document with the fields of
@@ -43,45 +42,45 @@ public fun update(vararg operations: Bson): Update.Operators {
 }
 
 /** `{$set: {field: value}}`. */
-public fun <T, @OnlyInputTypes V> set(field: FieldPath<T, V>, value: V): Bson = update("\$set", field) { field.encode(value, it) }
+public fun <T, V> set(field: FieldPath<T, V>, value: V): Bson = update("\$set", field) { field.encode(value, it) }
 
 /** `{$setOnInsert: {field: value}}`: set only when an upsert inserts the document. */
-public fun <T, @OnlyInputTypes V> setOnInsert(field: FieldPath<T, V>, value: V): Bson = update("\$setOnInsert", field) { field.encode(value, it) }
+public fun <T, V> setOnInsert(field: FieldPath<T, V>, value: V): Bson = update("\$setOnInsert", field) { field.encode(value, it) }
 
 /** `{$unset: {field: ""}}`: removes the field. */
 public fun <T> unset(field: FieldPath<T, *>): Bson = update("\$unset", field) { BsonString("") }
 
 /** `{$inc: {field: by}}`: adds [by] to the number field. */
-public fun <T, @OnlyInputTypes V : Number> inc(field: FieldPath<T, V?>, by: V): Bson = update("\$inc", field) { field.encode(by, it) }
+public fun <T, V> inc(field: FieldPath<T, V?>, by: V): Bson where V : Number, V : Comparable<V> = update("\$inc", field) { field.encode(by, it) }
 
 /** `{$mul: {field: by}}`: multiplies the number field by [by]. */
-public fun <T, @OnlyInputTypes V : Number> mul(field: FieldPath<T, V?>, by: V): Bson = update("\$mul", field) { field.encode(by, it) }
+public fun <T, V> mul(field: FieldPath<T, V?>, by: V): Bson where V : Number, V : Comparable<V> = update("\$mul", field) { field.encode(by, it) }
 
 /** `{$min: {field: value}}`: sets the field to [value] when [value] is smaller (or the field is missing). */
-public fun <T, @OnlyInputTypes V : Any> min(field: FieldPath<T, V?>, value: V): Bson = update("\$min", field) { field.encode(value, it) }
+public fun <T, V : Comparable<V>> min(field: FieldPath<T, V?>, value: V): Bson = update("\$min", field) { field.encode(value, it) }
 
 /** `{$max: {field: value}}`: sets the field to [value] when [value] is greater (or the field is missing). */
-public fun <T, @OnlyInputTypes V : Any> max(field: FieldPath<T, V?>, value: V): Bson = update("\$max", field) { field.encode(value, it) }
+public fun <T, V : Comparable<V>> max(field: FieldPath<T, V?>, value: V): Bson = update("\$max", field) { field.encode(value, it) }
 
 /** `{$push: {field: value}}`: appends [value] to the array field. */
-public fun <T, @OnlyInputTypes E> push(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$push", field) { field.element(value, it) }
+public fun <T, E> push(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$push", field) { field.element(value, it) }
 
 /** `{$push: {field: {$each: [values]}}}`: appends [values] to the array field. */
-public fun <T, @OnlyInputTypes E> pushAll(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
+public fun <T, E> pushAll(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
     update("\$push", field) { BsonDocument("\$each", field.elements(values, it)) }
 
 /** `{$addToSet: {field: value}}`: adds [value] to the array field unless it is there. */
-public fun <T, @OnlyInputTypes E> addToSet(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$addToSet", field) { field.element(value, it) }
+public fun <T, E> addToSet(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$addToSet", field) { field.element(value, it) }
 
 /** `{$addToSet: {field: {$each: [values]}}}`: adds each of [values] that is not there. */
-public fun <T, @OnlyInputTypes E> addAllToSet(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
+public fun <T, E> addAllToSet(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
     update("\$addToSet", field) { BsonDocument("\$each", field.elements(values, it)) }
 
 /** `{$pull: {field: value}}`: removes every element equal to [value]. */
-public fun <T, @OnlyInputTypes E> pull(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$pull", field) { field.element(value, it) }
+public fun <T, E> pull(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$pull", field) { field.element(value, it) }
 
 /** `{$pullAll: {field: [values]}}`: removes every element equal to one of [values]. */
-public fun <T, @OnlyInputTypes E> pullAll(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
+public fun <T, E> pullAll(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
     update("\$pullAll", field) { field.elements(values, it) }
 
 /** `{$pop: {field: 1}}` (the last element), or `{$pop: {field: -1}}` with [first] (the first one). */
@@ -105,4 +104,4 @@ private fun FieldPath<*, *>.element(value: Any?, module: SerializersModule): Bso
 
 /** [values] as elements of this array field store them. */
 private fun FieldPath<*, *>.elements(values: Iterable<*>, module: SerializersModule): BsonArray =
-    BsonValueEncoder.encodeElements(serializer, values.toList(), module)
+    BsonValueEncoder.encodeElements(name, serializer, values.toList(), module)

@@ -143,6 +143,12 @@ class QueryBuildersSpec : FunSpec({
             .message shouldContain "not an update operator"
     }
 
+    test("a value of another type than the field's (Kotlin widens it to Any) fails when rendered, naming the field") {
+        shouldThrow<IllegalArgumentException> { (Movie::year eq "x").toBsonDocument() }.message shouldContain "'y'"
+        shouldThrow<IllegalArgumentException> { ((Movie::director / Director::name) `in` listOf(1)).toBsonDocument() }.message shouldContain "'director.name'"
+        shouldThrow<IllegalArgumentException> { update(push(Movie::tags, 3)).document.toBsonDocument() }.message shouldContain "'tags'"
+    }
+
     test("a @Transient property is refused with a clear error") {
         val e = shouldThrow<IllegalArgumentException> { Movie::cached eq "x" }
         e.message shouldContain "cached"

@@ -29,10 +29,14 @@ internal object BsonValueEncoder {
     private val CONFIGURATION = BsonConfiguration()
     private val CONTEXT: EncoderContext = EncoderContext.builder().build()
 
-    /** [value] encoded with [serializer] (else the module's serializer of its runtime class). */
-    fun encode(serializer: KSerializer<*>?, value: Any?, module: SerializersModule): BsonValue {
+    /**
+     * [value] of [field] encoded with [serializer] (else the module's serializer of its runtime
+     * class); [IllegalArgumentException] naming [field] when the serializer cannot write it (a
+     * value of another type than the field's).
+     */
+    fun encode(field: String, serializer: KSerializer<*>?, value: Any?, module: SerializersModule): BsonValue {
         if (value == null) return BsonNull.VALUE
-        return write(serializer ?: runtimeSerializer(value, module), value, module)
+        return write(field, serializer ?: runtimeSerializer(value, module), value, module)
     }
 
     /**
@@ -41,23 +45,30 @@ internal object BsonValueEncoder {
      * collection of that kind and encoded as one, so each element is written exactly as in a
      * stored array.
      */
-    fun encodeElements(collectionSerializer: KSerializer<*>?, values: List<Any?>, module: SerializersModule): BsonArray {
-        if (collectionSerializer == null) return BsonArray(values.map { encode(null, it, module) })
+    fun encodeElements(field: String, collectionSerializer: KSerializer<*>?, values: List<Any?>, module: SerializersModule): BsonArray {
+        if (collectionSerializer == null) return BsonArray(values.map { encode(field, null, it, module) })
         val container: Any = when (collectionSerializer.descriptor.serialName.removeSuffix("?")) {
             "kotlin.collections.LinkedHashSet", "kotlin.collections.HashSet" -> LinkedHashSet(values)
             "kotlin.Array" -> values.toTypedArray()
             else -> ArrayList(values)
         }
-        val encoded = write(collectionSerializer, container, module)
-        require(encoded is BsonArray) { "the property is not stored as an array (${collectionSerializer.descriptor.serialName})" }
+        val encoded = write(field, collectionSerializer, container, module)
+        require(encoded is BsonArray) { "field '$field' is not stored as an array (${collectionSerializer.descriptor.serialName})" }
         return encoded
     }
 
-    private fun write(serializer: KSerializer<*>, value: Any, module: SerializersModule): BsonValue {
+    private fun write(field: String, serializer: KSerializer<*>, value: Any, module: SerializersModule): BsonValue {
         val holder = Holder.Serializer(serializer)
         val codec = KotlinSerializerCodec.create(Holder::class, holder, module, CONFIGURATION)
         val document = BsonDocument()
-        BsonDocumentWriter(document).use { codec.encode(it, Holder(value), CONTEXT) }
+        try {
+            BsonDocumentWriter(document).use { codec.encode(it, Holder(value), CONTEXT) }
+        } catch (e: ClassCastException) {
+            throw IllegalArgumentException(
+                "a ${value::class.qualifiedName} cannot be a value of field '$field' (stored with ${serializer.descriptor.serialName})",
+                e,
+            )
+        }
         return document[Holder.FIELD] ?: BsonNull.VALUE
     }
 
