@@ -59,6 +59,12 @@ class QueryBuildersSpec : FunSpec({
         (Movie::tags eq listOf("space", "horror")) renders """{tags: ["space", "horror"]}"""
     }
 
+    test("@SerialName on an is-property and on a property inherited from a serializable superclass") {
+        (Account::isActive eq false) renders """{active: false}"""
+        (Account::version eq 3) renders """{v: 3}"""
+        (Account::owner eq "ada") renders """{owner: "ada"}"""
+    }
+
     test("nested paths: property / property, a path / property, and through an array of documents") {
         (Movie::director / Director::birthYear).name shouldBe "director.born"
         (Movie::director / Director::address / Address::city).name shouldBe "director.address.city"

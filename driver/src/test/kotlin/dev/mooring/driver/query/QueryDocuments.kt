@@ -42,3 +42,12 @@ data class Movie(
     val views: Long = 0,
     @Transient val cached: String = "",
 )
+
+@Serializable
+open class Entity {
+    @SerialName("v")
+    var version: Int = 0
+}
+
+@Serializable
+class Account(@SerialName("active") val isActive: Boolean = true, val owner: String = "") : Entity()
