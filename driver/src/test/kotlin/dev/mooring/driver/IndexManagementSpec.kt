@@ -44,6 +44,24 @@ class IndexManagementSpec : FunSpec({
         }
     }
 
+    test("timeoutMS bounds the index commands (maxTimeMS sent, no wtimeout); without it wtimeout is sent") {
+        WireServerFixture.withServer(uriOptions = "&w=majority&wTimeoutMS=2000") { f ->
+            val items = f.db.collection("items")
+            items.createIndex(doc("{a: 1}"))
+            val timed = items.withTimeout(60_000)
+            timed.createIndex(doc("{b: 1}"), options = CreateIndexOptions(commitQuorum = CommitQuorum.MAJORITY))
+            timed.listIndexNames() shouldContainExactly listOf("_id_", "a_1", "b_1")
+            timed.dropIndex("b_1")
+            val created = f.started("createIndexes")
+            created[0].getDocument("writeConcern") shouldBe doc("{w: 'majority', wtimeout: {\$numberLong: '2000'}}")
+            created[0].containsKey("maxTimeMS") shouldBe false
+            created[1].getDocument("writeConcern") shouldBe doc("{w: 'majority'}")
+            (created[1].getNumber("maxTimeMS").longValue() in 1..60_000) shouldBe true
+            (f.started("listIndexes").single().getNumber("maxTimeMS").longValue() in 1..60_000) shouldBe true
+            (f.started("dropIndexes").single().getNumber("maxTimeMS").longValue() in 1..60_000) shouldBe true
+        }
+    }
+
     test("an index model with empty keys, and an empty model list, fail before anything is sent") {
         WireServerFixture.withServer { f ->
             val items = f.db.collection("items")
