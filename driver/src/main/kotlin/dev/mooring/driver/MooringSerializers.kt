@@ -1,6 +1,7 @@
 package dev.mooring.driver
 
 import dev.mooring.driver.internal.NativeBsonSerializers
+import kotlinx.serialization.ExperimentalSerializationApi
 import kotlinx.serialization.modules.SerializersModule
 import kotlinx.serialization.modules.plus
 import org.bson.codecs.kotlinx.defaultSerializersModule
@@ -24,5 +25,6 @@ import org.bson.codecs.kotlinx.defaultSerializersModule
  */
 public object MooringSerializers {
     /** The default module: bson-kotlinx's defaults plus the native BSON serializers above. */
+    @OptIn(ExperimentalSerializationApi::class)
     public val module: SerializersModule = defaultSerializersModule + NativeBsonSerializers.module
 }

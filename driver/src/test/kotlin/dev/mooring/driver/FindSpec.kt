@@ -66,6 +66,20 @@ class FindSpec : FunSpec({
         }
     }
 
+    test("a timeoutMS (0 included) overrides the deprecated maxTimeMS option: it is not sent") {
+        WireServerFixture.withServer { f ->
+            val c = f.db.collection("items").withTimeout(0)
+            c.find(options = FindOptions(maxTimeMS = 1000)).toList()
+            f.started("find").single().containsKey("maxTimeMS") shouldBe false
+            c.countDocuments(options = CountOptions(maxTimeMS = 1000))
+            f.started("aggregate").single().containsKey("maxTimeMS") shouldBe false
+            c.findOneAndDelete(doc("{}"), FindOneAndDeleteOptions(maxTimeMS = 1000))
+            f.started("findAndModify").single().containsKey("maxTimeMS") shouldBe false
+            f.db.collection("items").countDocuments(options = CountOptions(maxTimeMS = 1000))
+            f.started("aggregate").last().getNumber("maxTimeMS").longValue() shouldBe 1000
+        }
+    }
+
     test("a negative limit asks for a single batch; limit == batchSize sends batchSize limit + 1; limit caps the results") {
         WireServerFixture.withServer { f ->
             val c = f.db.collection("items")

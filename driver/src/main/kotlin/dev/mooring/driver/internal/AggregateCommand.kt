@@ -27,6 +27,7 @@ internal object AggregateCommand {
         writeConcern: WriteConcern,
         clusterWriteConcern: WriteConcern,
         timeoutSet: Boolean,
+        maxTimeMS: Long?,
     ): BsonDocument {
         val writes = writes(pipeline)
         val cursor = BsonDocument()
@@ -34,7 +35,7 @@ internal object AggregateCommand {
         o.batchSize?.let { if (!(writes && it == 0)) cursor["batchSize"] = BsonInt32(it) }
         val cmd = BsonDocument("aggregate", BsonString(collection)).append("pipeline", pipeline).append("cursor", cursor)
         cmd.opt("allowDiskUse", o.allowDiskUse).opt("bypassDocumentValidation", o.bypassDocumentValidation)
-        cmd.optDoc("collation", o.collation).opt("comment", o.comment).opt("hint", o.hint).optDoc("let", o.let).opt("maxTimeMS", o.maxTimeMS)
+        cmd.optDoc("collation", o.collation).opt("comment", o.comment).opt("hint", o.hint).optDoc("let", o.let).opt("maxTimeMS", maxTimeMS)
         Concerns.applyReadConcern(cmd, readConcern)
         if (writes) Concerns.applyWriteConcern(cmd, writeConcern, clusterWriteConcern, timeoutSet)
         return cmd

@@ -13,14 +13,14 @@ import org.bson.conversions.Bson
 /** countDocuments' aggregate and estimatedDocumentCount's `count` (crud.md). Stateless. */
 internal object CountCommands {
     /** `[{$match: filter}, {$skip}, {$limit}, {$group: {_id: 1, n: {$sum: 1}}}]` as an aggregate. */
-    fun countDocuments(collection: String, filter: Bson, o: CountOptions, readConcern: ReadConcern): BsonDocument {
+    fun countDocuments(collection: String, filter: Bson, o: CountOptions, readConcern: ReadConcern, maxTimeMS: Long?): BsonDocument {
         val pipeline = BsonArray()
         pipeline += BsonDocument("\$match", filter.toDoc())
         o.skip?.let { pipeline += BsonDocument("\$skip", BsonInt64(it)) }
         o.limit?.let { pipeline += BsonDocument("\$limit", BsonInt64(it)) }
         pipeline += BsonDocument("\$group", BsonDocument("_id", BsonInt32(1)).append("n", BsonDocument("\$sum", BsonInt32(1))))
         val cmd = BsonDocument("aggregate", BsonString(collection)).append("pipeline", pipeline).append("cursor", BsonDocument())
-        cmd.optDoc("collation", o.collation).opt("hint", o.hint).opt("comment", o.comment).opt("maxTimeMS", o.maxTimeMS)
+        cmd.optDoc("collation", o.collation).opt("hint", o.hint).opt("comment", o.comment).opt("maxTimeMS", maxTimeMS)
         Concerns.applyReadConcern(cmd, readConcern)
         return cmd
     }
@@ -32,9 +32,9 @@ internal object CountCommands {
         return WriteReplies.count(first, "n")
     }
 
-    fun count(collection: String, o: EstimatedDocumentCountOptions, readConcern: ReadConcern): BsonDocument {
+    fun count(collection: String, o: EstimatedDocumentCountOptions, readConcern: ReadConcern, maxTimeMS: Long?): BsonDocument {
         val cmd = BsonDocument("count", BsonString(collection))
-        cmd.opt("maxTimeMS", o.maxTimeMS).opt("comment", o.comment)
+        cmd.opt("maxTimeMS", maxTimeMS).opt("comment", o.comment)
         Concerns.applyReadConcern(cmd, readConcern)
         return cmd
     }

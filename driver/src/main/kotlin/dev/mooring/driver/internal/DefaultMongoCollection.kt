@@ -83,7 +83,7 @@ internal class DefaultMongoCollection<T : Any>(
     // ---- reads
 
     override fun find(filter: Bson, options: FindOptions, session: ClientSession?): Flow<T> {
-        val cmd = FindCommand.command(collectionName, filter, options, defaults.readConcern)
+        val cmd = FindCommand.command(collectionName, filter, options, defaults.readConcern, defaults.legacyMaxTimeMS(options.maxTimeMS))
         val cursor = FindCommand.cursorOptions(options, defaults.readPreference, session, defaults.timeoutMS)
         return decoded(CursorPage.pages(cluster, databaseName, cmd, cursor, retryableRead = true, limit = FindCommand.cursorLimit(options)))
     }
@@ -93,6 +93,7 @@ internal class DefaultMongoCollection<T : Any>(
         val writes = AggregateCommand.writes(stages)
         val cmd = AggregateCommand.command(
             collectionName, stages, options, defaults.readConcern, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet,
+            defaults.legacyMaxTimeMS(options.maxTimeMS),
         )
         val readPreference = if (writes) AggregateCommand.writeStageReadPreference(cluster, defaults.readPreference) else defaults.readPreference
         val cursor = dev.mooring.sdam.RunCursorCommandOptions(
@@ -113,20 +114,20 @@ internal class DefaultMongoCollection<T : Any>(
     }
 
     override suspend fun countDocuments(filter: Bson, options: CountOptions, session: ClientSession?): Long {
-        val cmd = CountCommands.countDocuments(collectionName, filter, options, defaults.readConcern)
+        val cmd = CountCommands.countDocuments(collectionName, filter, options, defaults.readConcern, defaults.legacyMaxTimeMS(options.maxTimeMS))
         val reply = cluster.runRetryableRead(databaseName, cmd, defaults.readPreference, session, defaults.timeoutMS)
         return CountCommands.countOf(reply)
     }
 
     override suspend fun estimatedDocumentCount(options: EstimatedDocumentCountOptions, session: ClientSession?): Long {
-        val cmd = CountCommands.count(collectionName, options, defaults.readConcern)
+        val cmd = CountCommands.count(collectionName, options, defaults.readConcern, defaults.legacyMaxTimeMS(options.maxTimeMS))
         val reply = cluster.runRetryableRead(databaseName, cmd, defaults.readPreference, session, defaults.timeoutMS)
         return WriteReplies.count(reply, "n")
     }
 
     override suspend fun distinct(fieldName: String, filter: Bson, options: DistinctOptions, session: ClientSession?): List<BsonValue> {
         val cmd = BsonDocument("distinct", BsonString(collectionName)).append("key", BsonString(fieldName)).append("query", filter.toDoc())
-        cmd.optDoc("collation", options.collation).opt("comment", options.comment).opt("hint", options.hint).opt("maxTimeMS", options.maxTimeMS)
+        cmd.optDoc("collation", options.collation).opt("comment", options.comment).opt("hint", options.hint).opt("maxTimeMS", defaults.legacyMaxTimeMS(options.maxTimeMS))
         Concerns.applyReadConcern(cmd, defaults.readConcern)
         val reply = cluster.runRetryableRead(databaseName, cmd, defaults.readPreference, session, defaults.timeoutMS)
         return reply["values"]?.takeIf { it.isArray }?.asArray()?.values?.toList().orEmpty()

@@ -26,4 +26,10 @@ internal data class Defaults(
 
     /** True when a timeoutMS applies to operations (this one's or the cluster's; 0 included). */
     val timeoutSet: Boolean get() = (timeoutMS ?: cluster.settings.timeoutMS) != null
+
+    /**
+     * A CRUD option's `maxTimeMS`, deprecated by timeoutMS: dropped when a timeoutMS applies
+     * (client-side-operations-timeout.md "Validation and Overrides"), else sent as given.
+     */
+    fun legacyMaxTimeMS(maxTimeMS: Long?): Long? = maxTimeMS.takeUnless { timeoutSet }
 }

@@ -45,8 +45,6 @@ internal class DocumentCodec<T : Any>(val documentClass: KClass<T>, val codec: C
         }
     }
 
-    fun withNamespace(namespace: String): DocumentCodec<T> = DocumentCodec(documentClass, codec, namespace)
-
     companion object {
         private val DECODER: DecoderContext = DecoderContext.builder().build()
 

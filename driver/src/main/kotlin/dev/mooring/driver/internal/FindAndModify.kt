@@ -48,7 +48,7 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
     private fun base(filter: Bson, sort: Bson?, projection: Bson?, collation: Bson?, hint: dev.mooring.driver.Hint?, maxTimeMS: Long?, let: Bson?, comment: org.bson.BsonValue?): BsonDocument {
         val cmd = BsonDocument("findAndModify", BsonString(collection)).append("query", filter.toDoc())
         cmd.optDoc("sort", sort).optDoc("fields", projection).optDoc("collation", collation).opt("hint", hint)
-        cmd.opt("maxTimeMS", maxTimeMS).optDoc("let", let).opt("comment", comment)
+        cmd.opt("maxTimeMS", defaults.legacyMaxTimeMS(maxTimeMS)).optDoc("let", let).opt("comment", comment)
         return cmd
     }
 

@@ -14,7 +14,7 @@ import kotlin.math.abs
 
 /** The `find` command of crud.md's find helper and its cursor options. Stateless. */
 internal object FindCommand {
-    fun command(collection: String, filter: Bson, o: FindOptions, readConcern: ReadConcern): BsonDocument {
+    fun command(collection: String, filter: Bson, o: FindOptions, readConcern: ReadConcern, maxTimeMS: Long?): BsonDocument {
         val cmd = BsonDocument("find", BsonString(collection)).append("filter", filter.toDoc())
         cmd.optDoc("sort", o.sort).optDoc("projection", o.projection).opt("hint", o.hint)
         cmd.opt("skip", o.skip?.takeIf { it > 0 })
@@ -24,7 +24,7 @@ internal object FindCommand {
         val batchSize = o.batchSize?.let { if (limit != null && it == limit) it + 1 else it }
         cmd.opt("batchSize", batchSize)
         if (o.limit != null && o.limit < 0) cmd["singleBatch"] = BsonBoolean.TRUE
-        cmd.opt("comment", o.comment).opt("maxTimeMS", o.maxTimeMS)
+        cmd.opt("comment", o.comment).opt("maxTimeMS", maxTimeMS)
         cmd.optDoc("max", o.max).optDoc("min", o.min).opt("returnKey", o.returnKey).opt("showRecordId", o.showRecordId)
         when (o.cursorType) {
             CursorType.NON_TAILABLE -> Unit

@@ -5,6 +5,7 @@ import java.util.UUID
 import kotlin.time.ExperimentalTime
 import kotlin.uuid.ExperimentalUuidApi
 import kotlin.uuid.Uuid
+import kotlinx.serialization.ExperimentalSerializationApi
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.SerializationException
 import kotlinx.serialization.descriptors.PrimitiveKind
@@ -25,7 +26,7 @@ import org.bson.codecs.kotlinx.BsonEncoder
  * `MooringSerializers`). With a non-BSON format they fall back to ISO-8601 / canonical UUID strings.
  * Stateless; thread-safe.
  */
-@OptIn(ExperimentalTime::class, ExperimentalUuidApi::class)
+@OptIn(ExperimentalTime::class, ExperimentalUuidApi::class, ExperimentalSerializationApi::class)
 internal object NativeBsonSerializers {
     val module: SerializersModule = SerializersModule {
         contextual(kotlin.time.Instant::class, KotlinInstant)
