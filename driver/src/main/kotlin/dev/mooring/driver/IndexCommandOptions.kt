@@ -42,7 +42,7 @@ public data class CreateIndexOptions(
      * [IllegalArgumentException] before the command is sent (index-management.md Q&A).
      */
     val commitQuorum: CommitQuorum? = null,
-    /** Server-side time limit (deprecated by timeoutMS, which overrides it). */
+    /** Server-side time limit, deprecated by timeoutMS: not sent when a timeoutMS (0 included) applies. */
     val maxTimeMS: Long? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
@@ -58,7 +58,7 @@ public data class CreateIndexOptions(
  * Immutable; safe to share between threads.
  */
 public data class DropIndexOptions(
-    /** Server-side time limit (deprecated by timeoutMS, which overrides it). */
+    /** Server-side time limit, deprecated by timeoutMS: not sent when a timeoutMS (0 included) applies. */
     val maxTimeMS: Long? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,

@@ -59,6 +59,11 @@ class IndexManagementSpec : FunSpec({
             (created[1].getNumber("maxTimeMS").longValue() in 1..60_000) shouldBe true
             (f.started("listIndexes").single().getNumber("maxTimeMS").longValue() in 1..60_000) shouldBe true
             (f.started("dropIndexes").single().getNumber("maxTimeMS").longValue() in 1..60_000) shouldBe true
+            // timeoutMS 0 (no limit, but set) overrides the deprecated maxTimeMS option: not sent
+            items.withTimeout(0).createIndex(doc("{c: 1}"), options = CreateIndexOptions(maxTimeMS = 1234))
+            items.withTimeout(0).dropIndex("c_1", DropIndexOptions(maxTimeMS = 1234))
+            f.started("createIndexes").last().containsKey("maxTimeMS") shouldBe false
+            f.started("dropIndexes").last().containsKey("maxTimeMS") shouldBe false
         }
     }
 

@@ -72,7 +72,10 @@ internal class DatabaseAdmin(private val defaults: Defaults) {
         val stages = pipeline.toArray()
         val writes = AggregateCommand.writes(stages)
         // the collection helper's command, with the collection-less target `1` in the place of the name
-        val cmd = AggregateCommand.command("", stages, options, defaults.readConcern, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet)
+        val cmd = AggregateCommand.command(
+            "", stages, options, defaults.readConcern, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet,
+            defaults.legacyMaxTimeMS(options.maxTimeMS),
+        )
         cmd["aggregate"] = BsonInt32(1)
         val readPreference = if (writes) AggregateCommand.writeStageReadPreference(cluster, defaults.readPreference) else defaults.readPreference
         val cursor = RunCursorCommandOptions(

@@ -237,7 +237,7 @@ internal class DefaultMongoCollection<T : Any>(
         val toDatabase = newDatabaseName ?: databaseName
         RenameCollectionCommand.run(defaults, collectionName, toDatabase, newCollectionName, dropTarget, session)
         val target = if (toDatabase == databaseName) defaults else defaults.copy(databaseName = toDatabase)
-        return DefaultMongoCollection(target, newCollectionName, documents.withNamespace("$toDatabase.$newCollectionName"))
+        return DefaultMongoCollection(target, newCollectionName, DocumentCodec(documentClass, documents.codec, "$toDatabase.$newCollectionName"))
     }
 
     override fun toString(): String = "MongoCollection($namespace, ${documentClass.simpleName})"

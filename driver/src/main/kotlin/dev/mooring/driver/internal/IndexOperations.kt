@@ -41,7 +41,7 @@ internal class IndexOperations(private val defaults: Defaults, private val colle
             }
             cmd["commitQuorum"] = quorumValue(quorum)
         }
-        cmd.opt("maxTimeMS", options.maxTimeMS).opt("comment", options.comment)
+        cmd.opt("maxTimeMS", defaults.legacyMaxTimeMS(options.maxTimeMS)).opt("comment", options.comment)
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet)
         AdminCommands.write(cluster, defaults.databaseName, cmd, session, deadline.next(), namespace)
         return specs.map { it.getString("name").value }
@@ -67,7 +67,7 @@ internal class IndexOperations(private val defaults: Defaults, private val colle
     /** dropIndexes with `index` [index] (a name, `*` or a key pattern); NamespaceNotFound is not an error (drops are idempotent). */
     suspend fun dropIndexes(index: BsonValue, options: DropIndexOptions, session: ClientSession?) {
         val cmd = BsonDocument("dropIndexes", BsonString(collection)).append("index", index)
-        cmd.opt("maxTimeMS", options.maxTimeMS).opt("comment", options.comment)
+        cmd.opt("maxTimeMS", defaults.legacyMaxTimeMS(options.maxTimeMS)).opt("comment", options.comment)
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet)
         AdminCommands.write(cluster, defaults.databaseName, cmd, session, defaults.timeoutMS, namespace, missingNamespaceIsOk = true)
     }

@@ -50,6 +50,7 @@ internal class SearchIndexOperations(private val defaults: Defaults, private val
         val stage = BsonDocument("\$listSearchIndexes", BsonDocument().opt("name", name?.let { BsonString(it) }))
         val cmd = AggregateCommand.command(
             collection, BsonArray(listOf(stage)), options, ReadConcern.DEFAULT, WriteConcern.DEFAULT, WriteConcern.DEFAULT, defaults.timeoutSet,
+            defaults.legacyMaxTimeMS(options.maxTimeMS),
         )
         val cursor = RunCursorCommandOptions(
             readPreference = defaults.readPreference,
