@@ -74,8 +74,9 @@ public interface MongoDatabase {
     /**
      * The collections (and views) of this database matching [filter] (`listCollections`, a
      * retryable read on the primary whatever [readPreference], enumerate-collections.md), one
-     * document each with at least `name`, `type` and (without `nameOnly`) `options`, as a cold flow like
-     * [MongoCollection.find]'s.
+     * document each with at least `name`, `type` and (without `nameOnly`) `options` and `info`, as
+     * a cold flow like [MongoCollection.find]'s. From MongoDB 4.4 on, the `idIndex` specification
+     * in them has no `ns` field.
      */
     public fun listCollections(filter: Bson = BsonDocument(), options: ListCollectionsOptions = ListCollectionsOptions(), session: ClientSession? = null): Flow<BsonDocument>
 
