@@ -158,4 +158,85 @@ public interface MongoCollection<T : Any> {
 
     /** Drops the collection (`drop`; a missing collection is not an error). */
     public suspend fun drop(session: ClientSession? = null)
+
+    // ---- indexes and collection management (index-management.md); writes use [writeConcern], a
+    // writeConcernError is thrown as [MongoWriteConcernException] (result null); server errors as
+    // the cluster's `MongoCommandException`. None is a retryable write.
+
+    /**
+     * Creates the index [keys] with [indexOptions] (a `createIndexes` command of one
+     * [IndexModel]: [createIndexes]) and returns its name.
+     */
+    public suspend fun createIndex(
+        keys: Bson,
+        indexOptions: IndexOptions = IndexOptions(),
+        options: CreateIndexOptions = CreateIndexOptions(),
+        session: ClientSession? = null,
+    ): String
+
+    /**
+     * Creates [models] (at least one) in one `createIndexes` command, on the primary, and returns
+     * their names (given or generated, [IndexModel]) in order. Indexes that exist already with the
+     * same specification are not an error. A [CreateIndexOptions.commitQuorum] against a primary
+     * older than 4.4 fails with [IllegalArgumentException] before anything is sent.
+     */
+    public suspend fun createIndexes(models: List<IndexModel>, options: CreateIndexOptions = CreateIndexOptions(), session: ClientSession? = null): List<String>
+
+    /**
+     * The collection's index specifications (`listIndexes`, a retryable read on the primary) as a
+     * cold flow like [find]'s; empty when the collection does not exist. From MongoDB 4.4 on they
+     * have no `ns` field.
+     */
+    public fun listIndexes(options: ListIndexesOptions = ListIndexesOptions(), session: ClientSession? = null): Flow<BsonDocument>
+
+    /** The names of the collection's indexes ([listIndexes]); empty when the collection does not exist. */
+    public suspend fun listIndexNames(session: ClientSession? = null): List<String>
+
+    /**
+     * Drops the index [name] (`dropIndexes`). `*` (all indexes) is refused with
+     * [IllegalArgumentException]: use [dropIndexes]. A missing index fails (IndexNotFound, 27); a
+     * missing collection is not an error.
+     */
+    public suspend fun dropIndex(name: String, options: DropIndexOptions = DropIndexOptions(), session: ClientSession? = null)
+
+    /** Drops the index with the key pattern [keys] (`dropIndexes`); as [dropIndex] by name otherwise. */
+    public suspend fun dropIndex(keys: Bson, options: DropIndexOptions = DropIndexOptions(), session: ClientSession? = null)
+
+    /** Drops every index but `_id_` (`dropIndexes` with `index: "*"`); a missing collection is not an error. */
+    public suspend fun dropIndexes(options: DropIndexOptions = DropIndexOptions(), session: ClientSession? = null)
+
+    /**
+     * Creates the Atlas search index [model] (`createSearchIndexes`; no read or write concern is
+     * sent) and returns its name. The build goes on after the call returns: poll
+     * [listSearchIndexes] to see it ready.
+     */
+    public suspend fun createSearchIndex(model: SearchIndexModel, session: ClientSession? = null): String
+
+    /** Creates [models] (at least one) in one `createSearchIndexes` command and returns their names, as [createSearchIndex]. */
+    public suspend fun createSearchIndexes(models: List<SearchIndexModel>, session: ClientSession? = null): List<String>
+
+    /** Replaces the definition of the search index [name] (`updateSearchIndex`; no read or write concern is sent). */
+    public suspend fun updateSearchIndex(name: String, definition: Bson, session: ClientSession? = null)
+
+    /** Drops the search index [name] (`dropSearchIndex`; no write concern); a missing collection is not an error. */
+    public suspend fun dropSearchIndex(name: String, session: ClientSession? = null)
+
+    /**
+     * The collection's search indexes, or the one named [name] (an aggregate of
+     * `{$listSearchIndexes: {name}}` with [options], without read concern), as a cold flow like [aggregate]'s.
+     */
+    public fun listSearchIndexes(name: String? = null, options: AggregateOptions = AggregateOptions(), session: ClientSession? = null): Flow<BsonDocument>
+
+    /**
+     * Renames the collection to [newCollectionName] in [newDatabaseName] (null: this database)
+     * with `renameCollection` on `admin`, dropping an existing target first when [dropTarget]
+     * (else the server fails with NamespaceExists, 48). Returns the renamed collection, with this
+     * one's settings.
+     */
+    public suspend fun renameCollection(
+        newCollectionName: String,
+        dropTarget: Boolean = false,
+        newDatabaseName: String? = null,
+        session: ClientSession? = null,
+    ): MongoCollection<T>
 }

@@ -6,6 +6,7 @@ import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.WriteConcern
 import kotlin.reflect.KClass
+import kotlinx.coroutines.flow.Flow
 import kotlinx.serialization.modules.SerializersModule
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
@@ -60,6 +61,38 @@ public interface MongoDatabase {
 
     /** Drops the database (`dropDatabase`, with this database's write concern). */
     public suspend fun drop(session: ClientSession? = null)
+
+    /**
+     * Creates the collection [name] (`create`, on the primary, with this database's write
+     * concern) with [options]. A collection that exists already fails with the server's
+     * NamespaceExists (48) as `MongoCommandException`; a write concern error is thrown as
+     * [MongoWriteConcernException]. [CreateCollectionOptions.encryptedFields] is refused with
+     * [UnsupportedOperationException] before anything is sent.
+     */
+    public suspend fun createCollection(name: String, options: CreateCollectionOptions = CreateCollectionOptions(), session: ClientSession? = null)
+
+    /**
+     * The collections (and views) of this database matching [filter] (`listCollections`, a
+     * retryable read on the primary whatever [readPreference], enumerate-collections.md), one
+     * document each with at least `name`, `type` and (without `nameOnly`) `options` and `info`, as
+     * a cold flow like [MongoCollection.find]'s. From MongoDB 4.4 on, the `idIndex` specification
+     * in them has no `ns` field.
+     */
+    public fun listCollections(filter: Bson = BsonDocument(), options: ListCollectionsOptions = ListCollectionsOptions(), session: ClientSession? = null): Flow<BsonDocument>
+
+    /**
+     * The names of the collections matching [filter] ([listCollections] with `nameOnly: true`
+     * unless [filter] names a field other than `name`, which `nameOnly` would leave out).
+     */
+    public suspend fun listCollectionNames(filter: Bson = BsonDocument(), authorizedCollections: Boolean? = null, session: ClientSession? = null): List<String>
+
+    /**
+     * The results of [pipeline] run on the database (`aggregate: 1`, crud.md "Database-level
+     * aggregation", for collection-less stages such as `$currentOp`, `$listLocalSessions` or
+     * `$documents`), as a cold flow, with the rules of [MongoCollection.aggregate]: this database's
+     * read preference and read concern, and for a pipeline ending in `$out`/`$merge` its write concern.
+     */
+    public fun aggregate(pipeline: List<Bson>, options: AggregateOptions = AggregateOptions(), session: ClientSession? = null): Flow<BsonDocument>
 
     /** A copy with [readPreference]. */
     public fun withReadPreference(readPreference: ReadPreference): MongoDatabase

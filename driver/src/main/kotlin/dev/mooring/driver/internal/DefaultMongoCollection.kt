@@ -4,21 +4,27 @@ import dev.mooring.driver.AggregateOptions
 import dev.mooring.driver.BulkWriteOptions
 import dev.mooring.driver.BulkWriteResult
 import dev.mooring.driver.CountOptions
+import dev.mooring.driver.CreateIndexOptions
 import dev.mooring.driver.DeleteOptions
 import dev.mooring.driver.DeleteResult
 import dev.mooring.driver.DistinctOptions
+import dev.mooring.driver.DropIndexOptions
 import dev.mooring.driver.EstimatedDocumentCountOptions
 import dev.mooring.driver.FindOneAndDeleteOptions
 import dev.mooring.driver.FindOneAndReplaceOptions
 import dev.mooring.driver.FindOneAndUpdateOptions
 import dev.mooring.driver.FindOptions
+import dev.mooring.driver.IndexModel
+import dev.mooring.driver.IndexOptions
 import dev.mooring.driver.InsertManyOptions
 import dev.mooring.driver.InsertManyResult
 import dev.mooring.driver.InsertOneOptions
 import dev.mooring.driver.InsertOneResult
+import dev.mooring.driver.ListIndexesOptions
 import dev.mooring.driver.MongoCollection
 import dev.mooring.driver.ReadConcern
 import dev.mooring.driver.ReplaceOptions
+import dev.mooring.driver.SearchIndexModel
 import dev.mooring.driver.Update
 import dev.mooring.driver.UpdateOptions
 import dev.mooring.driver.UpdateResult
@@ -29,6 +35,7 @@ import dev.mooring.sdam.WriteConcern
 import dev.mooring.sdam.internal.cursor.CursorPage
 import kotlin.reflect.KClass
 import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.flow.transform
 import org.bson.BsonDocument
 import org.bson.BsonString
@@ -180,6 +187,57 @@ internal class DefaultMongoCollection<T : Any>(
         } catch (e: dev.mooring.cmap.MongoCommandException) {
             if (e.code != NAMESPACE_NOT_FOUND) throw e
         }
+    }
+
+    // ---- indexes and collection management
+
+    private val indexes get() = IndexOperations(defaults, collectionName)
+    private val searchIndexes get() = SearchIndexOperations(defaults, collectionName)
+
+    override suspend fun createIndex(keys: Bson, indexOptions: IndexOptions, options: CreateIndexOptions, session: ClientSession?): String =
+        indexes.createIndexes(listOf(IndexModel(keys, indexOptions)), options, session).single()
+
+    override suspend fun createIndexes(models: List<IndexModel>, options: CreateIndexOptions, session: ClientSession?): List<String> =
+        indexes.createIndexes(models, options, session)
+
+    override fun listIndexes(options: ListIndexesOptions, session: ClientSession?): Flow<BsonDocument> = indexes.listIndexes(options, session)
+
+    override suspend fun listIndexNames(session: ClientSession?): List<String> =
+        indexes.listIndexes(ListIndexesOptions(), session).toList().map { it.getString("name").value }
+
+    override suspend fun dropIndex(name: String, options: DropIndexOptions, session: ClientSession?) {
+        require(name != "*") { "dropIndex(\"*\") would drop every index: use dropIndexes()" }
+        require(name.isNotEmpty()) { "an index name must not be empty" }
+        indexes.dropIndexes(BsonString(name), options, session)
+    }
+
+    override suspend fun dropIndex(keys: Bson, options: DropIndexOptions, session: ClientSession?) {
+        val pattern = keys.toDoc()
+        require(pattern.isNotEmpty()) { "an index key pattern must not be empty" }
+        indexes.dropIndexes(pattern, options, session)
+    }
+
+    override suspend fun dropIndexes(options: DropIndexOptions, session: ClientSession?): Unit =
+        indexes.dropIndexes(BsonString("*"), options, session)
+
+    override suspend fun createSearchIndex(model: SearchIndexModel, session: ClientSession?): String =
+        searchIndexes.create(listOf(model), session).single()
+
+    override suspend fun createSearchIndexes(models: List<SearchIndexModel>, session: ClientSession?): List<String> = searchIndexes.create(models, session)
+
+    override suspend fun updateSearchIndex(name: String, definition: Bson, session: ClientSession?): Unit =
+        searchIndexes.update(name, definition.toDoc(), session)
+
+    override suspend fun dropSearchIndex(name: String, session: ClientSession?): Unit = searchIndexes.drop(name, session)
+
+    override fun listSearchIndexes(name: String?, options: AggregateOptions, session: ClientSession?): Flow<BsonDocument> =
+        searchIndexes.list(name, options, session)
+
+    override suspend fun renameCollection(newCollectionName: String, dropTarget: Boolean, newDatabaseName: String?, session: ClientSession?): MongoCollection<T> {
+        val toDatabase = newDatabaseName ?: databaseName
+        RenameCollectionCommand.run(defaults, collectionName, toDatabase, newCollectionName, dropTarget, session)
+        val target = if (toDatabase == databaseName) defaults else defaults.copy(databaseName = toDatabase)
+        return DefaultMongoCollection(target, newCollectionName, DocumentCodec(documentClass, documents.codec, "$toDatabase.$newCollectionName"))
     }
 
     override fun toString(): String = "MongoCollection($namespace, ${documentClass.simpleName})"

@@ -1,5 +1,8 @@
 package dev.mooring.driver.internal
 
+import dev.mooring.driver.AggregateOptions
+import dev.mooring.driver.CreateCollectionOptions
+import dev.mooring.driver.ListCollectionsOptions
 import dev.mooring.driver.MongoCollection
 import dev.mooring.driver.MongoDatabase
 import dev.mooring.driver.MooringSerializers
@@ -9,6 +12,8 @@ import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.WriteConcern
 import kotlin.reflect.KClass
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.toList
 import kotlinx.serialization.modules.SerializersModule
 import org.bson.BsonDocument
 import org.bson.BsonInt32
@@ -39,6 +44,20 @@ internal class DefaultMongoDatabase private constructor(private val defaults: De
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, defaults.cluster.settings.writeConcern, defaults.timeoutSet)
         defaults.cluster.runCommand(defaults.databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS)
     }
+
+    override suspend fun createCollection(name: String, options: CreateCollectionOptions, session: ClientSession?): Unit =
+        DatabaseAdmin(defaults).createCollection(name, options, session)
+
+    override fun listCollections(filter: Bson, options: ListCollectionsOptions, session: ClientSession?): Flow<BsonDocument> =
+        DatabaseAdmin(defaults).listCollections(filter, options, session)
+
+    override suspend fun listCollectionNames(filter: Bson, authorizedCollections: Boolean?, session: ClientSession?): List<String> {
+        val options = ListCollectionsOptions(nameOnly = DatabaseAdmin.nameOnlyFor(filter).takeIf { it }, authorizedCollections = authorizedCollections)
+        return DatabaseAdmin(defaults).listCollections(filter, options, session).toList().map { it.getString("name").value }
+    }
+
+    override fun aggregate(pipeline: List<Bson>, options: AggregateOptions, session: ClientSession?): Flow<BsonDocument> =
+        DatabaseAdmin(defaults).aggregate(pipeline, options, session)
 
     override fun withReadPreference(readPreference: ReadPreference): MongoDatabase = DefaultMongoDatabase(defaults.copy(readPreference = readPreference))
 

@@ -1,0 +1,70 @@
+package dev.mooring.driver.internal
+
+import dev.mooring.cmap.MongoCommandException
+import dev.mooring.driver.MongoWriteConcernException
+import dev.mooring.sdam.ClientSession
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.internal.cursor.CursorPage
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.flow
+import org.bson.BsonDocument
+
+/**
+ * How index and collection management commands run: writes (create, drop, createIndexes,
+ * dropIndexes, renameCollection, the search index commands) on the primary, once (they are not
+ * retryable writes), with their write concern errors thrown; listing commands' cursors as
+ * documents. Stateless.
+ */
+internal object AdminCommands {
+    /** The server's NamespaceNotFound ("ns not found"). */
+    const val NAMESPACE_NOT_FOUND = 26
+
+    /**
+     * Runs [command] (its write concern already in it, or none) on [database] on the primary and
+     * returns the reply; a `writeConcernError` in it is thrown as [MongoWriteConcernException] for
+     * [namespace]. With [missingNamespaceIsOk] a NamespaceNotFound error returns null (a drop of
+     * something already gone is not an error).
+     */
+    suspend fun write(
+        cluster: MongoCluster,
+        database: String,
+        command: BsonDocument,
+        session: ClientSession?,
+        timeoutMS: Long?,
+        namespace: String,
+        missingNamespaceIsOk: Boolean = false,
+    ): BsonDocument? {
+        val reply = try {
+            cluster.runCommand(database, command, ReadPreference.PRIMARY, session, timeoutMS)
+        } catch (e: MongoCommandException) {
+            if (missingNamespaceIsOk && e.code == NAMESPACE_NOT_FOUND) return null
+            throw e
+        }
+        WriteReplies.writeConcernError(reply)?.let { wce ->
+            throw MongoWriteConcernException(wce, null, namespace).apply { WriteReplies.errorLabels(reply).forEach { addErrorLabel(it) } }
+        }
+        return reply
+    }
+
+    /**
+     * The documents of [pages]. With [missingNamespaceIsEmpty], a NamespaceNotFound error before
+     * the first document (the initial command's, e.g. `listIndexes` on a collection that does not
+     * exist) ends the flow empty instead; errors raised downstream of an emitted document are
+     * never swallowed.
+     */
+    fun documents(pages: Flow<CursorPage>, missingNamespaceIsEmpty: Boolean = false): Flow<BsonDocument> = flow {
+        var emitted = false
+        try {
+            pages.collect { page ->
+                page.error?.let { throw it }
+                for (d in page.documents) {
+                    emitted = true
+                    emit(d)
+                }
+            }
+        } catch (e: MongoCommandException) {
+            if (emitted || !missingNamespaceIsEmpty || e.code != NAMESPACE_NOT_FOUND) throw e
+        }
+    }
+}
