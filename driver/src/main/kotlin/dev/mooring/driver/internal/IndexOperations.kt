@@ -32,7 +32,7 @@ internal class IndexOperations(private val defaults: Defaults, private val colle
         require(models.isNotEmpty()) { "createIndexes needs at least one index model" }
         val specs = models.map { spec(it) }
         val cmd = BsonDocument("createIndexes", BsonString(collection)).append("indexes", BsonArray(specs))
-        val deadline = OperationDeadline(defaults)
+        val deadline = MultiCommandDeadline(defaults)
         options.commitQuorum?.let { quorum ->
             // index-management.md: refused before sending to a server older than 4.4, which could ignore it
             val limits = defaults.limits.get(cluster, session, deadline.next())
