@@ -55,6 +55,7 @@ fun main(args: Array<String>) {
         service.close()
         cluster.close()
         deployment.close()
+        System.err.println("ktor-service: stopped; cluster closed")
     }
     server.start(wait = false)
     val port = runBlocking { server.engine.resolvedConnectors().first().port }

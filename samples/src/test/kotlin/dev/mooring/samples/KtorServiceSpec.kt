@@ -53,10 +53,13 @@ import kotlin.uuid.ExperimentalUuidApi
 import kotlin.uuid.Uuid
 import kotlin.uuid.toJavaUuid
 
-/** A clock one second further on at each reading, from 2026-01-01T00:00:00Z. */
+/** A clock 1.000123456 s further on at each reading, from 2026-01-01T00:00:00.000123456Z (finer than BSON's milliseconds). */
 private class SteppingClock : Clock {
-    private val seconds = AtomicLong(1_767_225_600)
-    override fun now(): Instant = Instant.fromEpochSeconds(seconds.getAndIncrement())
+    private val readings = AtomicLong()
+    override fun now(): Instant {
+        val n = readings.getAndIncrement()
+        return Instant.fromEpochSeconds(1_767_225_600 + n, 123_456 * (n + 1))
+    }
 }
 
 private suspend fun HttpClient.postJson(path: String, json: String): HttpResponse = post(path) { contentType(ContentType.Application.Json); setBody(json) }
@@ -101,6 +104,7 @@ class KtorServiceSpec : FunSpec({
             raw.getBinary("_id").asUuid() shouldBe kotlin.id.toJavaUuid()
             raw.getDateTime("createdAt").value shouldBe kotlin.createdAt.toEpochMilliseconds()
 
+            // the created bookmark is what a read returns: times cut to BSON's milliseconds before the insert
             client.get("/bookmarks/${kotlin.id}").let { it.status shouldBe HttpStatusCode.OK; it.decoded<Bookmark>() shouldBe kotlin }
 
             val ktor = client.postJson("/bookmarks", """{"url": "https://ktor.io", "title": "Ktor", "tags": ["kotlin", "http"]}""").decoded<Bookmark>()

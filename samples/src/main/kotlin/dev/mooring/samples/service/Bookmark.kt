@@ -14,7 +14,8 @@ import kotlin.uuid.Uuid
  * A bookmark, as stored in the `bookmarks` collection and as returned by the HTTP API: one
  * `@Serializable` class for both. In MongoDB (through `MooringSerializers.module`) [id] is the
  * `_id`, a BSON binary subtype 4, and [createdAt]/[updatedAt] are BSON dates; in JSON (through
- * [ServiceJson]) they are a UUID string and ISO-8601 strings. [url] is unique (an index). Immutable.
+ * [ServiceJson]) they are a UUID string and ISO-8601 strings; the id keeps its name `_id` in JSON
+ * too (one serial name for both formats). [url] is unique (an index). Immutable.
  */
 @Serializable
 data class Bookmark(

@@ -20,6 +20,7 @@ import org.bson.BsonInt32
 import org.bson.BsonString
 import kotlin.time.Clock
 import kotlin.time.ExperimentalTime
+import kotlin.time.Instant
 import kotlin.uuid.ExperimentalUuidApi
 import kotlin.uuid.Uuid
 import kotlin.uuid.toJavaUuid
@@ -30,7 +31,7 @@ import kotlin.uuid.toJavaUuid
  * a `MongoWriteException` with code 11000); "not found" is a null or false result.
  *
  * **Concurrency.** Stateless apart from the immutable collection: every method may be called
- * concurrently. [clock] stamps [Bookmark.createdAt] and [Bookmark.updatedAt].
+ * concurrently. [clock] stamps [Bookmark.createdAt] and [Bookmark.updatedAt] (in milliseconds, as BSON dates hold them).
  */
 class BookmarkStore(private val database: MongoDatabase, private val clock: Clock = Clock.System) {
     private val bookmarks: MongoCollection<Bookmark> = database.collection<Bookmark>(COLLECTION)
@@ -45,7 +46,8 @@ class BookmarkStore(private val database: MongoDatabase, private val clock: Cloc
 
     /** Inserts a bookmark with a new random id; a taken url fails with `MongoWriteException` (11000). */
     suspend fun create(new: NewBookmark): Bookmark {
-        val bookmark = Bookmark(Uuid.random(), new.url, new.title, new.tags, clock.now())
+        // cut to BSON's millisecond precision first, so the bookmark returned is the one a read returns
+        val bookmark = Bookmark(Uuid.random(), new.url, new.title, new.tags, Instant.fromEpochMilliseconds(clock.now().toEpochMilliseconds()))
         bookmarks.insertOne(bookmark)
         return bookmark
     }
