@@ -73,7 +73,7 @@ class BookmarkStore(private val database: MongoDatabase, private val clock: Cloc
         return get(id)
     }
 
-    /** Deletes the bookmark [id]; false when there was none. */
+    /** Deletes the bookmark [id]; false when there was none (an unacknowledged delete counts as done). */
     suspend fun delete(id: Uuid): Boolean {
         val result = bookmarks.deleteOne(byId(id))
         return result !is DeleteResult.Acknowledged || result.deletedCount > 0
