@@ -38,10 +38,7 @@ class BookmarkStore(private val database: MongoDatabase, private val clock: Cloc
 
     /** Creates the unique index on `url` (`createIndexes`; nothing happens when it exists). Call once at start-up. */
     suspend fun ensureIndexes() {
-        val index = BsonDocument("key", BsonDocument("url", BsonInt32(1)))
-            .append("name", BsonString("url_unique"))
-            .append("unique", BsonBoolean.TRUE)
-        database.runCommand(BsonDocument("createIndexes", BsonString(COLLECTION)).append("indexes", BsonArray(listOf(index))))
+        bookmarks.createIndex(BsonDocument("url", BsonInt32(1)), IndexOptions(name = "url_unique", unique = true))
     }
 
     /** Inserts a bookmark with a new random id; a taken url fails with `MongoWriteException` (11000). */
