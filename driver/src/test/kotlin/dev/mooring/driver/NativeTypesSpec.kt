@@ -82,6 +82,10 @@ data class Mixed(
     val plainAt: Instant,
 )
 
+/** A recursive structure: the analysis of which serializers may reach an Instant stops. */
+@Serializable
+data class Node(val at: Instant, val children: List<Node> = emptyList())
+
 /** A user's serializer of Instant: epoch seconds as an Int64. */
 object EpochSecondsSerializer : KSerializer<Instant> {
     override val descriptor: SerialDescriptor = PrimitiveSerialDescriptor("test.EpochSeconds", PrimitiveKind.LONG)
@@ -225,6 +229,16 @@ class NativeTypesSpec : FunSpec({
         }
     }
 
+    test("a recursive class round trips with native dates at every level") {
+        WireServerFixture.withServer { f ->
+            val nodes = f.db.collection<Node>("nodes")
+            val n = Node(t1, listOf(Node(t2, listOf(Node(t3))), Node(t3)))
+            nodes.insertOne(n)
+            nodes.find().toList() shouldContainExactly listOf(n)
+            f.stored("nodes").single().getArray("children")[0].asDocument().getArray("children")[0].asDocument().getDateTime("at").value shouldBe t3.toEpochMilliseconds()
+        }
+    }
+
     test("a string where a date or UUID is expected is refused, naming the field (ISO text is not parsed)") {
         WireServerFixture.withServer { f ->
             val raw = f.db.collection("readings")
@@ -239,6 +253,14 @@ class NativeTypesSpec : FunSpec({
             val e2 = shouldThrow<DocumentDecodingException> { f.db.collection<Leg>("legs").find().toList() }
             e2.field shouldBe "tracker"
             e2.message shouldContain "kotlin.uuid.Uuid"
+
+            // the @Contextual serializers refuse text too
+            f.db.collection("mixed").insertOne(
+                BsonDocument.parse("""{_id: {${'$'}binary: {base64: "AAAAAAAAQACAAAAAAAAAAA==", subType: "04"}}, at: {${'$'}date: 1}, javaAt: "2020-01-01T00:00:00Z", javaId: {${'$'}binary: {base64: "AAAAAAAAQACAAAAAAAAAAA==", subType: "04"}}, plainAt: {${'$'}date: 2}}"""),
+            )
+            val e3 = shouldThrow<DocumentDecodingException> { f.db.collection<Mixed>("mixed").find().toList() }
+            e3.field shouldBe "javaAt"
+            e3.message shouldContain "java.time.Instant"
         }
     }
 })
