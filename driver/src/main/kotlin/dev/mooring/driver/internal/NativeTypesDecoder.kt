@@ -61,4 +61,4 @@ internal class NativeTypesCompositeDecoder(private val decoder: CompositeDecoder
 }
 
 /** Decoding the BSON field [field] failed with [cause] (see [NativeTypesCompositeDecoder]). */
-internal class ElementDecodingFailure(val field: String, override val cause: RuntimeException) : RuntimeException(cause.message, cause)
+internal class ElementDecodingFailure(val field: String, override val cause: RuntimeException) : RuntimeException("field '$field': ${cause.message}", cause)

@@ -22,9 +22,12 @@ import kotlinx.serialization.encoding.Encoder
  * A SerializersModule cannot do this (it never overrides a built-in serializer), so the replacement
  * happens in the encoder and decoder [inner] is given: [NativeTypesEncoder] / [NativeTypesDecoder]
  * wrap bson-kotlinx's and swap a serializer just before handing it on. Every other serializer,
- * `@Contextual` and module ones included, runs unchanged and, if it is not a structure that may hold
- * one of the replaced types, with bson-kotlinx's own encoder or decoder (so serializers that need
- * `BsonEncoder`/`BsonDecoder`, as ObjectId's and BsonValue's, keep working).
+ * `@Contextual` and module ones included, runs unchanged. Leaf serializers (ObjectId's, BsonValue's,
+ * any primitive one) and structures that cannot hold a replaced type always run on bson-kotlinx's
+ * own encoder or decoder, so serializers needing `BsonEncoder`/`BsonDecoder` keep working; only a
+ * structure's serializer that may hold one (by its descriptor; contextual and open polymorphic ones
+ * count as may) runs on the wrappers, which are not `BsonEncoder`/`BsonDecoder` (bson-kotlinx seals
+ * those interfaces).
  *
  * Immutable but for a cache of descriptor analyses, which is thread-safe: one instance serves
  * concurrent encodes and decodes.
