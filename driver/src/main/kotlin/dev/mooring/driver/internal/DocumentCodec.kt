@@ -2,7 +2,9 @@ package dev.mooring.driver.internal
 
 import dev.mooring.driver.DocumentDecodingException
 import kotlin.reflect.KClass
+import kotlinx.serialization.InternalSerializationApi
 import kotlinx.serialization.modules.SerializersModule
+import kotlinx.serialization.serializer
 import org.bson.BsonDocument
 import org.bson.BsonDocumentReader
 import org.bson.BsonReader
@@ -39,6 +41,8 @@ internal class DocumentCodec<T : Any>(val documentClass: KClass<T>, val codec: C
         val reader: BsonReader = if (document is RawBsonDocument) document.asBsonReader() else BsonDocumentReader(document)
         return try {
             reader.use { codec.decode(it, DECODER) }
+        } catch (e: ElementDecodingFailure) {
+            throw DocumentDecodingException(namespace, e.field, documentClass.qualifiedName ?: documentClass.toString(), e.cause)
         } catch (e: RuntimeException) {
             val field = runCatching { reader.currentName }.getOrNull()
             throw DocumentDecodingException(namespace, field, documentClass.qualifiedName ?: documentClass.toString(), e)
@@ -48,7 +52,11 @@ internal class DocumentCodec<T : Any>(val documentClass: KClass<T>, val codec: C
     companion object {
         private val DECODER: DecoderContext = DecoderContext.builder().build()
 
-        /** The codec of [documentClass]: the BSON document codecs, else bson-kotlinx with [module]. */
+        /**
+         * The codec of [documentClass]: the BSON document codecs, else bson-kotlinx with [module] and
+         * the class's serializer storing `kotlin.time.Instant` and `kotlin.uuid.Uuid` natively (see
+         * [NativeTypesSerializer]).
+         */
         @Suppress("UNCHECKED_CAST")
         fun <T : Any> of(documentClass: KClass<T>, module: SerializersModule, namespace: String): DocumentCodec<T> {
             val codec: Codec<T> = when (documentClass) {
@@ -59,10 +67,13 @@ internal class DocumentCodec<T : Any>(val documentClass: KClass<T>, val codec: C
             return DocumentCodec(documentClass, codec, namespace)
         }
 
+        @OptIn(InternalSerializationApi::class)
         private fun <T : Any> kotlinCodec(documentClass: KClass<T>, module: SerializersModule): Codec<T> {
             val name = documentClass.qualifiedName ?: documentClass.toString()
             val codec = try {
+                // bson-kotlinx's own checks (annotations it refuses, classes it has no serializer for) first
                 KotlinSerializerCodec.create(documentClass, module, BsonConfiguration())
+                    ?.let { KotlinSerializerCodec.create(documentClass, NativeTypesSerializer.of(documentClass.serializer()), module, BsonConfiguration()) }
             } catch (e: RuntimeException) {
                 throw IllegalArgumentException("no usable kotlinx.serialization serializer for $name: ${e.message}", e)
             }

@@ -8,6 +8,7 @@ import kotlin.uuid.Uuid
 import kotlinx.serialization.ExperimentalSerializationApi
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.SerializationException
+import kotlinx.serialization.builtins.serializer
 import kotlinx.serialization.descriptors.PrimitiveKind
 import kotlinx.serialization.descriptors.PrimitiveSerialDescriptor
 import kotlinx.serialization.descriptors.SerialDescriptor
@@ -22,9 +23,14 @@ import org.bson.codecs.kotlinx.BsonDecoder
 import org.bson.codecs.kotlinx.BsonEncoder
 
 /**
- * Contextual serializers storing instants as BSON dates and UUIDs as binary subtype 4 (see
- * `MooringSerializers`). With a non-BSON format they fall back to ISO-8601 / canonical UUID strings.
- * Stateless; thread-safe.
+ * Serializers storing instants as BSON dates and UUIDs as binary subtype 4 (see `MooringSerializers`):
+ * the contextual ones of [module] (for `@Contextual` properties) and, through [replacing], the ones
+ * [NativeTypesSerializer] puts in place of kotlinx.serialization's built-in string serializers of
+ * `kotlin.time.Instant` and `kotlin.uuid.Uuid`. BSON dates hold milliseconds: encoding cuts any
+ * sub-millisecond part (to the millisecond at or before the instant), decoding gives whole
+ * milliseconds. Decoding refuses any other BSON type (a string included: ISO-8601 or UUID text is
+ * never parsed) with a [SerializationException]. With a non-BSON format they fall back to ISO-8601 /
+ * canonical UUID strings. Stateless; thread-safe.
  */
 @OptIn(ExperimentalTime::class, ExperimentalUuidApi::class, ExperimentalSerializationApi::class)
 internal object NativeBsonSerializers {
@@ -35,8 +41,24 @@ internal object NativeBsonSerializers {
         contextual(UUID::class, JavaUuid)
     }
 
+    /** kotlinx.serialization's built-in serializers of the native types, each with the native one replacing it. */
+    private val replacements: Map<Any, KSerializer<*>> = mapOf(
+        kotlin.time.Instant.serializer() to KotlinInstant,
+        Uuid.serializer() to KotlinUuid,
+    )
+
+    /** Serial names of the types [replacing] has a serializer for (also when nullable, with a `?` appended). */
+    val replacedSerialNames: Set<String> = replacements.keys.map { (it as KSerializer<*>).descriptor.serialName }.toSet()
+
+    /**
+     * The native serializer replacing [serializer] when it is kotlinx.serialization's built-in
+     * serializer of `kotlin.time.Instant` or `kotlin.uuid.Uuid` (the very object, so a user's own
+     * serializer of these types, even one reusing the built-in descriptor, is never replaced); else null.
+     */
+    fun replacing(serializer: Any): KSerializer<*>? = replacements[serializer]
+
     /** A serializer over a native BSON value, with a string form for other formats. */
-    private abstract class Native<T : Any>(name: String) : KSerializer<T> {
+    private abstract class Native<T : Any>(name: String, private val typeName: String) : KSerializer<T> {
         override val descriptor: SerialDescriptor = PrimitiveSerialDescriptor(name, PrimitiveKind.STRING)
 
         abstract fun toBson(value: T): BsonValue
@@ -54,14 +76,16 @@ internal object NativeBsonSerializers {
         override fun deserialize(decoder: Decoder): T {
             if (decoder !is BsonDecoder) return fromText(decoder.decodeString())
             val v = decoder.decodeBsonValue()
-            return fromBson(v) ?: if (v.isString) fromText(v.asString().value)
-            else throw SerializationException("expected ${descriptor.serialName} as BSON ${expected()}, found ${v.bsonType}")
+            return fromBson(v) ?: throw SerializationException(
+                "expected $typeName as BSON ${expected()}, found ${v.bsonType}" +
+                    if (v.isString) " (text is not parsed: store it as BSON ${expected()})" else "",
+            )
         }
 
         abstract fun expected(): String
     }
 
-    private abstract class DateSerializer<T : Any>(name: String) : Native<T>(name) {
+    private abstract class DateSerializer<T : Any>(name: String, typeName: String) : Native<T>(name, typeName) {
         abstract fun millis(value: T): Long
 
         abstract fun ofMillis(ms: Long): T
@@ -73,7 +97,7 @@ internal object NativeBsonSerializers {
         override fun expected(): String = "date"
     }
 
-    private abstract class UuidSerializer<T : Any>(name: String) : Native<T>(name) {
+    private abstract class UuidSerializer<T : Any>(name: String, typeName: String) : Native<T>(name, typeName) {
         abstract fun bits(value: T): Pair<Long, Long>
 
         abstract fun ofBits(msb: Long, lsb: Long): T
@@ -96,7 +120,7 @@ internal object NativeBsonSerializers {
         override fun expected(): String = "binary subtype 4"
     }
 
-    private object KotlinInstant : DateSerializer<kotlin.time.Instant>("dev.mooring.KotlinInstantAsDate") {
+    private object KotlinInstant : DateSerializer<kotlin.time.Instant>("dev.mooring.KotlinInstantAsDate", "kotlin.time.Instant") {
         override fun millis(value: kotlin.time.Instant): Long = value.toEpochMilliseconds()
 
         override fun ofMillis(ms: Long): kotlin.time.Instant = kotlin.time.Instant.fromEpochMilliseconds(ms)
@@ -106,7 +130,7 @@ internal object NativeBsonSerializers {
         override fun fromText(text: String): kotlin.time.Instant = kotlin.time.Instant.parse(text)
     }
 
-    private object JavaInstant : DateSerializer<java.time.Instant>("dev.mooring.JavaInstantAsDate") {
+    private object JavaInstant : DateSerializer<java.time.Instant>("dev.mooring.JavaInstantAsDate", "java.time.Instant") {
         override fun millis(value: java.time.Instant): Long = value.toEpochMilli()
 
         override fun ofMillis(ms: Long): java.time.Instant = java.time.Instant.ofEpochMilli(ms)
@@ -116,7 +140,7 @@ internal object NativeBsonSerializers {
         override fun fromText(text: String): java.time.Instant = java.time.Instant.parse(text)
     }
 
-    private object KotlinUuid : UuidSerializer<Uuid>("dev.mooring.KotlinUuidAsBinary") {
+    private object KotlinUuid : UuidSerializer<Uuid>("dev.mooring.KotlinUuidAsBinary", "kotlin.uuid.Uuid") {
         override fun bits(value: Uuid): Pair<Long, Long> = value.toLongs { msb, lsb -> msb to lsb }
 
         override fun ofBits(msb: Long, lsb: Long): Uuid = Uuid.fromLongs(msb, lsb)
@@ -126,7 +150,7 @@ internal object NativeBsonSerializers {
         override fun fromText(text: String): Uuid = Uuid.parse(text)
     }
 
-    private object JavaUuid : UuidSerializer<UUID>("dev.mooring.JavaUuidAsBinary") {
+    private object JavaUuid : UuidSerializer<UUID>("dev.mooring.JavaUuidAsBinary", "java.util.UUID") {
         override fun bits(value: UUID): Pair<Long, Long> = value.mostSignificantBits to value.leastSignificantBits
 
         override fun ofBits(msb: Long, lsb: Long): UUID = UUID(msb, lsb)
