@@ -1,4 +1,4 @@
-@file:OptIn(ExperimentalTime::class)
+@file:OptIn(ExperimentalTime::class, kotlin.uuid.ExperimentalUuidApi::class)
 
 package dev.mooring.driver.query
 
@@ -175,6 +175,16 @@ class QueryBuildersSpec : FunSpec({
         (Movie::released eq at).encodedWith(MooringSerializers.module) shouldBe BsonDocument("released", BsonDateTime(0))
         (update(set(Movie::released, at)).encodedWith(module) as Update.Operators).document shouldBe
             BsonDocument("\$set", BsonDocument("released", BsonString("1970-01-01T00:00:00Z")))
+    }
+
+    test("unannotated Instant and Uuid values are encoded as stored: a BSON date and binary subtype 4, not strings") {
+        @OptIn(kotlin.uuid.ExperimentalUuidApi::class)
+        val id = kotlin.uuid.Uuid.parse("00112233-4455-6677-8899-aabbccddeeff")
+        (Stamp::at gt Instant.fromEpochMilliseconds(1_700_000_000_123)).json() shouldBe
+            BsonDocument("at", BsonDocument("\$gt", BsonDateTime(1_700_000_000_123)))
+        (Stamp::id eq id).json() shouldBe
+            BsonDocument("id", org.bson.BsonBinary(org.bson.BsonBinarySubType.UUID_STANDARD, id.toByteArray()))
+        update(push(Stamp::seen, Instant.fromEpochMilliseconds(7))).shouldBeOperators("""{${'$'}push: {seen: {${'$'}date: {${'$'}numberLong: "7"}}}}""")
     }
 })
 

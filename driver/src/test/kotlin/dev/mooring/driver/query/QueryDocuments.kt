@@ -51,3 +51,8 @@ open class Entity {
 
 @Serializable
 class Account(@SerialName("active") val isActive: Boolean = true, val owner: String = "") : Entity()
+
+/** Unannotated kotlin.time.Instant and kotlin.uuid.Uuid: stored natively (date, binary 4), so filters must encode them so too. */
+@OptIn(kotlin.uuid.ExperimentalUuidApi::class)
+@Serializable
+data class Stamp(val id: kotlin.uuid.Uuid, val at: Instant, val seen: List<Instant> = emptyList())

@@ -17,12 +17,14 @@ import org.bson.BsonValue
 import org.bson.codecs.EncoderContext
 import org.bson.codecs.kotlinx.BsonConfiguration
 import org.bson.codecs.kotlinx.KotlinSerializerCodec
+import dev.mooring.driver.internal.NativeTypesSerializer
 
 /**
  * Values encoded into [BsonValue]s exactly as bson-kotlinx writes them inside stored documents:
  * the value is written as the single element of a holder document through bson-kotlinx's own
  * encoder (the collections' [BsonConfiguration]), with the property's serializer and the given
- * module (contextual serializers such as Mooring's Instant-as-date resolve against it).
+ * module (contextual serializers such as Mooring's Instant-as-date resolve against it), and the
+ * unannotated `kotlin.time.Instant` and `kotlin.uuid.Uuid` replaced as in stored documents ([NativeTypesSerializer]).
  * Stateless; thread-safe.
  */
 internal object BsonValueEncoder {
@@ -59,7 +61,8 @@ internal object BsonValueEncoder {
 
     private fun write(field: String, serializer: KSerializer<*>, value: Any, module: SerializersModule): BsonValue {
         val holder = Holder.Serializer(serializer)
-        val codec = KotlinSerializerCodec.create(Holder::class, holder, module, CONFIGURATION)
+        // through the collections' own native-types wrapper: an unannotated Instant or Uuid is a BSON date / binary 4 here too
+        val codec = KotlinSerializerCodec.create(Holder::class, NativeTypesSerializer.of(holder), module, CONFIGURATION)
         val document = BsonDocument()
         try {
             BsonDocumentWriter(document).use { codec.encode(it, Holder(value), CONTEXT) }
