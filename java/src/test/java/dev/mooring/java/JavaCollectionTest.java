@@ -4,7 +4,6 @@ import dev.mooring.cmap.CommandStartedEvent;
 import dev.mooring.driver.BulkWriteResult;
 import dev.mooring.driver.DeleteResult;
 import dev.mooring.driver.DocumentDecodingException;
-import dev.mooring.driver.FindOneAndUpdateOptions;
 import dev.mooring.driver.InsertManyResult;
 import dev.mooring.driver.MongoBulkWriteException;
 import dev.mooring.driver.MongoWriteException;
@@ -69,10 +68,16 @@ class JavaCollectionTest extends CollectionTestSupport {
             City before = cities.findOneAndUpdate(doc("{_id: 'Tromsø'}"), doc("{$inc: {population: 1000}}")).join();
             assertEquals(new City("Tromsø", 77_000), before);
             City after = cities.findOneAndUpdate(doc("{_id: 'Tromsø'}"), new Update.Operators(doc("{$inc: {population: 1}}")),
-                    new FindOneAndUpdateOptions(null, null, null, null, null, null, ReturnDocument.AFTER, null, null, null, null), null).join();
+                    new FindOneAndUpdateOptionsBuilder().returnDocument(ReturnDocument.AFTER).build(), null).join();
             assertEquals(new City("Tromsø", 78_001), after);
             assertEquals(new UpdateResult.Acknowledged(1, 1, null), cities.replaceOne(doc("{_id: 'Oslo'}"), new City("Oslo", 710_000)).join());
             assertEquals(new City("Bergen", 285_000), cities.findOneAndDelete(doc("{_id: 'Bergen'}")).join());
+            // upserts through the Java options builders
+            assertEquals(new UpdateResult.Acknowledged(0, 0, new BsonString("Bodø")), cities.updateOne(doc("{_id: 'Bodø'}"),
+                    new Update.Operators(doc("{$set: {population: 52000}}")), new UpdateOptionsBuilder().upsert(true).build(), null).join());
+            assertEquals(new City("Bodø", 53_000), cities.findOneAndReplace(doc("{_id: 'Bodø'}"), new City("Bodø", 53_000),
+                    new FindOneAndReplaceOptionsBuilder().returnDocument(ReturnDocument.AFTER).build(), null).join());
+            assertEquals(new DeleteResult.Acknowledged(1), cities.deleteOne(doc("{_id: 'Bodø'}")).join());
             assertNull(cities.findOneAndDelete(doc("{_id: 'Bergen'}")).join(), "none matched: null");
             assertEquals(List.of("Oslo", "Tromsø"), all(cities.aggregate(List.of(doc("{$sort: {_id: 1}}")))).stream().map(City::name).collect(Collectors.toList()));
 
