@@ -172,6 +172,15 @@ public interface JavaMongoCluster : AutoCloseable {
         function: Function<in JavaConnection, out CompletionStage<T>>,
     ): CompletableFuture<T>
 
+    /**
+     * The database [name] of this cluster (no I/O), with the cluster settings' read preference,
+     * read concern, write concern and timeoutMS as defaults, and [JavaCodecRegistries.DEFAULT]
+     * for typed collections. [IllegalArgumentException] for an empty name or one containing `.`,
+     * `/`, `\`, `"`, `$`, a space or a NUL. Its operations fail with [MongoClusterClosedException]
+     * once this cluster is closed.
+     */
+    public fun getDatabase(name: String): JavaMongoDatabase
+
     /** Registers [listener] for this cluster's CMAP events from now on; close the handle to remove it. */
     public fun addConnectionPoolListener(listener: ConnectionPoolListener): ListenerRegistration
 

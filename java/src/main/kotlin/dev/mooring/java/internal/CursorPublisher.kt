@@ -20,9 +20,11 @@ import java.util.Objects
 import java.util.concurrent.Flow as JFlow
 
 /**
- * A cursor as a [JFlow.Publisher] (cold: each subscription runs the command anew). The command
- * is sent at the first request; documents are delivered as requested, and the next getMore is
- * sent only once the subscriber has demand after the batch before it. `cancel()` stops the
+ * A cursor as a [JFlow.Publisher] (cold: each subscription runs [source] anew). [source] starts
+ * at the first request (the cursor's command is sent then) and hands its documents to a [Sink],
+ * which delivers each as requested; [ofPages] sends the next getMore only once the subscriber has
+ * demand after the batch before it, [ofDocuments] lets a document flow go on past a document
+ * only once the subscriber has demand after it. `cancel()` stops the
  * cursor (killCursors for a cursor still open on the server, bounded); a subscriber whose
  * `onNext` throws is cancelled likewise. Signals are serialized, on the coroutines of [scope],
  * and none comes before `onSubscribe` has returned (Reactive Streams rule 1.3), even for a
@@ -32,13 +34,25 @@ import java.util.concurrent.Flow as JFlow
  * subscriber still waiting for documents, or subscribed after the close) gets `onError` with
  * [MongoClusterClosedException] (rule 1.4), never silence.
  */
-internal class CursorPublisher(private val scope: CoroutineScope, private val pages: () -> Flow<CursorPage>) : JFlow.Publisher<BsonDocument> {
-    override fun subscribe(subscriber: JFlow.Subscriber<in BsonDocument>) {
+internal class CursorPublisher<T : Any>(
+    private val scope: CoroutineScope,
+    private val source: suspend (Sink<T>) -> Unit,
+) : JFlow.Publisher<T> {
+    /** Where [source] hands its documents; used only by the subscription's own coroutine. */
+    interface Sink<T> {
+        /** Waits for demand, then delivers [document] to the subscriber. */
+        suspend fun emit(document: T)
+
+        /** Returns once the subscriber has demand (at once when it has). */
+        suspend fun awaitDemand()
+    }
+
+    override fun subscribe(subscriber: JFlow.Subscriber<in T>) {
         Objects.requireNonNull(subscriber, "subscriber")
         CursorSubscription(subscriber).start()
     }
 
-    private inner class CursorSubscription(private val subscriber: JFlow.Subscriber<in BsonDocument>) : JFlow.Subscription {
+    private inner class CursorSubscription(private val subscriber: JFlow.Subscriber<in T>) : JFlow.Subscription, Sink<T> {
         private val demand = MutableStateFlow(0L)
         @Volatile private var invalidRequest: Long? = null
         @Volatile private var cancelled = false
@@ -78,19 +92,7 @@ internal class CursorPublisher(private val scope: CoroutineScope, private val pa
             val failure = try {
                 subscribed.await()
                 awaitDemand()
-                pages().collect { page ->
-                    page.error?.let { throw it }
-                    for (document in page.documents) {
-                        awaitDemand()
-                        demand.update { if (it == Long.MAX_VALUE) it else it - 1 }
-                        try {
-                            subscriber.onNext(document)
-                        } catch (e: Throwable) {
-                            throw SubscriberFailed(e)
-                        }
-                    }
-                    if (!page.exhausted) awaitDemand() // the next getMore only on demand
-                }
+                source(this)
                 null
             } catch (e: SubscriberFailed) {
                 log.warn("a cursor subscriber's onNext threw; the subscription is cancelled", e.cause)
@@ -109,14 +111,46 @@ internal class CursorPublisher(private val scope: CoroutineScope, private val pa
             if (failure == null) subscriber.onComplete() else subscriber.onError(failure)
         }
 
-        private suspend fun awaitDemand() {
+        override suspend fun emit(document: T) {
+            awaitDemand()
+            demand.update { if (it == Long.MAX_VALUE) it else it - 1 }
+            try {
+                subscriber.onNext(document)
+            } catch (e: Throwable) {
+                throw SubscriberFailed(e)
+            }
+        }
+
+        override suspend fun awaitDemand() {
             demand.first { it > 0 }
         }
     }
 
     private class SubscriberFailed(cause: Throwable) : RuntimeException(cause)
 
-    private companion object {
-        val log = LoggerFactory.getLogger(CursorPublisher::class.java)
+    companion object {
+        private val log = LoggerFactory.getLogger(CursorPublisher::class.java)
+
+        /** The documents of a cursor's [pages]: the next getMore only on demand after the batch before it; onComplete after an exhausted batch, demand or not. */
+        fun ofPages(scope: CoroutineScope, pages: () -> Flow<CursorPage>): CursorPublisher<BsonDocument> = CursorPublisher(scope) { sink ->
+            pages().collect { page ->
+                page.error?.let { throw it }
+                for (document in page.documents) sink.emit(document)
+                if (!page.exhausted) sink.awaitDemand() // the next getMore only on demand
+            }
+        }
+
+        /**
+         * The documents of a cursor [documents] flow, whose next getMore is sent when its collector
+         * returns from `emit`: each `emit` returns only once the subscriber has demand after it, so a
+         * getMore is only sent on demand. The flow does not tell whether a getMore follows, so a
+         * subscriber whose demand ends with the last document gets `onComplete` at its next request.
+         */
+        fun <T : Any> ofDocuments(scope: CoroutineScope, documents: Flow<T>): CursorPublisher<T> = CursorPublisher(scope) { sink ->
+            documents.collect { document ->
+                sink.emit(document)
+                sink.awaitDemand()
+            }
+        }
     }
 }

@@ -9,6 +9,8 @@ import dev.mooring.java.CommandListener
 import dev.mooring.java.ConnectionPoolListener
 import dev.mooring.java.JavaConnection
 import dev.mooring.java.JavaMongoCluster
+import dev.mooring.java.JavaMongoDatabase
+import dev.mooring.driver.database
 import dev.mooring.java.ListenerRegistration
 import dev.mooring.java.ServerListener
 import dev.mooring.java.ServerMonitorListener
@@ -89,22 +91,22 @@ internal class DefaultJavaMongoCluster(
         runCommand(database, command, ReadPreference.PRIMARY)
 
     override fun runCommand(database: String, command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument> =
-        launch { cluster.runCommand(database, command, readPreference) }
+        future { cluster.runCommand(database, command, readPreference) }
 
     override fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument> =
-        launch { cluster.runRetryableRead(database, command, readPreference) }
+        future { cluster.runRetryableRead(database, command, readPreference) }
 
     override fun runRetryableWrite(database: String, command: Bson): CompletableFuture<BsonDocument> =
-        launch { cluster.runRetryableWrite(database, command) }
+        future { cluster.runRetryableWrite(database, command) }
 
     override fun runCommand(database: String, command: Bson, readPreference: ReadPreference, session: ClientSession): CompletableFuture<BsonDocument> =
-        launch { cluster.runCommand(database, command, readPreference, session) }
+        future { cluster.runCommand(database, command, readPreference, session) }
 
     override fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference, session: ClientSession): CompletableFuture<BsonDocument> =
-        launch { cluster.runRetryableRead(database, command, readPreference, session) }
+        future { cluster.runRetryableRead(database, command, readPreference, session) }
 
     override fun runRetryableWrite(database: String, command: Bson, session: ClientSession): CompletableFuture<BsonDocument> =
-        launch { cluster.runRetryableWrite(database, command, session) }
+        future { cluster.runRetryableWrite(database, command, session) }
 
     override fun startSession(): ClientSession = cluster.startSession()
 
@@ -113,17 +115,17 @@ internal class DefaultJavaMongoCluster(
 
     override fun runCursorCommand(database: String, command: Bson, options: RunCursorCommandOptions): Flow.Publisher<BsonDocument> {
         val pages = CursorPage.pages(cluster, database, command, options) // validates now; cold
-        return CursorPublisher(scope) { pages }
+        return CursorPublisher.ofPages(scope) { pages }
     }
 
     override fun runCommand(database: String, command: Bson, readPreference: ReadPreference, timeoutMS: Long): CompletableFuture<BsonDocument> =
-        launch { cluster.runCommand(database, command, readPreference, timeoutMS = timeoutMS) }
+        future { cluster.runCommand(database, command, readPreference, timeoutMS = timeoutMS) }
 
     override fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference, timeoutMS: Long): CompletableFuture<BsonDocument> =
-        launch { cluster.runRetryableRead(database, command, readPreference, timeoutMS = timeoutMS) }
+        future { cluster.runRetryableRead(database, command, readPreference, timeoutMS = timeoutMS) }
 
     override fun runRetryableWrite(database: String, command: Bson, timeoutMS: Long): CompletableFuture<BsonDocument> =
-        launch { cluster.runRetryableWrite(database, command, timeoutMS = timeoutMS) }
+        future { cluster.runRetryableWrite(database, command, timeoutMS = timeoutMS) }
 
     override fun <T> withConnection(function: Function<in JavaConnection, out CompletionStage<T>>): CompletableFuture<T> =
         withConnection(ReadPreference.PRIMARY, function)
@@ -131,7 +133,7 @@ internal class DefaultJavaMongoCluster(
     override fun <T> withConnection(
         readPreference: ReadPreference,
         function: Function<in JavaConnection, out CompletionStage<T>>,
-    ): CompletableFuture<T> = launch {
+    ): CompletableFuture<T> = future {
         cluster.withConnection(readPreference) { connection ->
             // A supervisor scope: a command that fails completes its own future exceptionally and lets
             // the user's stage recover from it, instead of failing the whole withConnection.
@@ -193,9 +195,19 @@ internal class DefaultJavaMongoCluster(
         closeAsync().join()
     }
 
+    /** The documents of a cursor flow as a publisher on the facade's scope ([CursorPublisher.ofDocuments]). */
+    internal fun <T : Any> publisher(documents: kotlinx.coroutines.flow.Flow<T>): Flow.Publisher<T> = CursorPublisher.ofDocuments(scope, documents)
+
     override fun toString(): String = "JavaMongoCluster(${cluster.topologyId}, ${topology().type})"
 
-    private fun <T> launch(block: suspend CoroutineScope.() -> T): CompletableFuture<T> {
+    override fun getDatabase(name: String): JavaMongoDatabase =
+        DefaultJavaMongoDatabase(this, cluster.database(name), dev.mooring.java.JavaCodecRegistries.DEFAULT)
+
+    /**
+     * [block] as a coroutine of the facade's scope (Dispatchers.Default; cancelling the future
+     * cancels it); a future failed with [MongoClusterClosedException] once the cluster is closing.
+     */
+    internal fun <T> future(block: suspend CoroutineScope.() -> T): CompletableFuture<T> {
         if (closing.get() || !job.isActive) return CompletableFuture.failedFuture(MongoClusterClosedException("the cluster is closed"))
         return scope.future(CallerTracingContext.current(cluster), block = block) // the caller's span is the parent (when tracing)
     }

@@ -1,0 +1,191 @@
+package dev.mooring.java.internal
+
+import dev.mooring.driver.AggregateOptions
+import dev.mooring.driver.BulkWriteOptions
+import dev.mooring.driver.BulkWriteResult
+import dev.mooring.driver.CountOptions
+import dev.mooring.driver.DeleteOptions
+import dev.mooring.driver.DeleteResult
+import dev.mooring.driver.DistinctOptions
+import dev.mooring.driver.EstimatedDocumentCountOptions
+import dev.mooring.driver.FindOneAndDeleteOptions
+import dev.mooring.driver.FindOneAndReplaceOptions
+import dev.mooring.driver.FindOneAndUpdateOptions
+import dev.mooring.driver.FindOptions
+import dev.mooring.driver.InsertManyOptions
+import dev.mooring.driver.InsertManyResult
+import dev.mooring.driver.InsertOneOptions
+import dev.mooring.driver.InsertOneResult
+import dev.mooring.driver.MongoCollection
+import dev.mooring.driver.ReadConcern
+import dev.mooring.driver.ReplaceOptions
+import dev.mooring.driver.Update
+import dev.mooring.driver.UpdateOptions
+import dev.mooring.driver.UpdateResult
+import dev.mooring.driver.WriteModel
+import dev.mooring.java.JavaMongoCollection
+import dev.mooring.sdam.ClientSession
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.WriteConcern
+import kotlinx.coroutines.flow.map
+import org.bson.BsonDocument
+import org.bson.BsonValue
+import org.bson.codecs.configuration.CodecRegistry
+import org.bson.conversions.Bson
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.Flow
+
+/**
+ * [JavaMongoCollection] over the driver's collection of BSON documents [collection], with
+ * [documents] mapping [T] to and from them; operations on [facade]'s scope. Immutable.
+ */
+internal class DefaultJavaMongoCollection<T : Any>(
+    private val facade: DefaultJavaMongoCluster,
+    private val collection: MongoCollection<BsonDocument>,
+    private val documents: RegistryDocuments<T>,
+) : JavaMongoCollection<T> {
+    override val databaseName: String get() = collection.databaseName
+    override val collectionName: String get() = collection.collectionName
+    override val namespace: String get() = collection.namespace
+    override val documentClass: Class<T> get() = documents.documentClass
+    override val codecRegistry: CodecRegistry get() = documents.registry
+    override val readPreference: ReadPreference get() = collection.readPreference
+    override val readConcern: ReadConcern get() = collection.readConcern
+    override val writeConcern: WriteConcern get() = collection.writeConcern
+    override val timeoutMS: Long? get() = collection.timeoutMS
+
+    override fun <R : Any> withDocumentClass(documentClass: Class<R>): JavaMongoCollection<R> =
+        DefaultJavaMongoCollection(facade, collection, documents.withClass(documentClass))
+
+    override fun withCodecRegistry(codecRegistry: CodecRegistry): JavaMongoCollection<T> =
+        DefaultJavaMongoCollection(facade, collection, documents.withRegistry(codecRegistry))
+
+    override fun withReadPreference(readPreference: ReadPreference): JavaMongoCollection<T> = copy(collection.withReadPreference(readPreference))
+
+    override fun withReadConcern(readConcern: ReadConcern): JavaMongoCollection<T> = copy(collection.withReadConcern(readConcern))
+
+    override fun withWriteConcern(writeConcern: WriteConcern): JavaMongoCollection<T> = copy(collection.withWriteConcern(writeConcern))
+
+    override fun withTimeout(timeoutMS: Long?): JavaMongoCollection<T> = copy(collection.withTimeout(timeoutMS))
+
+    private fun copy(c: MongoCollection<BsonDocument>) = DefaultJavaMongoCollection(facade, c, documents)
+
+    // ---- reads
+
+    override fun find(): Flow.Publisher<T> = find(BsonDocument())
+
+    override fun find(filter: Bson): Flow.Publisher<T> = find(filter, FindOptions(), null)
+
+    override fun find(filter: Bson, options: FindOptions): Flow.Publisher<T> = find(filter, options, null)
+
+    override fun find(filter: Bson, options: FindOptions, session: ClientSession?): Flow.Publisher<T> =
+        facade.publisher(collection.find(filter, options, session).map { documents.decode(it) })
+
+    override fun aggregate(pipeline: List<Bson>): Flow.Publisher<T> = aggregate(pipeline, AggregateOptions(), null)
+
+    override fun aggregate(pipeline: List<Bson>, options: AggregateOptions): Flow.Publisher<T> = aggregate(pipeline, options, null)
+
+    override fun aggregate(pipeline: List<Bson>, options: AggregateOptions, session: ClientSession?): Flow.Publisher<T> =
+        facade.publisher(collection.aggregate(pipeline, options, session).map { documents.decode(it) })
+
+    override fun countDocuments(): CompletableFuture<Long> = countDocuments(BsonDocument())
+
+    override fun countDocuments(filter: Bson): CompletableFuture<Long> = countDocuments(filter, CountOptions(), null)
+
+    override fun countDocuments(filter: Bson, options: CountOptions): CompletableFuture<Long> = countDocuments(filter, options, null)
+
+    override fun countDocuments(filter: Bson, options: CountOptions, session: ClientSession?): CompletableFuture<Long> =
+        facade.future { collection.countDocuments(filter, options, session) }
+
+    override fun estimatedDocumentCount(): CompletableFuture<Long> = estimatedDocumentCount(EstimatedDocumentCountOptions(), null)
+
+    override fun estimatedDocumentCount(options: EstimatedDocumentCountOptions, session: ClientSession?): CompletableFuture<Long> =
+        facade.future { collection.estimatedDocumentCount(options, session) }
+
+    override fun distinct(fieldName: String): CompletableFuture<List<BsonValue>> = distinct(fieldName, BsonDocument())
+
+    override fun distinct(fieldName: String, filter: Bson): CompletableFuture<List<BsonValue>> = distinct(fieldName, filter, DistinctOptions(), null)
+
+    override fun distinct(fieldName: String, filter: Bson, options: DistinctOptions, session: ClientSession?): CompletableFuture<List<BsonValue>> =
+        facade.future { collection.distinct(fieldName, filter, options, session) }
+
+    // ---- writes (documents are encoded on the caller's thread: an encoding error fails the call at once)
+
+    override fun insertOne(document: T): CompletableFuture<InsertOneResult> = insertOne(document, InsertOneOptions(), null)
+
+    override fun insertOne(document: T, options: InsertOneOptions, session: ClientSession?): CompletableFuture<InsertOneResult> {
+        val encoded = documents.encode(document)
+        return facade.future { collection.insertOne(encoded, options, session) }
+    }
+
+    override fun insertMany(documents: List<T>): CompletableFuture<InsertManyResult> = insertMany(documents, InsertManyOptions(), null)
+
+    override fun insertMany(documents: List<T>, options: InsertManyOptions, session: ClientSession?): CompletableFuture<InsertManyResult> {
+        val encoded = this.documents.encode(documents)
+        return facade.future { collection.insertMany(encoded, options, session) }
+    }
+
+    override fun updateOne(filter: Bson, update: Bson): CompletableFuture<UpdateResult> = updateOne(filter, Update.Operators(update), UpdateOptions(), null)
+
+    override fun updateOne(filter: Bson, update: Update, options: UpdateOptions, session: ClientSession?): CompletableFuture<UpdateResult> =
+        facade.future { collection.updateOne(filter, update, options, session) }
+
+    override fun updateMany(filter: Bson, update: Bson): CompletableFuture<UpdateResult> = updateMany(filter, Update.Operators(update), UpdateOptions(), null)
+
+    override fun updateMany(filter: Bson, update: Update, options: UpdateOptions, session: ClientSession?): CompletableFuture<UpdateResult> =
+        facade.future { collection.updateMany(filter, update, options, session) }
+
+    override fun replaceOne(filter: Bson, replacement: T): CompletableFuture<UpdateResult> = replaceOne(filter, replacement, ReplaceOptions(), null)
+
+    override fun replaceOne(filter: Bson, replacement: T, options: ReplaceOptions, session: ClientSession?): CompletableFuture<UpdateResult> {
+        val encoded = documents.encode(replacement)
+        return facade.future { collection.replaceOne(filter, encoded, options, session) }
+    }
+
+    override fun deleteOne(filter: Bson): CompletableFuture<DeleteResult> = deleteOne(filter, DeleteOptions(), null)
+
+    override fun deleteOne(filter: Bson, options: DeleteOptions, session: ClientSession?): CompletableFuture<DeleteResult> =
+        facade.future { collection.deleteOne(filter, options, session) }
+
+    override fun deleteMany(filter: Bson): CompletableFuture<DeleteResult> = deleteMany(filter, DeleteOptions(), null)
+
+    override fun deleteMany(filter: Bson, options: DeleteOptions, session: ClientSession?): CompletableFuture<DeleteResult> =
+        facade.future { collection.deleteMany(filter, options, session) }
+
+    override fun findOneAndUpdate(filter: Bson, update: Bson): CompletableFuture<T?> =
+        findOneAndUpdate(filter, Update.Operators(update), FindOneAndUpdateOptions(), null)
+
+    override fun findOneAndUpdate(filter: Bson, update: Update, options: FindOneAndUpdateOptions, session: ClientSession?): CompletableFuture<T?> =
+        facade.future { collection.findOneAndUpdate(filter, update, options, session)?.let { documents.decode(it) } }
+
+    override fun findOneAndReplace(filter: Bson, replacement: T): CompletableFuture<T?> =
+        findOneAndReplace(filter, replacement, FindOneAndReplaceOptions(), null)
+
+    override fun findOneAndReplace(filter: Bson, replacement: T, options: FindOneAndReplaceOptions, session: ClientSession?): CompletableFuture<T?> {
+        val encoded = documents.encode(replacement)
+        return facade.future { collection.findOneAndReplace(filter, encoded, options, session)?.let { documents.decode(it) } }
+    }
+
+    override fun findOneAndDelete(filter: Bson): CompletableFuture<T?> = findOneAndDelete(filter, FindOneAndDeleteOptions(), null)
+
+    override fun findOneAndDelete(filter: Bson, options: FindOneAndDeleteOptions, session: ClientSession?): CompletableFuture<T?> =
+        facade.future { collection.findOneAndDelete(filter, options, session)?.let { documents.decode(it) } }
+
+    override fun bulkWrite(models: List<WriteModel<T>>): CompletableFuture<BulkWriteResult> = bulkWrite(models, BulkWriteOptions(), null)
+
+    override fun bulkWrite(models: List<WriteModel<T>>, options: BulkWriteOptions, session: ClientSession?): CompletableFuture<BulkWriteResult> {
+        val encoded = models.map { documents.encode(it) }
+        return facade.future { collection.bulkWrite(encoded, options, session) }
+    }
+
+    override fun drop(): CompletableFuture<Void?> = drop(null)
+
+    override fun drop(session: ClientSession?): CompletableFuture<Void?> = facade.future {
+        collection.drop(session)
+        null
+    }
+
+    override fun asMongoCollection(): MongoCollection<BsonDocument> = collection
+
+    override fun toString(): String = "JavaMongoCollection($namespace, ${documentClass.simpleName})"
+}
