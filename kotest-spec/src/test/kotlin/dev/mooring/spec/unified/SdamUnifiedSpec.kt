@@ -43,7 +43,8 @@ fun FunSpecRootScope.unifiedSuite(suite: String) {
  * [UnifiedHost] the test kit hosts for its runOnRequirements; with an [external] deployment, each
  * whose requirements it meets runs on it ([ExternalHost]). A test is skipped only when the file
  * marks it skipped, when no deployment meets its runOnRequirements (the format's own rule), or
- * when [KnownGaps] names it or the library feature it needs; a test this runner cannot run for
+ * when [KnownGaps] names it or the library feature it needs, or (in process) when the test kit's
+ * data engine lacks what it needs ([TestKitEngineGaps]); a test this runner cannot run for
  * any other reason (an event, entity or operation it does not implement) fails with that reason,
  * never skips.
  */
@@ -62,7 +63,11 @@ fun unifiedCases(file: JsonObject, external: ExternalDeployment? = null): List<S
             }
         } else {
             val choice = hostChoice(fileReqs, testReqs)
-            val reason = marked ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else KnownGaps.reason(file, test) ?: missingFeatureReason(file, test)
+            val reason = marked ?: if (choice == null) {
+                unsatisfiedReason(fileReqs, testReqs)
+            } else {
+                KnownGaps.reason(file, test) ?: missingFeatureReason(file, test) ?: TestKitEngineGaps.reason(test)
+            }
             SpecCase(name, reason) {
                 unsupportedReason(file, test)?.let { throw UnsupportedOperationException("this runner cannot run the test: $it") }
                 UnifiedHost.start(choice!!.topology, choice.auth, choice.mechanism, choice.version.maxWireVersion).use { host -> UnifiedTestRun(host, file).run(test) }

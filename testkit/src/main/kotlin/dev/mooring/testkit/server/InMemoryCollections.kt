@@ -59,7 +59,18 @@ class InMemoryCollections {
         when (cmd.firstKey) {
             ClientBulkWriteCommand.NAME -> ClientBulkWriteCommand.execute(db, cmd, history, failPoint) { d, one -> dispatch(d, one) }
             MAP_REDUCE -> WireServer.error(59, "CommandNotFound", "no such command: '$MAP_REDUCE' (the test kit's data engine has no mapReduce)")
-            else -> UnsupportedFeatures.refusal(cmd) ?: backendCommand(db, WhereSleep.withoutSleep(cmd))
+            else -> when {
+                ListLocalSessions.matches(cmd) -> ListLocalSessions.reply(db)
+                else -> UnsupportedFeatures.refusal(cmd) ?: run(db, WhereSleep.withoutSleep(cmd))
+            }
+        }
+
+    /** [cmd] on the backend; a write statement by statement ([WriteStatements]). */
+    private fun run(db: String, cmd: BsonDocument): BsonDocument =
+        if (WriteStatements.handles(cmd)) {
+            WriteStatements.execute(cmd) { one -> UnsupportedFeatures.filterError(one) ?: backendCommand(db, one) }
+        } else {
+            UnsupportedFeatures.filterError(cmd) ?: backendCommand(db, cmd)
         }
 
     /** [cmd] answered by the backend, its errors as server error replies, its cursor drained. */
@@ -69,12 +80,22 @@ class InMemoryCollections {
         } catch (e: MongoServerError) {
             WireServer.error(e.code, e.codeName ?: "Location${e.code}", e.messageWithoutErrorCode)
         } catch (e: MongoServerException) {
-            WireServer.error(UNKNOWN_ERROR, "UnknownError", e.messageWithoutErrorCode)
+            // the engine's errors without a code carry mongod's message; the code is the one mongod sends with it
+            val namespaceNotFound = e.messageWithoutErrorCode in NAMESPACE_NOT_FOUND_MESSAGES
+            if (namespaceNotFound) WireServer.error(26, "NamespaceNotFound", e.messageWithoutErrorCode) else WireServer.error(UNKNOWN_ERROR, "UnknownError", e.messageWithoutErrorCode)
         } catch (e: RuntimeException) {
             // the engine choked on a value it cannot take (a malformed argument): what mongod's parser refuses
             WireServer.error(BAD_VALUE, "BadValue", e.message ?: e.toString())
         }
-        return drained(db, reply)
+        return withCollectionNamespace(cmd, drained(db, reply))
+    }
+
+    /** A listIndexes reply's cursor names the collection, as mongod's (the engine names the command). */
+    private fun withCollectionNamespace(cmd: BsonDocument, reply: BsonDocument): BsonDocument {
+        val cursor = reply["cursor"] as? BsonDocument
+        if (cmd.firstKey != "listIndexes" || cursor == null || !cmd[cmd.firstKey]!!.isString) return reply
+        val ns = cursor.getString("ns").value.substringBefore('.') + "." + cmd.getString(cmd.firstKey).value
+        return reply.clone().apply { put("cursor", cursor.clone().append("ns", BsonString(ns))) }
     }
 
     /** [reply] with every result of its cursor in `firstBatch` and cursor id 0 (the backend's cursor is exhausted). */
@@ -99,6 +120,7 @@ class InMemoryCollections {
         private const val MAP_REDUCE = "mapReduce"
         private const val UNKNOWN_ERROR = 8
         private const val BAD_VALUE = 2
+        private val NAMESPACE_NOT_FOUND_MESSAGES = setOf("ns not found", "source namespace does not exist")
 
         /** The commands [execute] answers. */
         val COMMANDS: Set<String> = setOf(

@@ -5,11 +5,12 @@ import org.bson.BsonDocument
 import org.bson.BsonString
 
 /**
- * The command options the test kit's data engine (mongo-java-server's memory backend) would
- * silently ignore, so a command using them would answer wrongly: a non-simple `collation` and
- * `let` variables. Such a command is refused as a server that does not know the option refuses
- * it: `BSON field '<command>.<path>' is an unknown field.` (40415, as MongoDB 4.4 answers `let`).
- * Pure.
+ * What the test kit's data engine (mongo-java-server's memory backend) would silently get wrong,
+ * refused before it gets there. Options it ignores (a non-simple `collation`, `let` variables, a
+ * find's `returnKey` and `showRecordId`) are refused as a server that does not know the option
+ * refuses it: `BSON field '<command>.<path>' is an unknown field.` (40415, as MongoDB 4.4
+ * answers `let`) ([refusal]). A filter whose `$and`/`$or`/`$nor` is not an array, which the
+ * engine accepts, is BadValue as on mongod ([filterError]). Pure.
  */
 internal object UnsupportedFeatures {
     private const val UNKNOWN_FIELD = 40415
@@ -28,9 +29,32 @@ internal object UnsupportedFeatures {
         return null
     }
 
+    /** The find options the engine ignores. */
+    private val FIND_OPTIONS = listOf("returnKey", "showRecordId")
+
+    /** The filter of each command (and of each statement of a write). */
+    private val FILTERS = mapOf("find" to "filter", "count" to "query", "distinct" to "query", "findAndModify" to "query", "update" to "q", "delete" to "q")
+
+    /**
+     * The BadValue reply for a filter of [cmd] (a command, or a one-statement write) whose logical
+     * operator is not an array, or null.
+     */
+    fun filterError(cmd: BsonDocument): BsonDocument? {
+        val key = FILTERS[cmd.firstKey] ?: return null
+        val holders = STATEMENTS[cmd.firstKey]?.let { (cmd[it] as? BsonArray)?.filterIsInstance<BsonDocument>() } ?: listOf(cmd)
+        for (filter in holders.mapNotNull { it[key] as? BsonDocument }) {
+            for (op in LOGICAL) if (filter.containsKey(op) && filter[op] !is BsonArray) return WireServer.error(2, "BadValue", "$op must be an array")
+        }
+        return null
+    }
+
+    private val LOGICAL = listOf("\$and", "\$or", "\$nor")
+
     /** The unsupported option of [doc], or null. */
     private fun unsupportedIn(doc: BsonDocument): String? = when {
         doc.containsKey("let") -> "let"
+        doc.keys.firstOrNull() == "find" && FIND_OPTIONS.any { doc[it]?.let { v -> v.isBoolean && v.asBoolean().value } == true } ->
+            FIND_OPTIONS.first { doc[it]?.let { v -> v.isBoolean && v.asBoolean().value } == true }
         (doc["collation"] as? BsonDocument)?.let { !isSimple(it) } == true -> "collation"
         else -> null
     }

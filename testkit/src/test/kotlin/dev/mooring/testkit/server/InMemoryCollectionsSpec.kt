@@ -57,6 +57,31 @@ class InMemoryCollectionsSpec : FunSpec({
         dup.getArray("writeErrors").single().asDocument().getNumber("code").intValue() shouldBe 11000
         code(c.execute("d", doc("{aggregate: 'c', pipeline: [{\$bogusStage: {}}], cursor: {}}"))) shouldBe 40324
         code(c.execute("d", doc("{dropIndexes: 'c', index: 'nope'}"))) shouldBe 27
+        code(c.execute("d", doc("{drop: 'missing'}"))) shouldBe 26 // NamespaceNotFound, as mongod before 7.0
+    }
+
+    test("writes run statement by statement: a refused statement is a write error, n counts what was applied, ordered stops") {
+        val c = seeded()
+        val dup = c.execute("d", doc("{insert: 'c', documents: [{_id: 1}]}"))!!
+        dup.getNumber("n").intValue() shouldBe 0
+        dup.getArray("writeErrors").single().asDocument().getNumber("code").intValue() shouldBe 11000
+        val unordered = c.execute("d", doc("{insert: 'c', documents: [{_id: 1}, {_id: 8}, {_id: 2}, {_id: 9}], ordered: false}"))!!
+        unordered.getNumber("n").intValue() shouldBe 2
+        unordered.getArray("writeErrors").map { it.asDocument().getNumber("index").intValue() } shouldBe listOf(0, 2)
+        val bad = c.execute("d", doc("{delete: 'c', deletes: [{q: {_id: 8}, limit: 1}, {q: {\$unsupported: 1}, limit: 1}, {q: {_id: 9}, limit: 1}]}"))!!
+        bad.getNumber("ok").intValue() shouldBe 1
+        bad.getNumber("n").intValue() shouldBe 1
+        bad.getArray("writeErrors").single().asDocument().getNumber("index").intValue() shouldBe 1
+        val up = c.execute("d", doc("{update: 'c', updates: [{q: {_id: 2}, u: {\$set: {y: 1}}}, {q: {_id: 7}, u: {\$set: {y: 2}}, upsert: true}]}"))!!
+        listOf(up.getNumber("n").intValue(), up.getNumber("nModified").intValue()) shouldBe listOf(2, 1)
+        up.getArray("upserted").single() shouldBe doc("{index: 1, _id: 7}")
+        code(c.execute("d", doc("{find: 'c', filter: {\$or: true}}"))) shouldBe 2
+    }
+
+    test("listIndexes names the collection in its cursor; \$listLocalSessions lists the test kit's (no) cached sessions") {
+        val c = seeded()
+        c.execute("d", doc("{listIndexes: 'c', cursor: {}}"))!!.getDocument("cursor").getString("ns").value shouldBe "d.c"
+        batch(c.execute("admin", doc("{aggregate: 1, pipeline: [{\$listLocalSessions: {}}], cursor: {}}"))!!) shouldBe emptyList()
     }
 
     test("features the engine lacks are refused as a server that does not know them refuses them") {
@@ -68,6 +93,7 @@ class InMemoryCollectionsSpec : FunSpec({
             "BSON field 'delete.deletes.collation' is an unknown field."
         code(c.execute("d", doc("{update: 'c', updates: [{q: {}, u: {\$set: {a: 1}}}], let: {v: 1}}"))) shouldBe 40415
         ids(c.execute("d", doc("{find: 'c', filter: {_id: 1}, collation: {locale: 'simple'}}"))!!) shouldBe listOf(1)
+        code(c.execute("d", doc("{find: 'c', filter: {}, returnKey: true}"))) shouldBe 40415
         code(c.execute("d", doc("{mapReduce: 'c', map: 'function() {}', reduce: 'function() {}', out: {inline: 1}}"))) shouldBe 59
         c.documents("d", "c").size shouldBe 3
     }
