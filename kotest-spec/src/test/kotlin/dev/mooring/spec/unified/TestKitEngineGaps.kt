@@ -1,5 +1,6 @@
 package dev.mooring.spec.unified
 
+import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonArray
@@ -24,6 +25,7 @@ object TestKitEngineGaps {
             val args = op["arguments"] as? JsonObject ?: JsonObject(emptyMap())
             if (name == "mapReduce") return "needs mapReduce, which $ENGINE does not have"
             if (name == "find") FIND_OPTIONS.firstOrNull { args[it] == JsonPrimitive(true) }?.let { return "needs the find option $it, which $ENGINE ignores" }
+            if (pipelineUpdate(args)) return "needs an update given as a pipeline, which $ENGINE does not have"
             if (args.containsKey("let")) return "needs let variables, which $ENGINE ignores"
             if ((args["collation"] as? JsonObject)?.let { it["locale"] != JsonPrimitive("simple") } == true) return "needs a collation, which $ENGINE ignores"
         }
@@ -31,4 +33,11 @@ object TestKitEngineGaps {
     }
 
     private val FIND_OPTIONS = listOf("returnKey", "showRecordId")
+
+    /** An update of [args] (or of one of its bulk write requests or models) given as a pipeline. */
+    private fun pipelineUpdate(args: JsonObject): Boolean {
+        if (args["update"] is JsonArray) return true
+        val requests = (args["requests"] as? JsonArray ?: args["models"] as? JsonArray)?.mapNotNull { it as? JsonObject } ?: return false
+        return requests.any { r -> r.values.any { (it as? JsonObject)?.get("update") is JsonArray } }
+    }
 }

@@ -9,11 +9,13 @@ import org.bson.BsonString
  * refused before it gets there. Options it ignores (a non-simple `collation`, `let` variables, a
  * find's `returnKey` and `showRecordId`) are refused as a server that does not know the option
  * refuses it: `BSON field '<command>.<path>' is an unknown field.` (40415, as MongoDB 4.4
- * answers `let`) ([refusal]). A filter whose `$and`/`$or`/`$nor` is not an array, which the
+ * answers `let`) ([refusal]); so is an update given as a pipeline, as MongoDB 4.0 refuses it
+ * (TypeMismatch, 14). A filter whose `$and`/`$or`/`$nor` is not an array, which the
  * engine accepts, is BadValue as on mongod ([filterError]). Pure.
  */
 internal object UnsupportedFeatures {
     private const val UNKNOWN_FIELD = 40415
+    private const val TYPE_MISMATCH = 14
 
     /** Per command, the statement array whose entries may carry the options too. */
     private val STATEMENTS = mapOf("update" to "updates", "delete" to "deletes")
@@ -22,12 +24,18 @@ internal object UnsupportedFeatures {
     fun refusal(cmd: BsonDocument): BsonDocument? {
         val name = cmd.firstKey
         unsupportedIn(cmd)?.let { return unknownField("$name.$it") }
+        if (name == "findAndModify" && cmd["update"] is BsonArray) return pipelineUpdate("findAndModify.update")
         val array = STATEMENTS[name] ?: return null
         for (statement in cmd[array] as? BsonArray ?: return null) {
             (statement as? BsonDocument)?.let(::unsupportedIn)?.let { return unknownField("$name.$array.$it") }
+            if (name == "update" && (statement as? BsonDocument)?.get("u") is BsonArray) return pipelineUpdate("update.updates.u")
         }
         return null
     }
+
+    /** An update given as a pipeline (MongoDB 4.2+), which the engine lacks: refused as a 4.0 server refuses it. */
+    private fun pipelineUpdate(path: String) =
+        WireServer.error(TYPE_MISMATCH, "TypeMismatch", "BSON field '$path' is the wrong type 'array', expected type 'object'")
 
     /** The find options the engine ignores. */
     private val FIND_OPTIONS = listOf("returnKey", "showRecordId")

@@ -94,6 +94,8 @@ class InMemoryCollectionsSpec : FunSpec({
         code(c.execute("d", doc("{update: 'c', updates: [{q: {}, u: {\$set: {a: 1}}}], let: {v: 1}}"))) shouldBe 40415
         ids(c.execute("d", doc("{find: 'c', filter: {_id: 1}, collation: {locale: 'simple'}}"))!!) shouldBe listOf(1)
         code(c.execute("d", doc("{find: 'c', filter: {}, returnKey: true}"))) shouldBe 40415
+        code(c.execute("d", doc("{update: 'c', updates: [{q: {}, u: [{\$set: {a: 1}}]}]}"))) shouldBe 14
+        code(c.execute("d", doc("{findAndModify: 'c', query: {}, update: [{\$set: {a: 1}}]}"))) shouldBe 14
         code(c.execute("d", doc("{mapReduce: 'c', map: 'function() {}', reduce: 'function() {}', out: {inline: 1}}"))) shouldBe 59
         c.documents("d", "c").size shouldBe 3
     }
