@@ -6,6 +6,7 @@ import de.bwaldvogel.mongo.exception.MongoServerException
 import io.netty.channel.embedded.EmbeddedChannel
 import org.bson.BsonArray
 import org.bson.BsonDocument
+import org.bson.BsonInt32
 import org.bson.BsonInt64
 import org.bson.BsonString
 import org.bson.BsonValue
@@ -76,7 +77,7 @@ class InMemoryCollections {
     /** [cmd] answered by the backend, its errors as server error replies, its cursor drained. */
     private fun backendCommand(db: String, cmd: BsonDocument): BsonDocument {
         val reply = try {
-            BackendDocuments.fromBackend(backend.handleCommand(channel, db, cmd.firstKey, BackendDocuments.toBackend(cmd)))
+            withIntOk(BackendDocuments.fromBackend(backend.handleCommand(channel, db, cmd.firstKey, BackendDocuments.toBackend(cmd))))
         } catch (e: MongoServerError) {
             WireServer.error(e.code, e.codeName ?: "Location${e.code}", e.messageWithoutErrorCode)
         } catch (e: MongoServerException) {
@@ -88,6 +89,12 @@ class InMemoryCollections {
             WireServer.error(BAD_VALUE, "BadValue", e.message ?: e.toString())
         }
         return withCollectionNamespace(cmd, drained(db, reply))
+    }
+
+    /** [reply] with `ok` an int32, as in every other reply of the test kit's servers (the engine sends a double). */
+    private fun withIntOk(reply: BsonDocument): BsonDocument {
+        val ok = reply["ok"]?.takeIf { it.isDouble } ?: return reply
+        return reply.apply { put("ok", BsonInt32(ok.asDouble().value.toInt())) }
     }
 
     /** A listIndexes reply's cursor names the collection, as mongod's (the engine names the command). */

@@ -36,6 +36,7 @@ class InMemoryCollectionsSpec : FunSpec({
         val reply = c.execute("d", doc("{find: 'c', filter: {}}"))!!
         ids(reply) shouldBe (1..250).toList()
         reply.getDocument("cursor").getNumber("id").longValue() shouldBe 0L
+        reply.getInt32("ok").value shouldBe 1 // int32, as every reply of the test kit's servers
         batch(c.execute("d", doc("{aggregate: 'c', pipeline: [{\$match: {_id: {\$gt: 100}}}], cursor: {}}"))!!).size shouldBe 150
     }
 
