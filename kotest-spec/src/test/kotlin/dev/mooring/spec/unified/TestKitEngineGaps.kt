@@ -26,6 +26,8 @@ object TestKitEngineGaps {
             if (name == "mapReduce") return "needs mapReduce, which $ENGINE does not have"
             if (name == "find") FIND_OPTIONS.firstOrNull { args[it] == JsonPrimitive(true) }?.let { return "needs the find option $it, which $ENGINE ignores" }
             if (pipelineUpdate(args)) return "needs an update given as a pipeline, which $ENGINE does not have"
+            if (name in LISTINGS && (args["filter"] as? JsonObject)?.isNotEmpty() == true) return "needs a $name filter, which $ENGINE ignores"
+            if (name == "createCollection" && args["capped"] == JsonPrimitive(true)) return "needs a capped collection, which $ENGINE does not have"
             if (args.containsKey("let")) return "needs let variables, which $ENGINE ignores"
             if ((args["collation"] as? JsonObject)?.let { it["locale"] != JsonPrimitive("simple") } == true) return "needs a collation, which $ENGINE ignores"
         }
@@ -33,6 +35,8 @@ object TestKitEngineGaps {
     }
 
     private val FIND_OPTIONS = listOf("returnKey", "showRecordId")
+
+    private val LISTINGS = setOf("listCollections", "listCollectionNames", "listCollectionObjects", "listDatabases", "listDatabaseNames", "listDatabaseObjects")
 
     /** An update of [args] (or of one of its bulk write requests or models) given as a pipeline. */
     private fun pipelineUpdate(args: JsonObject): Boolean {

@@ -7,7 +7,7 @@ import org.bson.BsonString
 /**
  * What the test kit's data engine (mongo-java-server's memory backend) would silently get wrong,
  * refused before it gets there. Options it ignores (a non-simple `collation`, `let` variables, a
- * find's `returnKey` and `showRecordId`) are refused as a server that does not know the option
+ * find's `returnKey` and `showRecordId`, a listing's non-empty `filter`, a capped collection) are refused as a server that does not know the option
  * refuses it: `BSON field '<command>.<path>' is an unknown field.` (40415, as MongoDB 4.4
  * answers `let`) ([refusal]); so is an update given as a pipeline, as MongoDB 4.0 refuses it
  * (TypeMismatch, 14). A filter whose `$and`/`$or`/`$nor` is not an array, which the
@@ -24,6 +24,8 @@ internal object UnsupportedFeatures {
     fun refusal(cmd: BsonDocument): BsonDocument? {
         val name = cmd.firstKey
         unsupportedIn(cmd)?.let { return unknownField("$name.$it") }
+        if (name in LISTINGS && (cmd["filter"] as? BsonDocument)?.isEmpty() == false) return unknownField("$name.filter")
+        if (name == "create" && cmd["capped"]?.let { it.isBoolean && it.asBoolean().value } == true) return unknownField("create.capped")
         if (name == "findAndModify" && cmd["update"] is BsonArray) return pipelineUpdate("findAndModify.update")
         val array = STATEMENTS[name] ?: return null
         for (statement in cmd[array] as? BsonArray ?: return null) {
@@ -36,6 +38,9 @@ internal object UnsupportedFeatures {
     /** An update given as a pipeline (MongoDB 4.2+), which the engine lacks: refused as a 4.0 server refuses it. */
     private fun pipelineUpdate(path: String) =
         WireServer.error(TYPE_MISMATCH, "TypeMismatch", "BSON field '$path' is the wrong type 'array', expected type 'object'")
+
+    /** The listing commands, whose `filter` the engine ignores. */
+    private val LISTINGS = setOf("listCollections", "listDatabases")
 
     /** The find options the engine ignores. */
     private val FIND_OPTIONS = listOf("returnKey", "showRecordId")
