@@ -43,11 +43,12 @@ fun FunSpecRootScope.unifiedSuite(suite: String) {
  * [UnifiedHost] the test kit hosts for its runOnRequirements; with an [external] deployment, each
  * whose requirements it meets runs on it ([ExternalHost]). A test is skipped only when the file
  * marks it skipped, when no deployment meets its runOnRequirements (the format's own rule), or
- * when [KnownGaps] names it or the library feature it needs (or, in process, a server feature the
- * test kit lacks); a test this runner cannot run for any other reason (an event, entity or
- * operation it does not implement) fails with that reason, never skips. Before any of that, a
- * file whose schemaVersion the runner does not support ([UnifiedSchemaVersion]) or whose entities
- * are malformed ([UnifiedFileValidation]) fails every test it has.
+ * when [KnownGaps] names it or the library feature it needs, or (in process) when the test kit
+ * lacks a server feature it needs ([KnownGaps.testKitReason], [TestKitEngineGaps]: its data engine); a
+ * test this runner cannot run for any other reason (an event, entity or operation it does not
+ * implement) fails with that reason, never skips. Before any of that, a file whose schemaVersion
+ * the runner does not support ([UnifiedSchemaVersion]) or whose entities are malformed
+ * ([UnifiedFileValidation]) fails every test it has.
  */
 fun unifiedCases(file: JsonObject, external: ExternalDeployment? = null): List<SpecCase> {
     // "Executing a Test File": an incompatible file is not processed further; each of its tests fails
@@ -79,8 +80,11 @@ fun unifiedCases(file: JsonObject, external: ExternalDeployment? = null): List<S
             }
         } else {
             val choice = hostChoice(fileReqs, testReqs)
-            val reason = marked ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else KnownGaps.reason(file, test) ?: missingFeatureReason(file, test)
-                ?: KnownGaps.testKitReason(test)
+            val reason = marked ?: if (choice == null) {
+                unsatisfiedReason(fileReqs, testReqs)
+            } else {
+                KnownGaps.reason(file, test) ?: missingFeatureReason(file, test) ?: KnownGaps.testKitReason(test) ?: TestKitEngineGaps.reason(test)
+            }
             SpecCase(name, reason) {
                 unsupportedReason(file, test)?.let { throw UnifiedTestFailure.UnsupportedByRunner("this runner cannot run the test: $it") }
                 UnifiedHost.start(choice!!.topology, choice.auth, choice.mechanism, choice.version.maxWireVersion).use { host -> UnifiedTestRun(host, file).run(test) }

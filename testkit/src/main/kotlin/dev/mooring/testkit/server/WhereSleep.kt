@@ -7,7 +7,8 @@ import org.bson.BsonDocument
  * The one JavaScript `$where` filter the spec tests use to make a find or update take a while:
  * `{$where: "sleep(N) || true"}`, or `"function() { sleep(N); return true; }"`. The server sleeps N milliseconds once (as mongod does on a
  * one-document collection: it evaluates the function per document) and the clause matches
- * every document. Any other `$where` is rejected with BadValue by [InMemoryCollections]. Pure.
+ * every document: [withoutSleep] takes the clause out before the data engine sees the command (any
+ * other `$where` is left to the engine). Pure.
  */
 object WhereSleep {
     private val pattern = Regex(
@@ -30,4 +31,25 @@ object WhereSleep {
 
     /** True when [where] is a supported sleeping clause (it matches every document). */
     fun isSupported(where: String): Boolean = pattern.matches(where)
+
+    /** [command] (a find, update or delete) without its supported sleeping `$where` clauses (see [millis]). */
+    fun withoutSleep(command: BsonDocument): BsonDocument {
+        val (array, key) = when (command.keys.firstOrNull()) {
+            "find" -> return withoutSleepIn(command, "filter")
+            "update" -> "updates" to "q"
+            "delete" -> "deletes" to "q"
+            else -> return command
+        }
+        val statements = command[array] as? BsonArray ?: return command
+        if (statements.none { s -> (s as? BsonDocument)?.let { withoutSleepIn(it, key) !== it } == true }) return command
+        return command.clone().append(array, BsonArray(statements.map { s -> if (s is BsonDocument) withoutSleepIn(s, key) else s }))
+    }
+
+    /** [holder] with the sleeping `$where` of its filter [key] removed (the same instance when there is none). */
+    private fun withoutSleepIn(holder: BsonDocument, key: String): BsonDocument {
+        val filter = holder[key] as? BsonDocument ?: return holder
+        val where = filter["\$where"]?.takeIf { it.isString }?.asString()?.value ?: return holder
+        if (!isSupported(where)) return holder
+        return holder.clone().append(key, filter.clone().apply { remove("\$where") })
+    }
 }

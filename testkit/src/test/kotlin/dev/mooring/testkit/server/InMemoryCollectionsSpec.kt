@@ -1,110 +1,114 @@
 package dev.mooring.testkit.server
 
-import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import org.bson.BsonDocument
 
-/** The test kit's in-memory data commands: filters, update operators, cursors, findAndModify, aggregation, indexes. */
+/**
+ * The test kit's front end over its data engine (mongo-java-server's memory backend): what goes
+ * in comes out with its BSON types, cursors come back whole, engine errors are server errors,
+ * features the engine lacks are refused, the `$where` sleep clause never reaches the engine.
+ */
 class InMemoryCollectionsSpec : FunSpec({
     fun doc(json: String) = BsonDocument.parse(json)
     fun seeded(): InMemoryCollections = InMemoryCollections().also {
         it.execute("d", doc("{insert: 'c', documents: [{_id: 1, x: 11, t: ['a', 'b']}, {_id: 2, x: 22, s: {n: 1}}, {_id: 3, x: 33}]}"))
     }
-    fun ids(reply: BsonDocument, batch: String = "firstBatch") = reply.getDocument("cursor").getArray(batch).map { it.asDocument()["_id"]!!.asInt32().value }
+    fun batch(reply: BsonDocument) = reply.getDocument("cursor").getArray("firstBatch").map { it.asDocument() }
+    fun ids(reply: BsonDocument) = batch(reply).map { it["_id"]!!.asInt32().value }
+    fun code(reply: BsonDocument?) = reply!!.getNumber("code").intValue()
 
-    test("filters: comparison, \$in/\$nin, \$exists, \$not, dotted paths, array elements, logical operators") {
-        val c = seeded()
-        ids(c.execute("d", doc("{find: 'c', filter: {x: {\$gt: 11, \$lte: 33}}}"))!!) shouldBe listOf(2, 3)
-        ids(c.execute("d", doc("{find: 'c', filter: {_id: {\$in: [1, 3]}}}"))!!) shouldBe listOf(1, 3)
-        ids(c.execute("d", doc("{find: 'c', filter: {_id: {\$nin: [1, 3]}}}"))!!) shouldBe listOf(2)
-        ids(c.execute("d", doc("{find: 'c', filter: {s: {\$exists: true}}}"))!!) shouldBe listOf(2)
-        ids(c.execute("d", doc("{find: 'c', filter: {'s.n': 1}}"))!!) shouldBe listOf(2)
-        ids(c.execute("d", doc("{find: 'c', filter: {t: 'b'}}"))!!) shouldBe listOf(1)
-        ids(c.execute("d", doc("{find: 'c', filter: {x: {\$not: {\$gt: 11}}}}"))!!) shouldBe listOf(1)
-        ids(c.execute("d", doc("{find: 'c', filter: {\$or: [{_id: 1}, {x: 33}]}}"))!!) shouldBe listOf(1, 3)
-        c.execute("d", doc("{find: 'c', filter: {x: {\$regexish: 1}}}"))!!.getInt32("code").value shouldBe 2
-    }
-
-    test("find: sort, skip, limit, projection and batchSize with getMore and killCursors") {
-        val c = seeded()
-        ids(c.execute("d", doc("{find: 'c', filter: {}, sort: {x: -1}, skip: 1, limit: 1}"))!!) shouldBe listOf(2)
-        c.execute("d", doc("{find: 'c', filter: {_id: 1}, projection: {x: 1}}"))!!.getDocument("cursor").getArray("firstBatch").single() shouldBe doc("{_id: 1, x: 11}")
-        c.execute("d", doc("{find: 'c', filter: {_id: 1}, projection: {_id: 0, t: 0}}"))!!.getDocument("cursor").getArray("firstBatch").single() shouldBe doc("{x: 11}")
-        val first = c.execute("d", doc("{find: 'c', filter: {}, batchSize: 2}"))!!
-        ids(first) shouldBe listOf(1, 2)
-        val id = first.getDocument("cursor").getInt64("id").value
-        (id != 0L) shouldBe true
-        val more = c.execute("d", doc("{getMore: {\$numberLong: '$id'}, collection: 'c'}"))!!
-        ids(more, "nextBatch") shouldBe listOf(3)
-        more.getDocument("cursor").getInt64("id").value shouldBe 0L
-        c.execute("d", doc("{getMore: {\$numberLong: '$id'}, collection: 'c'}"))!!.getInt32("code").value shouldBe 43
-        val open = c.execute("d", doc("{find: 'c', filter: {}, batchSize: 1}"))!!.getDocument("cursor").getInt64("id").value
-        c.execute("d", doc("{killCursors: 'c', cursors: [{\$numberLong: '$open'}]}"))!!.getArray("cursorsKilled").size shouldBe 1
-    }
-
-    test("update operators, upserts with the filter's fields, and write errors for duplicate keys") {
-        val c = seeded()
-        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 1}, u: {\$inc: {x: 1}, \$unset: {t: 1}, \$set: {'s.k': 'v'}}}]}"))
-        c.documents("d", "c").first() shouldBe doc("{_id: 1, x: 12, s: {k: 'v'}}")
-        val up = c.execute("d", doc("{update: 'c', updates: [{q: {_id: 7}, u: {\$set: {x: 1}, \$setOnInsert: {y: 2}}, upsert: true}]}"))!!
-        up.getArray("upserted").single().asDocument()["_id"] shouldBe doc("{v: 7}")["v"]
-        c.documents("d", "c").last() shouldBe doc("{_id: 7, x: 1, y: 2}")
-        c.execute("d", doc("{update: 'c', updates: [{q: {}, u: {\$mul: {x: 2}}, multi: true}]}"))!!.getInt32("nModified").value shouldBe 4
-        val dup = c.execute("d", doc("{insert: 'c', documents: [{_id: 1}, {_id: 8}]}"))!!
-        dup.getArray("writeErrors").single().asDocument().getInt32("code").value shouldBe 11000
-        dup.getInt32("n").value shouldBe 0
-        c.execute("d", doc("{insert: 'c', documents: [{_id: 1}, {_id: 8}], ordered: false}"))!!.getInt32("n").value shouldBe 1
-        shouldThrow<IllegalArgumentException> { DocumentUpdate.apply(doc("{_id: 1}"), doc("{\$set: {a: 1}, b: 2}")) }
-    }
-
-    test("updates given as a pipeline (MongoDB 4.2+): findAndModify and update, \$set with field references, \$unset, \$replaceWith") {
-        val c = seeded()
-        val r = c.execute("d", doc("{findAndModify: 'c', query: {_id: 1}, update: [{\$set: {y: '\$x', z: {\$literal: '\$x'}}}, {\$unset: 't'}], new: true}"))!!
-        r["value"] shouldBe doc("{_id: 1, x: 11, y: 11, z: '\$x'}")
-        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 2}, u: [{\$replaceWith: {k: 1}}]}]}"))!!.getInt32("nModified").value shouldBe 1
-        c.documents("d", "c")[1] shouldBe doc("{_id: 2, k: 1}")
-        c.execute("d", doc("{update: 'c', updates: [{q: {}, u: [{\$set: {m: true}}], multi: true}]}"))!!.getInt32("nModified").value shouldBe 3
-        // a pipeline an update cannot use fails the whole command, even when no document matches: mongod parses it first
-        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 3}, u: [{\$group: {_id: 1}}]}]}"))!!.getInt32("code").value shouldBe 2
-        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 99}, u: [{\$invalidStage: true}]}]}"))!!.getInt32("code").value shouldBe 2
-        c.execute("d", doc("{findAndModify: 'c', query: {_id: 99}, update: [{\$invalidStage: true}]}"))!!.getInt32("code").value shouldBe 2
-    }
-
-    test("findAndModify, count, distinct, aggregate with \$group and \$out, indexes and listCollections") {
-        val c = seeded()
-        c.execute("d", doc("{findAndModify: 'c', query: {x: {\$gt: 11}}, sort: {x: -1}, update: {\$inc: {x: 1}}, new: true}"))!!["value"] shouldBe doc("{_id: 3, x: 34}")
-        c.execute("d", doc("{findAndModify: 'c', query: {_id: 2}, remove: true}"))!!["value"]!!.asDocument()["_id"] shouldBe doc("{v: 2}")["v"]
-        c.execute("d", doc("{count: 'c', query: {}}"))!!.getInt32("n").value shouldBe 2
-        c.execute("d", doc("{distinct: 'c', key: 't', query: {}}"))!!.getArray("values").map { it.asString().value } shouldBe listOf("a", "b")
-        val counted = c.execute("d", doc("{aggregate: 'c', pipeline: [{\$match: {}}, {\$group: {_id: 1, n: {\$sum: 1}}}], cursor: {}}"))!!
-        counted.getDocument("cursor").getArray("firstBatch").single() shouldBe doc("{_id: 1, n: 2}")
-        c.execute("d", doc("{aggregate: 'c', pipeline: [{\$sort: {x: 1}}, {\$out: 'copy'}], cursor: {}}"))
-        c.documents("d", "copy").size shouldBe 2
-        c.execute("d", doc("{createIndexes: 'c', indexes: [{key: {x: 1}, name: 'x_1'}]}"))!!.getInt32("numIndexesAfter").value shouldBe 2
-        c.execute("d", doc("{listIndexes: 'c', cursor: {}}"))!!.getDocument("cursor").getArray("firstBatch").map { it.asDocument().getString("name").value } shouldBe listOf("_id_", "x_1")
-        c.execute("d", doc("{dropIndexes: 'c', index: 'x_1'}"))!!.getInt32("ok").value shouldBe 1
-        c.execute("d", doc("{dropIndexes: 'c', index: 'x_1'}"))!!.getInt32("code").value shouldBe 27
-        c.execute("d", doc("{listCollections: 1, nameOnly: true, cursor: {}}"))!!.getDocument("cursor").getArray("firstBatch")
-            .map { it.asDocument().getString("name").value } shouldBe listOf("c", "copy")
-        c.execute("d", doc("{listIndexes: 'none', cursor: {}}"))!!.getInt32("code").value shouldBe 26
-        c.execute("d", doc("{bogus: 1}")) shouldBe null
-    }
-
-    test("the _id index answers {_id: v} finds and duplicate checks, and follows updates, deletes, replacements and \$out") {
+    test("documents keep their BSON types through the engine") {
         val c = InMemoryCollections()
-        c.execute("d", doc("{insert: 'c', documents: [{_id: 1, x: 1}, {_id: 'a', x: 2}, {_id: {k: 1}, x: 3}]}"))
-        ids(c.execute("d", doc("{find: 'c', filter: {_id: 1}}"))!!) shouldBe listOf(1)
-        ids(c.execute("d", doc("{find: 'c', filter: {_id: {\$numberLong: '1'}}}"))!!) shouldBe listOf(1) // numbers by value
-        c.execute("d", doc("{find: 'c', filter: {_id: 2}}"))!!.getDocument("cursor").getArray("firstBatch").size shouldBe 0
-        c.execute("d", doc("{find: 'c', filter: {_id: {k: 1}}}"))!!.getDocument("cursor").getArray("firstBatch").size shouldBe 1 // scanned
-        c.execute("d", doc("{insert: 'c', documents: [{_id: 1.0}]}"))!!.getArray("writeErrors").single().asDocument().getInt32("code").value shouldBe 11000
-        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 1}, u: {_id: 1, x: 9}}]}"))
-        c.execute("d", doc("{find: 'c', filter: {_id: 1}}"))!!.getDocument("cursor").getArray("firstBatch").single().asDocument().getInt32("x").value shouldBe 9
-        c.execute("d", doc("{delete: 'c', deletes: [{q: {_id: 1}, limit: 1}]}"))
-        c.execute("d", doc("{find: 'c', filter: {_id: 1}}"))!!.getDocument("cursor").getArray("firstBatch").size shouldBe 0
-        c.execute("d", doc("{insert: 'c', documents: [{_id: 1, x: 10}]}"))!!.getInt32("n").value shouldBe 1
-        c.execute("d", doc("{aggregate: 'c', pipeline: [{\$match: {x: 10}}, {\$out: 'o'}], cursor: {}}"))
-        ids(c.execute("d", doc("{find: 'o', filter: {_id: 1}}"))!!) shouldBe listOf(1)
+        val original = doc(
+            "{_id: {\$oid: '5f0c1b2a3d4e5f6071829304'}, i: 1, l: {\$numberLong: '2'}, d: 3.5, m: {\$numberDecimal: '4.25'}, " +
+                "b: {\$binary: {base64: 'AQID', subType: '00'}}, ts: {\$timestamp: {t: 5, i: 6}}, dt: {\$date: 7}, n: null, " +
+                "a: [1, 'x', {k: true}], r: {\$regularExpression: {pattern: '^a', options: 'i'}}}",
+        )
+        c.execute("d", BsonDocument("insert", org.bson.BsonString("c")).append("documents", org.bson.BsonArray(listOf(original))))
+        c.documents("d", "c") shouldBe listOf(original)
+    }
+
+    test("a cursor-returning read comes back whole with cursor id 0, whatever the engine's batch") {
+        val c = InMemoryCollections()
+        val many = (1..250).joinToString(",") { "{_id: $it}" }
+        c.execute("d", doc("{insert: 'c', documents: [$many]}"))
+        val reply = c.execute("d", doc("{find: 'c', filter: {}}"))!!
+        ids(reply) shouldBe (1..250).toList()
+        reply.getDocument("cursor").getNumber("id").longValue() shouldBe 0L
+        reply.getInt32("ok").value shouldBe 1 // int32, as every reply of the test kit's servers
+        batch(c.execute("d", doc("{aggregate: 'c', pipeline: [{\$match: {_id: {\$gt: 100}}}], cursor: {}}"))!!).size shouldBe 150
+    }
+
+    test("queries, updates, findAndModify, aggregation and indexes are the engine's") {
+        val c = seeded()
+        ids(c.execute("d", doc("{find: 'c', filter: {x: {\$gt: 11}}, sort: {x: -1}, skip: 1}"))!!) shouldBe listOf(2)
+        c.execute("d", doc("{update: 'c', updates: [{q: {_id: 1}, u: {\$inc: {x: 1}}}]}"))!!.getNumber("nModified").intValue() shouldBe 1
+        c.execute("d", doc("{findAndModify: 'c', query: {_id: 1}, update: {\$set: {y: 1}}, new: true}"))!!["value"] shouldBe
+            doc("{_id: 1, x: 12, t: ['a', 'b'], y: 1}")
+        batch(c.execute("d", doc("{aggregate: 'c', pipeline: [{\$group: {_id: null, n: {\$sum: 1}}}], cursor: {}}"))!!).single()
+            .getNumber("n").intValue() shouldBe 3
+        c.execute("d", doc("{createIndexes: 'c', indexes: [{key: {x: 1}, name: 'x_1'}]}"))!!.getNumber("numIndexesAfter").intValue() shouldBe 2
+        batch(c.execute("d", doc("{listIndexes: 'c', cursor: {}}"))!!).map { it.getString("name").value } shouldBe listOf("_id_", "x_1")
+    }
+
+    test("engine errors are server error replies: duplicate keys as write errors, unknown stages with their code") {
+        val c = seeded()
+        val dup = c.execute("d", doc("{insert: 'c', documents: [{_id: 1}, {_id: 8}]}"))!!
+        dup.getArray("writeErrors").single().asDocument().getNumber("code").intValue() shouldBe 11000
+        code(c.execute("d", doc("{aggregate: 'c', pipeline: [{\$bogusStage: {}}], cursor: {}}"))) shouldBe 40324
+        code(c.execute("d", doc("{dropIndexes: 'c', index: 'nope'}"))) shouldBe 27
+        c.execute("d", doc("{drop: 'missing'}"))!!.getInt32("ok").value shouldBe 1 // as MongoDB 7.0, which the test kit reports
+        code(c.execute("admin", doc("{renameCollection: 'd.missing', to: 'd.other'}"))) shouldBe 26
+    }
+
+    test("writes run statement by statement: a refused statement is a write error, n counts what was applied, ordered stops") {
+        val c = seeded()
+        val dup = c.execute("d", doc("{insert: 'c', documents: [{_id: 1}]}"))!!
+        dup.getNumber("n").intValue() shouldBe 0
+        dup.getArray("writeErrors").single().asDocument().getNumber("code").intValue() shouldBe 11000
+        val unordered = c.execute("d", doc("{insert: 'c', documents: [{_id: 1}, {_id: 8}, {_id: 2}, {_id: 9}], ordered: false}"))!!
+        unordered.getNumber("n").intValue() shouldBe 2
+        unordered.getArray("writeErrors").map { it.asDocument().getNumber("index").intValue() } shouldBe listOf(0, 2)
+        val bad = c.execute("d", doc("{delete: 'c', deletes: [{q: {_id: 8}, limit: 1}, {q: {\$unsupported: 1}, limit: 1}, {q: {_id: 9}, limit: 1}]}"))!!
+        bad.getNumber("ok").intValue() shouldBe 1
+        bad.getNumber("n").intValue() shouldBe 1
+        bad.getArray("writeErrors").single().asDocument().getNumber("index").intValue() shouldBe 1
+        val up = c.execute("d", doc("{update: 'c', updates: [{q: {_id: 2}, u: {\$set: {y: 1}}}, {q: {_id: 7}, u: {\$set: {y: 2}}, upsert: true}]}"))!!
+        listOf(up.getNumber("n").intValue(), up.getNumber("nModified").intValue()) shouldBe listOf(2, 1)
+        up.getArray("upserted").single() shouldBe doc("{index: 1, _id: 7}")
+        code(c.execute("d", doc("{find: 'c', filter: {\$or: true}}"))) shouldBe 2
+    }
+
+    test("listIndexes names the collection in its cursor; \$listLocalSessions lists the test kit's (no) cached sessions") {
+        val c = seeded()
+        c.execute("d", doc("{listIndexes: 'c', cursor: {}}"))!!.getDocument("cursor").getString("ns").value shouldBe "d.c"
+        batch(c.execute("admin", doc("{aggregate: 1, pipeline: [{\$listLocalSessions: {}}], cursor: {}}"))!!) shouldBe emptyList()
+    }
+
+    test("features the engine lacks are refused as a server that does not know them refuses them") {
+        val c = seeded()
+        val collation = c.execute("d", doc("{find: 'c', filter: {}, collation: {locale: 'en', strength: 2}}"))!!
+        code(collation) shouldBe 40415
+        collation.getString("errmsg").value shouldBe "BSON field 'find.collation' is an unknown field."
+        c.execute("d", doc("{delete: 'c', deletes: [{q: {}, limit: 0, collation: {locale: 'fr'}}]}"))!!.getString("errmsg").value shouldBe
+            "BSON field 'delete.deletes.collation' is an unknown field."
+        code(c.execute("d", doc("{update: 'c', updates: [{q: {}, u: {\$set: {a: 1}}}], let: {v: 1}}"))) shouldBe 40415
+        ids(c.execute("d", doc("{find: 'c', filter: {_id: 1}, collation: {locale: 'simple'}}"))!!) shouldBe listOf(1)
+        code(c.execute("d", doc("{find: 'c', filter: {}, returnKey: true}"))) shouldBe 40415
+        code(c.execute("d", doc("{listCollections: 1, filter: {name: 'c'}, cursor: {}}"))) shouldBe 40415
+        code(c.execute("d", doc("{create: 'capped', capped: true, size: 4096}"))) shouldBe 40415
+        batch(c.execute("d", doc("{listCollections: 1, filter: {}, cursor: {}}"))!!).map { it.getString("name").value } shouldBe listOf("c")
+        code(c.execute("d", doc("{update: 'c', updates: [{q: {}, u: [{\$set: {a: 1}}]}]}"))) shouldBe 14
+        code(c.execute("d", doc("{findAndModify: 'c', query: {}, update: [{\$set: {a: 1}}]}"))) shouldBe 14
+        code(c.execute("d", doc("{mapReduce: 'c', map: 'function() {}', reduce: 'function() {}', out: {inline: 1}}"))) shouldBe 59
+        c.documents("d", "c").size shouldBe 3
+    }
+
+    test("the \$where sleep clause matches every document; the cursor commands and unknown commands are not data commands") {
+        val c = seeded()
+        ids(c.execute("d", doc("{find: 'c', filter: {\$where: 'sleep(1) || true', x: {\$gte: 22}}}"))!!) shouldBe listOf(2, 3)
+        c.execute("d", doc("{getMore: {\$numberLong: '1'}, collection: 'c'}")) shouldBe null
+        c.execute("d", doc("{bogus: 1}")) shouldBe null
     }
 })
