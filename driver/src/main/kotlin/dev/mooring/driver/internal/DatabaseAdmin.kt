@@ -55,15 +55,8 @@ internal class DatabaseAdmin(private val defaults: Defaults) {
         val cmd = BsonDocument("listCollections", BsonInt32(1)).append("cursor", cursor)
         filter.toDoc().takeIf { it.isNotEmpty() }?.let { cmd["filter"] = it }
         cmd.opt("nameOnly", o.nameOnly).opt("authorizedCollections", o.authorizedCollections).opt("comment", o.comment)
-        val cursorOptions = RunCursorCommandOptions(
-            readPreference = ReadPreference.PRIMARY,
-            session = session,
-            timeoutMS = defaults.timeoutMS,
-            timeoutMode = o.timeoutMode,
-            batchSize = o.batchSize?.takeIf { it > 0 },
-            // enumerate-collections.md: getMores inherit the comment; it is not attached to them
-            comment = null,
-        )
+        // enumerate-collections.md: getMores inherit the comment; it is not attached to them
+        val cursorOptions = defaults.cursorOptions(ReadPreference.PRIMARY, session, o.timeoutMode, o.batchSize, comment = null)
         return AdminCommands.documents(CursorPage.pages(cluster, defaults.databaseName, cmd, cursorOptions, retryableRead = true))
     }
 
@@ -78,14 +71,7 @@ internal class DatabaseAdmin(private val defaults: Defaults) {
         )
         cmd["aggregate"] = BsonInt32(1)
         val readPreference = if (writes) AggregateCommand.writeStageReadPreference(cluster, defaults.readPreference) else defaults.readPreference
-        val cursor = RunCursorCommandOptions(
-            readPreference = readPreference,
-            session = session,
-            timeoutMS = defaults.timeoutMS,
-            timeoutMode = options.timeoutMode,
-            batchSize = options.batchSize?.takeIf { it > 0 },
-            comment = options.comment,
-        )
+        val cursor = defaults.cursorOptions(readPreference, session, options.timeoutMode, options.batchSize, options.comment)
         return AdminCommands.documents(CursorPage.pages(cluster, defaults.databaseName, cmd, cursor, retryableRead = !writes))
     }
 

@@ -84,7 +84,7 @@ internal class DefaultMongoCollection<T : Any>(
 
     override fun find(filter: Bson, options: FindOptions, session: ClientSession?): Flow<T> {
         val cmd = FindCommand.command(collectionName, filter, options, defaults.readConcern, defaults.legacyMaxTimeMS(options.maxTimeMS))
-        val cursor = FindCommand.cursorOptions(options, defaults.readPreference, session, defaults.timeoutMS)
+        val cursor = FindCommand.cursorOptions(options, defaults.readPreference, session, defaults)
         return decoded(CursorPage.pages(cluster, databaseName, cmd, cursor, retryableRead = true, limit = FindCommand.cursorLimit(options)))
     }
 
@@ -96,14 +96,7 @@ internal class DefaultMongoCollection<T : Any>(
             defaults.legacyMaxTimeMS(options.maxTimeMS),
         )
         val readPreference = if (writes) AggregateCommand.writeStageReadPreference(cluster, defaults.readPreference) else defaults.readPreference
-        val cursor = dev.mooring.sdam.RunCursorCommandOptions(
-            readPreference = readPreference,
-            session = session,
-            timeoutMS = defaults.timeoutMS,
-            timeoutMode = options.timeoutMode,
-            batchSize = options.batchSize?.takeIf { it > 0 },
-            comment = options.comment,
-        )
+        val cursor = defaults.cursorOptions(readPreference, session, options.timeoutMode, options.batchSize, options.comment)
         // a pipeline that writes is not a retryable read (retryable-reads.md)
         return decoded(CursorPage.pages(cluster, databaseName, cmd, cursor, retryableRead = !writes))
     }

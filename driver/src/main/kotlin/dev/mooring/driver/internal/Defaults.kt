@@ -1,10 +1,15 @@
 package dev.mooring.driver.internal
 
 import dev.mooring.driver.ReadConcern
+import dev.mooring.sdam.ClientSession
+import dev.mooring.sdam.CursorType
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.RunCursorCommandOptions
+import dev.mooring.sdam.TimeoutMode
 import dev.mooring.sdam.WriteConcern
 import kotlinx.serialization.modules.SerializersModule
+import org.bson.BsonValue
 
 /**
  * What a database passes to its collections: the cluster, the database name and the operation
@@ -32,4 +37,28 @@ internal data class Defaults(
      * (client-side-operations-timeout.md "Validation and Overrides"), else sent as given.
      */
     fun legacyMaxTimeMS(maxTimeMS: Long?): Long? = maxTimeMS.takeUnless { timeoutSet }
+
+    /**
+     * The cursor options of a cursor-returning helper: this database's or collection's timeoutMS,
+     * a positive [batchSize] for the getMores (0 is the first batch's alone), and the [comment]
+     * its getMores carry (null where the helper's spec says they do not).
+     */
+    fun cursorOptions(
+        readPreference: ReadPreference,
+        session: ClientSession?,
+        timeoutMode: TimeoutMode?,
+        batchSize: Int?,
+        comment: BsonValue?,
+        cursorType: CursorType = CursorType.NON_TAILABLE,
+        maxTimeMS: Long? = null,
+    ): RunCursorCommandOptions = RunCursorCommandOptions(
+        readPreference = readPreference,
+        session = session,
+        timeoutMS = timeoutMS,
+        timeoutMode = timeoutMode,
+        cursorType = cursorType,
+        batchSize = batchSize?.takeIf { it > 0 },
+        maxTimeMS = maxTimeMS,
+        comment = comment,
+    )
 }

@@ -37,16 +37,11 @@ internal object FindCommand {
         return cmd
     }
 
-    fun cursorOptions(o: FindOptions, readPreference: ReadPreference, session: ClientSession?, timeoutMS: Long?): RunCursorCommandOptions =
-        RunCursorCommandOptions(
-            readPreference = readPreference,
-            session = session,
-            timeoutMS = timeoutMS,
-            timeoutMode = o.timeoutMode,
+    fun cursorOptions(o: FindOptions, readPreference: ReadPreference, session: ClientSession?, defaults: Defaults): RunCursorCommandOptions =
+        defaults.cursorOptions(
+            readPreference, session, o.timeoutMode, o.batchSize, o.comment,
             cursorType = o.cursorType,
-            batchSize = o.batchSize?.takeIf { it > 0 },
             maxTimeMS = if (o.cursorType == CursorType.TAILABLE_AWAIT) o.maxAwaitTimeMS else null,
-            comment = o.comment,
         )
 
     /** The limit the cursor enforces (getMores ask for no more than the rest); null: none. */

@@ -51,15 +51,8 @@ internal class IndexOperations(private val defaults: Defaults, private val colle
         val cursor = BsonDocument()
         options.batchSize?.let { cursor["batchSize"] = BsonInt32(it) }
         val cmd = BsonDocument("listIndexes", BsonString(collection)).append("cursor", cursor).opt("comment", options.comment)
-        val cursorOptions = RunCursorCommandOptions(
-            readPreference = ReadPreference.PRIMARY,
-            session = session,
-            timeoutMS = defaults.timeoutMS,
-            timeoutMode = options.timeoutMode,
-            batchSize = options.batchSize?.takeIf { it > 0 },
-            // index-management.md: the comment goes with every getMore of the cursor
-            comment = options.comment,
-        )
+        // index-management.md: the comment goes with every getMore of the cursor
+        val cursorOptions = defaults.cursorOptions(ReadPreference.PRIMARY, session, options.timeoutMode, options.batchSize, options.comment)
         // a collection that does not exist has no indexes
         return AdminCommands.documents(CursorPage.pages(cluster, defaults.databaseName, cmd, cursorOptions, retryableRead = true), missingNamespaceIsEmpty = true)
     }

@@ -52,14 +52,7 @@ internal class SearchIndexOperations(private val defaults: Defaults, private val
             collection, BsonArray(listOf(stage)), options, ReadConcern.DEFAULT, WriteConcern.DEFAULT, WriteConcern.DEFAULT, defaults.timeoutSet,
             defaults.legacyMaxTimeMS(options.maxTimeMS),
         )
-        val cursor = RunCursorCommandOptions(
-            readPreference = defaults.readPreference,
-            session = session,
-            timeoutMS = defaults.timeoutMS,
-            timeoutMode = options.timeoutMode,
-            batchSize = options.batchSize?.takeIf { it > 0 },
-            comment = options.comment,
-        )
+        val cursor = defaults.cursorOptions(defaults.readPreference, session, options.timeoutMode, options.batchSize, options.comment)
         return AdminCommands.documents(CursorPage.pages(cluster, defaults.databaseName, cmd, cursor, retryableRead = true))
     }
 }

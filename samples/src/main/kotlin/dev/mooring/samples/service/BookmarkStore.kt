@@ -4,6 +4,7 @@ package dev.mooring.samples.service
 
 import dev.mooring.driver.DeleteResult
 import dev.mooring.driver.FindOptions
+import dev.mooring.driver.IndexOptions
 import dev.mooring.driver.MongoCollection
 import dev.mooring.driver.MongoDatabase
 import dev.mooring.driver.Update
@@ -13,7 +14,6 @@ import kotlinx.coroutines.flow.firstOrNull
 import kotlinx.coroutines.flow.toList
 import org.bson.BsonArray
 import org.bson.BsonBinary
-import org.bson.BsonBoolean
 import org.bson.BsonDateTime
 import org.bson.BsonDocument
 import org.bson.BsonInt32
