@@ -1,5 +1,6 @@
 package dev.mooring.sdam
 
+import dev.mooring.cmap.ConnectionDescription
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.internal.HelloParser
 import org.bson.BsonDocument
@@ -13,8 +14,8 @@ import org.bson.types.ObjectId
  * equal values of the fields marked (=) in the SDAM spec — [error] (its message), [type],
  * [minWireVersion], [maxWireVersion], [me], [hosts], [passives], [arbiters], [tags], [setName],
  * [electionId], [setVersion], [primary], [logicalSessionTimeoutMinutes], [topologyVersion] and
- * [iscryptd]. Round-trip times, [lastUpdateTimeMillis], [lastWriteDate], [opTime], [serviceId]
- * and [cause] are left out, so a re-check that only moves the RTT publishes no event.
+ * [iscryptd]. Round-trip times, [lastUpdateTimeMillis], [lastWriteDate], [opTime], [serviceId],
+ * the size limits ([maxBsonObjectSize], [maxMessageSizeBytes], [maxWriteBatchSize]) and [cause] are left out, so a re-check that only moves the RTT publishes no event.
  *
  * Host names in [me], [hosts], [passives], [arbiters] and [primary] are lower case
  * (see [ServerAddress]).
@@ -70,6 +71,12 @@ public data class ServerDescription(
     val serviceId: ObjectId? = null,
     /** True when the server answered `helloOk: true` (it understands the `hello` command). */
     val helloOk: Boolean = false,
+    /** The hello reply's `maxBsonObjectSize` (the largest document it takes; 16 MiB when not said). Not part of equality. */
+    val maxBsonObjectSize: Int = ConnectionDescription.DEFAULT_MAX_BSON_OBJECT_SIZE,
+    /** The hello reply's `maxMessageSizeBytes` (48 MB when not said). Not part of equality. */
+    val maxMessageSizeBytes: Int = ConnectionDescription.DEFAULT_MAX_MESSAGE_SIZE_BYTES,
+    /** The hello reply's `maxWriteBatchSize` (100,000 when not said). Not part of equality. */
+    val maxWriteBatchSize: Int = ConnectionDescription.DEFAULT_MAX_WRITE_BATCH_SIZE,
 ) {
     /** True when the last check succeeded ([type] is neither Unknown nor PossiblePrimary). */
     public val isAvailable: Boolean get() = type.isKnown

@@ -44,8 +44,11 @@ class EventLoopGroupSpec : FunSpec({
     fun message(requestId: Int): ByteArray =
         ByteBuffer.allocate(20).order(ByteOrder.LITTLE_ENDIAN).putInt(20).putInt(requestId).putInt(0).putInt(2013).putInt(requestId).array()
 
-    /** Echoes every 20-byte message until the client closes; completes [eof] when it sees the end of the stream. */
-    fun echoServer(server: ServerSocket, eof: CompletableFuture<Unit>) = thread(isDaemon = true) {
+    /**
+     * Echoes every 20-byte message until the client closes, each [replyDelayMs] after it arrived;
+     * completes [eof] when it sees the end of the stream.
+     */
+    fun echoServer(server: ServerSocket, eof: CompletableFuture<Unit>, replyDelayMs: Long = 0) = thread(isDaemon = true) {
         try {
             server.accept().use { s: Socket ->
                 val input = DataInputStream(s.getInputStream())
@@ -60,6 +63,7 @@ class EventLoopGroupSpec : FunSpec({
                         }
                         n += r
                     }
+                    if (replyDelayMs > 0) Thread.sleep(replyDelayMs)
                     s.getOutputStream().apply { write(buf); flush() }
                 }
             }
@@ -68,10 +72,10 @@ class EventLoopGroupSpec : FunSpec({
         }
     }
 
-    suspend fun <T> withEcho(group: EventLoopGroup, block: suspend (SocketTransport, CompletableFuture<Unit>) -> T): T =
+    suspend fun <T> withEcho(group: EventLoopGroup, replyDelayMs: Long = 0, block: suspend (SocketTransport, CompletableFuture<Unit>) -> T): T =
         ServerSocket(0, 1, InetAddress.getLoopbackAddress()).use { server ->
             val eof = CompletableFuture<Unit>()
-            echoServer(server, eof)
+            echoServer(server, eof, replyDelayMs)
             val socket = withTimeout(10_000) { Connector.connect(group, ServerAddress("127.0.0.1", server.localPort)) }
             val transport = SocketTransport(socket, group)
             try {
@@ -122,7 +126,10 @@ class EventLoopGroupSpec : FunSpec({
     test("a coroutine that waits for a socket is resumed on the socket's home loop, whichever loop it ran on") {
         val group = EventLoopGroup(2)
         try {
-            withEcho(group) { t, _ ->
+            // each reply comes 20 ms after its request, so the reads really wait for the socket: with an
+            // instant echo every reply could race the suspension on a loaded machine, and the coroutine
+            // never had to move (the test then saw no resumption at all)
+            withEcho(group, replyDelayMs = 20) { t, _ ->
                 val home = t.homeLoop!!
                 val other = group.loopAt(if (home === group.loopAt(0)) 1 else 0)
                 val threads = CompletableDeferred<List<Thread>>()

@@ -31,7 +31,7 @@ internal class BulkWriteExecutor<T : Any>(
         require(models.isNotEmpty()) { "a bulk write needs at least one write model" }
         val cluster = defaults.cluster
         val deadline = MultiCommandDeadline(defaults)
-        val limits = defaults.limits.get(cluster, session, deadline.next())
+        val limits = defaults.limits.get(cluster, deadline.next())
         val statements = WriteStatements.of(models, codec, limits.maxBsonObjectSize)
         val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern)
         limits.checkUnacknowledgedHint(unacknowledged, statements.any { it.hinted })

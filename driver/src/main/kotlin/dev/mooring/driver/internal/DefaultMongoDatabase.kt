@@ -84,7 +84,7 @@ internal class DefaultMongoDatabase private constructor(private val defaults: De
                     writeConcern = s.writeConcern,
                     timeoutMS = null,
                     module = MooringSerializers.module,
-                    limits = ServerLimitsCache(),
+                    limits = ServerLimitsSource(),
                 ),
             )
         }

@@ -23,7 +23,7 @@ internal data class Defaults(
     val writeConcern: WriteConcern,
     val timeoutMS: Long?,
     val module: SerializersModule,
-    val limits: ServerLimitsCache,
+    val limits: ServerLimitsSource,
 ) {
     init {
         require(timeoutMS == null || timeoutMS >= 0) { "timeoutMS must not be negative, got $timeoutMS" }

@@ -31,7 +31,7 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
         val raw = codec.encode(replacement)
         WriteStatements.checkReplacement(raw)
         val deadline = MultiCommandDeadline(defaults)
-        val limits = defaults.limits.get(defaults.cluster, session, deadline.next())
+        val limits = defaults.limits.get(defaults.cluster, deadline.next())
         require(raw.sizeInBytes <= limits.maxBsonObjectSize) { "the replacement is ${raw.sizeInBytes} bytes, larger than the server's maxBsonObjectSize ${limits.maxBsonObjectSize}" }
         val cmd = base(filter, o.sort, o.projection, o.collation, o.hint, o.maxTimeMS, o.let, o.comment)
             .append("update", raw)
@@ -55,7 +55,7 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
     private suspend fun run(cmd: BsonDocument, session: ClientSession?, deadline: MultiCommandDeadline = MultiCommandDeadline(defaults), known: ServerLimits? = null): T? {
         val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern)
         if (unacknowledged && cmd.containsKey("hint")) {
-            (known ?: defaults.limits.get(defaults.cluster, session, deadline.next())).checkUnacknowledgedHint(true, true)
+            (known ?: defaults.limits.get(defaults.cluster, deadline.next())).checkUnacknowledgedHint(true, true)
         }
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, defaults.cluster.settings.writeConcern, defaults.timeoutSet)
         val reply = defaults.cluster.runRetryableWrite(defaults.databaseName, cmd, session, deadline.next())

@@ -35,7 +35,7 @@ internal class IndexOperations(private val defaults: Defaults, private val colle
         val deadline = MultiCommandDeadline(defaults)
         options.commitQuorum?.let { quorum ->
             // index-management.md: refused before sending to a server older than 4.4, which could ignore it
-            val limits = defaults.limits.get(cluster, session, deadline.next())
+            val limits = defaults.limits.get(cluster, deadline.next())
             require(limits.maxWireVersion >= ServerLimits.WIRE_VERSION_4_4) {
                 "commitQuorum needs MongoDB 4.4 or later; the primary's wire version is ${limits.maxWireVersion}"
             }

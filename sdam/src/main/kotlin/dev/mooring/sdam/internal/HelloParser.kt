@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal
 
+import dev.mooring.cmap.ConnectionDescription
 import dev.mooring.events.MooringException
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.InvalidServerReplyException
@@ -73,6 +74,9 @@ internal object HelloParser {
             iscryptd = r["iscryptd"]?.let { isTrue(it) },
             serviceId = r["serviceId"]?.let { if (it.isObjectId) it.asObjectId().value else null },
             helloOk = isTrue(r["helloOk"]),
+            maxBsonObjectSize = positiveInt(r, "maxBsonObjectSize") ?: ConnectionDescription.DEFAULT_MAX_BSON_OBJECT_SIZE,
+            maxMessageSizeBytes = positiveInt(r, "maxMessageSizeBytes") ?: ConnectionDescription.DEFAULT_MAX_MESSAGE_SIZE_BYTES,
+            maxWriteBatchSize = positiveInt(r, "maxWriteBatchSize") ?: ConnectionDescription.DEFAULT_MAX_WRITE_BATCH_SIZE,
         )
     }
 
@@ -92,6 +96,9 @@ internal object HelloParser {
             else -> bad(key, v)
         }
     }
+
+    /** A size limit of the reply: a positive number, else null (not said, or a value no server sends: the default then). */
+    private fun positiveInt(r: BsonDocument, key: String): Int? = r[key]?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 }
 
     private fun int(r: BsonDocument, key: String): Int? {
         val v = r[key] ?: return null
