@@ -56,18 +56,17 @@ class CrudTarget(val cluster: MongoCluster, val database: String, val collection
 class CrudWriteException(val reply: BsonDocument, val code: Int, val codeName: String?, message: String, val errorLabels: List<String>) :
     RuntimeException(message)
 
-/** A bulk write that failed part-way, as drivers report it: the [partialResult] of the batches that completed, and the [cause]. */
-class BulkWriteException(val partialResult: BsonDocument, cause: Throwable) : RuntimeException("bulk write failed: $cause", cause)
 
 /**
  * The CRUD helpers of the unified test format (unified-test-format.md, "Collection
- * Operations", "Database Operations", "Client Operations"), each mapped to the command(s) a
- * driver sends (crud.md, index-management.md, enumerate-collections.md, enumerate-databases.md)
- * and sent the way retryable-reads.md / retryable-writes.md say: retryable reads through
- * [MongoCluster.runRetryableRead], retryable writes (single-statement writes, findAndModify)
- * through [MongoCluster.runRetryableWrite], everything else (multi-document writes, index and
- * collection management, `$out`/`$merge` aggregations) through [MongoCluster.runCommand].
- * Results are shaped like a driver's (`insertedId`, `matchedCount`, the documents found, ...).
+ * Operations", "Database Operations", "Client Operations"). The collection CRUD helpers
+ * ([DriverCrud.OPERATIONS]: reads, writes, findOneAndX, bulkWrite, drop) run through the public
+ * driver API ([DriverCrud]). The rest still send the command a driver sends, marked
+ * `DRIVER-PENDING` below: index and collection management (createIndex, dropIndex(es),
+ * listIndexes, createCollection, dropCollection, listCollections, rename, listDatabases, being
+ * added to the driver by issue 30's index/collection work), and the helpers the driver has no
+ * API for — a database-level `aggregate` (no `MongoDatabase.aggregate`), the deprecated `count`
+ * and `mapReduce` — plus the database `runCommand` operation (run-command.md's own command path).
  * Stateless; one instance per test run.
  */
 class CrudOperations {
@@ -75,18 +74,14 @@ class CrudOperations {
     suspend fun execute(name: String, entity: CrudTarget, args: JsonObject): BsonValue? {
         val a = Args(args)
         // an operation's timeoutMS overrides its entity's (client-side-operations-timeout.md)
-        val target = a.optional("timeoutMS")?.let { CrudTarget(entity.cluster, entity.database, entity.collection, entity.options.copy(timeoutMS = it.asNumber().longValue())) } ?: entity
+        val target = a.optional("timeoutMS")?.let { CrudTarget(entity.cluster, entity.database, entity.collection, entity.options.copy(timeoutMS = it.asNumber().longValue()), entity.session) } ?: entity
+        if (name in DriverCrud.OPERATIONS && target.collection != null) return DriverCrud.execute(name, target, a)
         return when (name) {
-            "insertOne", "insertMany" -> insert(name, target, a)
-            "updateOne", "updateMany", "replaceOne" -> update(name, target, a)
-            "deleteOne", "deleteMany" -> delete(name, target, a)
-            "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete" -> findAndModify(name, target, a)
-            "bulkWrite" -> bulkWrite(target, a)
-            "find", "findOne" -> find(name, target, a)
+            // DRIVER-PENDING: the driver has no database-level aggregate
             "aggregate" -> aggregate(target, a)
-            "countDocuments" -> countDocuments(target, a)
-            "estimatedDocumentCount", "count" -> count(name, target, a)
-            "distinct" -> distinct(target, a)
+            // DRIVER-PENDING: the deprecated count helper is not in the driver
+            "count" -> count(name, target, a)
+            // DRIVER-PENDING: index and collection management (another issue-30 helper adds them to the driver)
             "createIndex" -> createIndex(target, a)
             "dropIndex", "dropIndexes" -> dropIndexes(name, target, a)
             "listIndexes", "listIndexNames" -> listIndexes(name, target, a)
@@ -94,74 +89,15 @@ class CrudOperations {
             "listDatabases", "listDatabaseNames", "listDatabaseObjects" -> listDatabases(name, target, a)
             "createCollection" -> createCollection(target, a)
             "dropCollection" -> dropCollection(target, a.string("collection"))
-            "drop" -> dropCollection(target, target.collection!!)
             "rename" -> rename(target, a)
             "runCommand" -> runCommand(target, a)
+            // DRIVER-PENDING: mapReduce (deprecated) is not in the driver
             "mapReduce" -> mapReduce(target, a)
-            else -> throw UnsupportedOperationException("CRUD helper $name")
+            else -> throw UnsupportedOperationException("CRUD helper $name on ${if (target.collection == null) "a database or client" else "a collection"} entity")
         }
     }
 
     // ---- writes -------------------------------------------------------------------------------
-
-    private suspend fun insert(name: String, t: CrudTarget, a: Args): BsonValue {
-        val given = if (name == "insertOne") listOf(a.doc("document")) else a.array("documents").map { it.asDocument() }
-        if (given.isEmpty()) throw IllegalArgumentException("insertMany needs at least one document")
-        // as drivers do, a document without _id gets a generated ObjectId (first)
-        val docs = given.map { d -> if (d.containsKey("_id")) d else BsonDocument("_id", BsonObjectId()).also { it.putAll(d) } }
-        val command = BsonDocument("insert", BsonString(t.collection!!)).append("documents", BsonArray(docs))
-        command["ordered"] = a.optional("ordered") ?: BsonBoolean.TRUE // drivers send ordered: true by default
-        a.copy(command, "comment", "bypassDocumentValidation")
-        val reply = write(t, command, retryable = true)
-        if (!acknowledged(t)) return BsonDocument("acknowledged", BsonBoolean.FALSE)
-        return if (name == "insertOne") {
-            BsonDocument("insertedId", docs.single()["_id"])
-        } else {
-            val failedAt = reply["writeErrors"]?.asArray()?.map { it.asDocument().getInt32("index").value }?.toSet() ?: emptySet()
-            BsonDocument("insertedIds", BsonDocument().also { ids -> docs.forEachIndexed { i, d -> if (i !in failedAt) ids["$i"] = d["_id"] } })
-        }
-    }
-
-    private suspend fun update(name: String, t: CrudTarget, a: Args): BsonValue {
-        val u = a.value(if (name == "replaceOne") "replacement" else "update")
-        val statement = updateStatement(name, a.doc("filter"), u, a)
-        val command = BsonDocument("update", BsonString(t.collection!!)).append("ordered", BsonBoolean.TRUE).append("updates", BsonArray(listOf(statement)))
-        a.copy(command, "comment", "let", "bypassDocumentValidation")
-        val reply = write(t, command, retryable = name != "updateMany")
-        return if (acknowledged(t)) updateResult(reply) else BsonDocument("acknowledged", BsonBoolean.FALSE)
-    }
-
-    /** One `updates` entry; the client-side checks of crud.md (an update needs operators, a replacement must have none). */
-    private fun updateStatement(name: String, filter: BsonDocument, u: BsonValue, a: Args): BsonDocument {
-        if (u is BsonDocument) {
-            val operators = u.keys.isNotEmpty() && u.keys.first().startsWith("$")
-            if (name == "replaceOne" && operators) throw IllegalArgumentException("a replacement document must not contain update operators")
-            if (name != "replaceOne" && !operators) throw IllegalArgumentException("an update document must contain update operators")
-        }
-        val statement = BsonDocument("q", filter).append("u", u)
-        if (name == "updateMany") statement["multi"] = BsonBoolean.TRUE
-        a.copy(statement, "upsert", "arrayFilters", "hint", "collation")
-        return statement
-    }
-
-    private fun updateResult(reply: BsonDocument): BsonDocument {
-        val upserted = reply["upserted"]?.asArray()
-        val n = reply.getNumber("n", BsonInt32(0)).intValue()
-        val result = BsonDocument("matchedCount", BsonInt32(n - (upserted?.size ?: 0)))
-            .append("modifiedCount", reply.getNumber("nModified", BsonInt32(0)))
-            .append("upsertedCount", BsonInt32(upserted?.size ?: 0))
-        upserted?.firstOrNull()?.let { result["upsertedId"] = it.asDocument()["_id"] }
-        return result
-    }
-
-    private suspend fun delete(name: String, t: CrudTarget, a: Args): BsonValue {
-        val statement = BsonDocument("q", a.doc("filter")).append("limit", BsonInt32(if (name == "deleteOne") 1 else 0))
-        a.copy(statement, "hint", "collation")
-        val command = BsonDocument("delete", BsonString(t.collection!!)).append("ordered", BsonBoolean.TRUE).append("deletes", BsonArray(listOf(statement)))
-        a.copy(command, "comment", "let")
-        val reply = write(t, command, retryable = name == "deleteOne")
-        return if (acknowledged(t)) BsonDocument("deletedCount", reply.getNumber("n", BsonInt32(0))) else BsonDocument("acknowledged", BsonBoolean.FALSE)
-    }
 
     /**
      * `createCollection` (the `create` command with the collection options crud.md's createCollection
@@ -176,102 +112,6 @@ class CrudOperations {
         a.copy(command, *CREATE_COLLECTION_ARGUMENTS.toTypedArray())
         write(t, command, retryable = false)
         return null
-    }
-
-    private suspend fun findAndModify(name: String, t: CrudTarget, a: Args): BsonValue {
-        val command = BsonDocument("findAndModify", BsonString(t.collection!!)).append("query", a.doc("filter"))
-        when (name) {
-            "findOneAndDelete" -> command["remove"] = BsonBoolean.TRUE
-            else -> {
-                val u = a.value(if (name == "findOneAndReplace") "replacement" else "update")
-                updateStatement(if (name == "findOneAndReplace") "replaceOne" else "updateOne", BsonDocument(), u, Args(JsonObject(emptyMap())))
-                command["update"] = u
-                a.optional("returnDocument")?.let { command["new"] = BsonBoolean(it.asString().value.equals("after", ignoreCase = true)) }
-                a.copy(command, "upsert", "arrayFilters", "bypassDocumentValidation")
-            }
-        }
-        a.optional("projection")?.let { command["fields"] = it }
-        a.copy(command, "sort", "hint", "collation", "comment", "let")
-        val reply = write(t, command, retryable = true)
-        return reply["value"] ?: BsonNull.VALUE
-    }
-
-    /**
-     * `bulkWrite`: consecutive requests of one kind go in one insert/update/delete command (as
-     * drivers batch them), each sent as a retryable write unless it holds a multi-document
-     * statement; ordered (the default) stops at the first failing batch.
-     */
-    private suspend fun bulkWrite(t: CrudTarget, a: Args): BsonValue {
-        val ordered = a.optional("ordered")?.asBoolean()?.value ?: true
-        val requests = a.json["requests"]!!.jsonArray.map { it.jsonObject.entries.single().let { (k, v) -> k to Args(v.jsonObject) } }
-        if (requests.isEmpty()) throw IllegalArgumentException("bulkWrite needs at least one request")
-        val kind = { op: String -> when (op) { "insertOne" -> "insert"; "deleteOne", "deleteMany" -> "delete"; else -> "update" } }
-        val batches = ArrayList<MutableList<Pair<Int, Pair<String, Args>>>>()
-        requests.forEachIndexed { i, r -> if (batches.lastOrNull()?.last()?.second?.first?.let(kind) == kind(r.first)) batches.last().add(i to r) else batches.add(mutableListOf(i to r)) }
-        var inserted = 0; var matched = 0; var modified = 0; var deleted = 0; var upserted = 0
-        val insertedIds = BsonDocument(); val upsertedIds = BsonDocument()
-        val result = {
-            BsonDocument("deletedCount", BsonInt32(deleted)).append("insertedCount", BsonInt32(inserted)).append("insertedIds", insertedIds.clone())
-                .append("matchedCount", BsonInt32(matched)).append("modifiedCount", BsonInt32(modified))
-                .append("upsertedCount", BsonInt32(upserted)).append("upsertedIds", upsertedIds.clone())
-        }
-        val attempted = BsonDocument()
-        // timeoutMS bounds the whole bulk write, not each batch (client-side-operations-timeout.md "Batching")
-        val started = System.nanoTime()
-        for (batch in batches) {
-            val k = kind(batch.first().second.first)
-            val statements = batch.map { (index, r) ->
-                val (op, args) = r
-                when (op) {
-                    "insertOne" -> args.doc("document").let { d -> if (d.containsKey("_id")) d else BsonDocument("_id", BsonObjectId()).also { it.putAll(d) } }
-                        .also { attempted["$index"] = it["_id"] }
-                    "deleteOne", "deleteMany" -> BsonDocument("q", args.doc("filter")).append("limit", BsonInt32(if (op == "deleteOne") 1 else 0))
-                        .also { args.copy(it, "hint", "collation") }
-                    "replaceOne" -> updateStatement("replaceOne", args.doc("filter"), args.value("replacement"), args)
-                    else -> updateStatement(op, args.doc("filter"), args.value("update"), args)
-                }
-            }
-            val command = BsonDocument(k, BsonString(t.collection!!)).append(
-                when (k) { "insert" -> "documents"; "delete" -> "deletes"; else -> "updates" }, BsonArray(statements),
-            ).append("ordered", BsonBoolean(ordered))
-            a.copy(command, "comment", "let", "bypassDocumentValidation")
-            val multi = batch.any { it.second.first == "updateMany" || it.second.first == "deleteMany" }
-            val reply = try {
-                write(remainingOf(t, started), command, retryable = !multi, throwWriteErrors = false)
-            } catch (e: Exception) {
-                throw BulkWriteException(result(), e)
-            }
-            val n = reply.getNumber("n", BsonInt32(0)).intValue()
-            when (k) {
-                "insert" -> {
-                    inserted += n
-                    val failed = reply["writeErrors"]?.asArray()?.map { batch[it.asDocument().getInt32("index").value].first }?.toSet() ?: emptySet()
-                    val stop = if (ordered) failed.minOrNull() ?: Int.MAX_VALUE else Int.MAX_VALUE
-                    batch.forEach { (i, _) -> if (i !in failed && i < stop) insertedIds["$i"] = attempted["$i"] }
-                }
-                "delete" -> deleted += n
-                else -> {
-                    val ups = reply["upserted"]?.asArray() ?: BsonArray()
-                    ups.forEach { u -> upsertedIds["${batch[u.asDocument().getInt32("index").value].first}"] = u.asDocument()["_id"] }
-                    upserted += ups.size; matched += n - ups.size; modified += reply.getNumber("nModified", BsonInt32(0)).intValue()
-                }
-            }
-            try {
-                throwWriteErrors(reply)
-            } catch (e: CrudWriteException) {
-                throw BulkWriteException(result(), e)
-            }
-        }
-        if (!acknowledged(t)) return BsonDocument("acknowledged", BsonBoolean.FALSE)
-        return result()
-    }
-
-    /** [t] with the time left of its positive timeoutMS since [startedNanos]; a [MongoOperationTimeoutException] when none is left. */
-    private fun remainingOf(t: CrudTarget, startedNanos: Long): CrudTarget {
-        val limit = t.options.timeoutMS?.takeIf { it > 0 } ?: return t
-        val left = limit - (System.nanoTime() - startedNanos) / 1_000_000
-        if (left <= 0) throw MongoOperationTimeoutException("bulkWrite exceeded timeoutMS=$limit between its batches")
-        return CrudTarget(t.cluster, t.database, t.collection, t.options.copy(timeoutMS = left))
     }
 
     /** Sends the write [command] with the collection's writeConcern, retryable or not; throws write and write concern errors as drivers do. */
@@ -298,25 +138,6 @@ class CrudOperations {
         }
     }
 
-    private fun acknowledged(t: CrudTarget): Boolean = t.options.writeConcern?.get("w")?.let { it.isNumber && it.asNumber().intValue() == 0 } != true
-
-    // ---- reads --------------------------------------------------------------------------------
-
-    private suspend fun find(name: String, t: CrudTarget, a: Args): BsonValue {
-        val command = BsonDocument("find", BsonString(t.collection!!)).append("filter", a.optional("filter") ?: BsonDocument())
-        a.copy(command, "sort", "projection", "skip", "hint", "collation", "comment", "let", "allowDiskUse", "min", "max", "returnKey", "showRecordId", "maxTimeMS")
-        if (name == "findOne") {
-            command["limit"] = BsonInt32(1)
-            command["singleBatch"] = BsonBoolean.TRUE
-        } else {
-            a.copy(command, "limit", "batchSize")
-        }
-        CursorOperations.flagCursorType(command, CursorOperations.cursorType(a))
-        val limit = if (name == "findOne") null else a.optional("limit")?.takeIf { it.isNumber }?.asNumber()?.intValue()
-        val docs = cursor(t, command, retryable = true, a, limit)
-        return if (name == "findOne") docs.firstOrNull() ?: BsonNull.VALUE else BsonArray(docs)
-    }
-
     private suspend fun aggregate(t: CrudTarget, a: Args): BsonValue {
         val pipeline = a.array("pipeline")
         val writes = pipeline.any { s -> s.asDocument().keys.any { it == "\$out" || it == "\$merge" } }
@@ -327,30 +148,11 @@ class CrudOperations {
         return BsonArray(cursor(t, command, retryable = !writes, a))
     }
 
-    private suspend fun countDocuments(t: CrudTarget, a: Args): BsonValue {
-        val pipeline = BsonArray(listOf(BsonDocument("\$match", a.doc("filter"))))
-        a.optional("skip")?.let { pipeline.add(BsonDocument("\$skip", it)) }
-        a.optional("limit")?.let { pipeline.add(BsonDocument("\$limit", it)) }
-        pipeline.add(BsonDocument("\$group", BsonDocument("_id", BsonInt32(1)).append("n", BsonDocument("\$sum", BsonInt32(1)))))
-        val command = BsonDocument("aggregate", BsonString(t.collection!!)).append("pipeline", pipeline).append("cursor", BsonDocument())
-        a.copy(command, "collation", "comment", "hint", "maxTimeMS")
-        return cursor(t, command, retryable = true, a).firstOrNull()?.get("n") ?: BsonInt32(0)
-    }
-
     private suspend fun count(name: String, t: CrudTarget, a: Args): BsonValue {
         val command = BsonDocument("count", BsonString(t.collection!!))
-        if (name == "count") {
-            command["query"] = a.optional("filter") ?: BsonDocument()
-            a.copy(command, "skip", "limit", "hint", "collation")
-        }
-        a.copy(command, "comment", "maxTimeMS")
+        command["query"] = a.optional("filter") ?: BsonDocument()
+        a.copy(command, "skip", "limit", "hint", "collation", "comment", "maxTimeMS")
         return read(t, command).getNumber("n", BsonInt32(0))
-    }
-
-    private suspend fun distinct(t: CrudTarget, a: Args): BsonValue {
-        val command = BsonDocument("distinct", BsonString(t.collection!!)).append("key", BsonString(a.string("fieldName"))).append("query", a.doc("filter"))
-        a.copy(command, "collation", "comment", "hint")
-        return read(t, command).getArray("values")
     }
 
     private suspend fun listIndexes(name: String, t: CrudTarget, a: Args): BsonValue {
@@ -460,8 +262,11 @@ class CrudOperations {
     }
 
     /** The arguments of one operation, as BSON. */
-    class Args(val json: JsonObject) {
-        private val bson: BsonDocument = BsonDocument.parse(json.toString())
+    class Args(val json: JsonObject, private val bson: BsonDocument = BsonDocument.parse(json.toString())) {
+        companion object {
+            /** The arguments [d] (a nested document of the operation, e.g. a bulkWrite request). */
+            fun of(d: BsonDocument) = Args(kotlinx.serialization.json.Json.parseToJsonElement(d.toJson()).jsonObject, d)
+        }
 
         fun optional(key: String): BsonValue? = bson[key]
         fun value(key: String): BsonValue = bson[key] ?: throw IllegalArgumentException("missing argument $key")
@@ -494,21 +299,18 @@ class CrudOperations {
             "mapReduce",
         )
 
-        /** The error an operation's [error] stands for: the cause of a [BulkWriteException], else [error] itself. */
-        fun unwrap(error: Throwable): Throwable = if (error is BulkWriteException) error.cause!! else error
-
-        /** The server error code of [error] (a command error or a write error), or null. */
+        /** The server error code of [error] (a command error, a driver write exception, a management command's write error), or null. */
         fun errorCode(error: Throwable): Int? = when (error) {
             is MongoCommandException -> error.code
             is CrudWriteException -> error.code
-            else -> null
+            else -> DriverResults.errorCode(error)
         }
 
         /** The server error code name of [error], or null. */
         fun errorCodeName(error: Throwable): String? = when (error) {
             is MongoCommandException -> error.codeName
             is CrudWriteException -> error.codeName
-            else -> null
+            else -> DriverResults.errorCodeName(error)
         }
 
         /** True when [error] carries the error [label] (a Mooring error or a write error's reply). */

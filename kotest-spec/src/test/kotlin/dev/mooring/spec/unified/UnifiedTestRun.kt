@@ -107,8 +107,9 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             coroutineScope {
                 cursorOps = CursorOperations(this)
                 UnifiedTracing.reset()
-                file["createEntities"]?.let { createEntities(it.jsonArray) }
+                // "Executing a Test": initialData is processed first, then the entity map is created
                 file["initialData"]?.jsonArray?.forEach { initialData(it.jsonObject) }
+                file["createEntities"]?.let { createEntities(it.jsonArray) }
                 test["operations"]!!.jsonArray.forEach { operation(this, it.jsonObject) }
                 threads.values.flatten().forEach { it.await() }
                 test["expectEvents"]?.jsonArray?.forEach { expectEvents(it.jsonObject) }
@@ -265,7 +266,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         saveAs?.let { if (isEntity(it)) invalidTest("operation $name: saveResultAsEntity '$it' names an entity that already exists") }
         val result = runCatching { execute(scope, name, target, args, saveAs) }
         saveAs?.takeIf { result.isSuccess }?.let { claimEntityId(it) }
-        val error = result.exceptionOrNull()?.let { CrudOperations.unwrap(it) }
+        val error = result.exceptionOrNull()
         // the runner's own failures are never an operation's outcome: not expected, not ignored
         when (error) {
             is UnifiedTestFailure -> throw error
@@ -306,7 +307,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 }
                 "expectResult" -> {
                     val thrown = result.exceptionOrNull()
-                    val partial = (thrown as? BulkWriteException)?.partialResult ?: (thrown as? ClientBulkWriteException)?.partialResult
+                    val partial = thrown?.let(DriverResults::partialResult) ?: (thrown as? ClientBulkWriteException)?.partialResult
                         ?: throw UnsupportedOperationException("expectError.expectResult of $name")
                     expectThat(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, partial)) { "operation $name: expected partial result $v, got $partial" }
                 }
@@ -334,7 +335,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         when (it) {
             is dev.mooring.cmap.MongoCommandException -> it.code
             is dev.mooring.cmap.MongoAuthenticationException -> it.serverCode
-            else -> null
+            is CrudWriteException -> it.code
+            else -> DriverResults.errorCode(it)
         }
     }
 
