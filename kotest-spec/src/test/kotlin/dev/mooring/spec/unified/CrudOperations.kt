@@ -4,7 +4,6 @@ import dev.mooring.cmap.MongoCommandException
 import dev.mooring.events.MooringException
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.MongoCluster
-import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.RunCursorCommandOptions
 import dev.mooring.sdam.internal.cursor.CursorPage
@@ -17,8 +16,6 @@ import org.bson.BsonArray
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonInt32
-import org.bson.BsonNull
-import org.bson.BsonObjectId
 import org.bson.BsonString
 import org.bson.BsonValue
 
@@ -88,6 +85,7 @@ class CrudOperations {
             "listCollections", "listCollectionNames", "listCollectionObjects" -> listCollections(name, target, a)
             "listDatabases", "listDatabaseNames", "listDatabaseObjects" -> listDatabases(name, target, a)
             "createCollection" -> createCollection(target, a)
+            "modifyCollection" -> modifyCollection(target, a)
             "dropCollection" -> dropCollection(target, a.string("collection"))
             "rename" -> rename(target, a)
             "runCommand" -> runCommand(target, a)
@@ -114,9 +112,23 @@ class CrudOperations {
         return null
     }
 
+    /**
+     * `modifyCollection` (the `collMod` command with the collection options it changes). An argument
+     * outside that list fails the operation rather than being dropped.
+     */
+    private suspend fun modifyCollection(t: CrudTarget, a: Args): BsonValue? {
+        (a.json.keys - MODIFY_COLLECTION_ARGUMENTS - setOf("collection", "session", "timeoutMS")).firstOrNull()?.let {
+            throw UnsupportedOperationException("modifyCollection argument $it")
+        }
+        val command = BsonDocument("collMod", BsonString(a.string("collection")))
+        a.copy(command, *MODIFY_COLLECTION_ARGUMENTS.toTypedArray())
+        write(t, command, retryable = false)
+        return null
+    }
+
     /** Sends the write [command] with the collection's writeConcern, retryable or not; throws write and write concern errors as drivers do. */
     private suspend fun write(t: CrudTarget, command: BsonDocument, retryable: Boolean, throwWriteErrors: Boolean = true): BsonDocument {
-        t.options.writeConcern?.let { if (!command.containsKey("writeConcern")) command["writeConcern"] = it }
+        t.options.writeConcern?.takeIf { it.isNotEmpty() }?.let { if (!command.containsKey("writeConcern")) command["writeConcern"] = it }
         val reply = if (retryable) {
             t.cluster.runRetryableWrite(t.database, command, t.session, t.options.timeoutMS)
         } else {
@@ -144,7 +156,7 @@ class CrudOperations {
         val command = BsonDocument("aggregate", t.collection?.let { BsonString(it) } ?: BsonInt32(1)).append("pipeline", pipeline)
             .append("cursor", a.optional("batchSize")?.let { BsonDocument("batchSize", it) } ?: BsonDocument())
         a.copy(command, "allowDiskUse", "collation", "comment", "hint", "let", "maxTimeMS", "bypassDocumentValidation")
-        if (writes) t.options.writeConcern?.let { command["writeConcern"] = it }
+        if (writes) t.options.writeConcern?.takeIf { it.isNotEmpty() }?.let { command["writeConcern"] = it }
         return BsonArray(cursor(t, command, retryable = !writes, a))
     }
 
@@ -180,7 +192,7 @@ class CrudOperations {
 
     /** Sends the read [command] with the entity's readConcern and read preference, as a retryable read. */
     private suspend fun read(t: CrudTarget, command: BsonDocument): BsonDocument {
-        t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
+        t.options.readConcern?.takeIf { it.isNotEmpty() }?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
         return t.cluster.runRetryableRead(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY, t.session, t.options.timeoutMS)
     }
 
@@ -193,7 +205,7 @@ class CrudOperations {
      */
     private suspend fun cursor(t: CrudTarget, command: BsonDocument, retryable: Boolean, a: Args, limit: Int? = null): List<BsonDocument> {
         val readPreference = if (retryable) t.options.readPreference ?: ReadPreference.PRIMARY else ReadPreference.PRIMARY
-        t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
+        t.options.readConcern?.takeIf { it.isNotEmpty() }?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
         val batchSize = ((command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"])
             ?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 }
         val options = RunCursorCommandOptions(
@@ -250,7 +262,7 @@ class CrudOperations {
         val command = BsonDocument("mapReduce", BsonString(t.collection!!)).append("map", a.value("map")).append("reduce", a.value("reduce"))
             .append("out", a.value("out"))
         a.copy(command, "query", "sort", "limit", "finalize", "scope", "verbose", "collation", "comment")
-        t.options.readConcern?.let { command["readConcern"] = it }
+        t.options.readConcern?.takeIf { it.isNotEmpty() }?.let { command["readConcern"] = it }
         val reply = t.cluster.runCommand(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY, t.session, t.options.timeoutMS)
         return reply["results"] ?: throw UnsupportedOperationException("mapReduce without inline output")
     }
@@ -289,13 +301,19 @@ class CrudOperations {
             "clusteredIndex", "changeStreamPreAndPostImages", "viewOn", "pipeline", "collation", "storageEngine", "indexOptionDefaults", "comment",
         )
 
+        /** The options modifyCollection sends as fields of the `collMod` command. */
+        private val MODIFY_COLLECTION_ARGUMENTS = setOf(
+            "validator", "validationLevel", "validationAction", "index", "changeStreamPreAndPostImages", "expireAfterSeconds",
+            "timeseries", "viewOn", "pipeline", "comment",
+        )
+
         /** The helpers [execute] runs. */
         val OPERATIONS: Set<String> = setOf(
             "insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "deleteOne", "deleteMany",
             "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete", "bulkWrite", "find", "findOne", "aggregate",
             "countDocuments", "estimatedDocumentCount", "count", "distinct", "createIndex", "dropIndex", "dropIndexes",
             "listIndexes", "listIndexNames", "listCollections", "listCollectionNames", "listCollectionObjects",
-            "listDatabases", "listDatabaseNames", "listDatabaseObjects", "createCollection", "dropCollection", "drop", "rename", "runCommand",
+            "listDatabases", "listDatabaseNames", "listDatabaseObjects", "createCollection", "modifyCollection", "dropCollection", "drop", "rename", "runCommand",
             "mapReduce",
         )
 
@@ -322,13 +340,19 @@ class CrudOperations {
     }
 }
 
-/** The unified format's read preference documents. */
+/** The unified format's read preference documents (server-selection.md's read preference: mode, tagSets, maxStalenessSeconds, hedge). */
 object UnifiedReadPreference {
-    /** `{mode}` (tag sets and staleness are not used by the hosted tests and fail loudly). */
+    /** `{mode, tagSets?, maxStalenessSeconds?, hedge?}`; another field fails loudly. */
     fun parse(rp: JsonObject): ReadPreference {
-        if (rp.keys != setOf("mode")) throw UnsupportedOperationException("read preference $rp")
-        val mode = rp["mode"]!!.jsonPrimitive.content
-        return ReadPreference(dev.mooring.sdam.ReadPreferenceMode.fromValue(mode) ?: throw UnsupportedOperationException("read preference mode $mode"))
+        (rp.keys - setOf("mode", "tagSets", "maxStalenessSeconds", "hedge")).firstOrNull()?.let { throw UnsupportedOperationException("read preference field $it in $rp") }
+        val mode = rp["mode"]?.jsonPrimitive?.content ?: throw UnsupportedOperationException("read preference without mode: $rp")
+        val tagSets = rp["tagSets"]?.let { ts -> ts.jsonArray.map { set -> set.jsonObject.mapValues { it.value.jsonPrimitive.content } } } ?: emptyList()
+        return ReadPreference(
+            dev.mooring.sdam.ReadPreferenceMode.fromValue(mode) ?: throw UnsupportedOperationException("read preference mode $mode"),
+            tagSets,
+            rp["maxStalenessSeconds"]?.jsonPrimitive?.content?.toLong(),
+            rp["hedge"]?.jsonObject?.get("enabled")?.jsonPrimitive?.content?.toBooleanStrictOrNull(),
+        )
     }
 }
 

@@ -68,14 +68,15 @@ object KnownGaps {
     fun missingFeature(kind: String, name: String): String? = features[kind]?.get(name)?.format(kind, name)
 
     /**
-     * CRUD helpers the runner sends through runCommand (they are neither retryable reads nor
+     * CRUD helpers sent through runCommand, by the driver (updateMany, deleteMany) or by the runner's remaining
+     * stand-ins (index and collection management, mapReduce) (they are neither retryable reads nor
      * retryable writes, and must not be sent as such: a multi-statement write or an index or
      * collection command with a `txnNumber` is refused by the server, and runRetryableWrite would
      * retry them): their operation span is runCommand's ("runCommand db"), where a driver with the
      * helper names it after the helper.
      */
     private val SENT_WITH_RUN_COMMAND = setOf(
-        "createCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "mapReduce",
+        "createCollection", "modifyCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "mapReduce",
     )
 
     /**
@@ -124,13 +125,61 @@ object KnownGaps {
     /** Aggregation stages the test kit's server does not implement (server statistics, not data). */
     private val STAGES_THE_TEST_KIT_LACKS = listOf("\$collStats")
 
+    private const val TEST_KIT_ENGINE = "needs %s, which the test kit's in-process data engine does not implement; the test runs " +
+        "against a deployment given by MONGODB_URI"
+
+    /**
+     * Server features the test kit's data engine lacks, each found by a JSON fragment of the test's
+     * operations (their arguments, never their expected results: `$$type` is no `$type`).
+     */
+    private val ENGINE_FEATURES = listOf(
+        "\"collation\":" to "collation (locale-aware string comparison)",
+        "\"arrayFilters\":" to "arrayFilters (the filtered positional operator \$[identifier])",
+        "\"let\":" to "let variables (\$\$var) and \$expr in queries and updates",
+        "{\"\$expr\":" to "the \$expr query operator",
+        "{\"\$setField\":" to "the \$setField/\$getField/\$literal expressions in update pipelines (dotted and dollar-prefixed field names)",
+        "{\"\$replaceWith\":" to "the \$replaceWith stage in update pipelines (dotted and dollar-prefixed field names)",
+        "{\"\$type\":" to "the \$type query operator",
+        "\"viewOn\":" to "views (createCollection viewOn)",
+        "\"clusteredIndex\":" to "clustered collections (clusteredIndex)",
+        "\"changeStreamPreAndPostImages\":" to "the changeStreamPreAndPostImages collection option",
+        "\"prepareUnique\":" to "collMod's index prepareUnique",
+        "{\"\$merge\":" to "the \$merge stage's duplicate key errors (keyPattern/keyValue in the error reply)",
+    )
+
+    private const val OLD_SERVER_ERROR = "expects a MongoDB %s server to refuse an option (a server-side error); the test kit " +
+        "simulates an older server by its wire version only and its engine accepts the option; the test runs against a deployment " +
+        "given by MONGODB_URI"
+
+    private const val UPDATE_SORT = "needs the sort option of an update or replace statement (MongoDB 8.0), which the test kit's " +
+        "in-process data engine ignores; the test runs against a deployment given by MONGODB_URI"
+
+    private const val INDEX_ERRORS = "needs unique index and document validation errors on findAndModify (DuplicateKey keyPattern/keyValue, " +
+        "errInfo), which the test kit's in-process data engine does not report; the test runs against a deployment given by MONGODB_URI"
+
     /**
      * The reason [test] cannot run on the in-process test kit though Mooring could run it on a
      * real deployment (a server feature the kit does not simulate), or null.
      */
     fun testKitReason(test: JsonObject): String? {
-        val text = test["operations"].toString()
-        return STAGES_THE_TEST_KIT_LACKS.firstOrNull { "{\"$it\":" in text }?.let { TEST_KIT_STAGE.format(it) }
+        val operations = test["operations"]!!.jsonArray.map { it.jsonObject }
+        val text = operations.joinToString(",") { (it["arguments"] ?: JsonObject(emptyMap())).toString() }
+        STAGES_THE_TEST_KIT_LACKS.firstOrNull { "{\"$it\":" in text }?.let { return TEST_KIT_STAGE.format(it) }
+        ENGINE_FEATURES.firstOrNull { (fragment, _) -> fragment in text }?.let { return TEST_KIT_ENGINE.format(it.second) }
+        // a server-side error expected of an old server (not one a fail point makes): the simulated old versions do not refuse newer options
+        val maxVersion = test["runOnRequirements"]?.jsonArray?.mapNotNull { it.jsonObject["maxServerVersion"]?.jsonPrimitive?.content }?.firstOrNull()
+        val serverError = operations.any { op -> op["expectError"]?.jsonObject?.let { e -> e["isClientError"]?.jsonPrimitive?.content == "false" || "isError" in e || "errorContains" in e } == true }
+        val failPoint = operations.any { it["name"]?.jsonPrimitive?.content == "failPoint" }
+        if (maxVersion != null && serverError && !failPoint) return OLD_SERVER_ERROR.format("$maxVersion or older")
+        val updateSort = operations.any { op ->
+            val name = op["name"]?.jsonPrimitive?.content
+            val args = op["arguments"] as? JsonObject
+            (name in setOf("updateOne", "replaceOne") && args?.containsKey("sort") == true) ||
+                (name == "bulkWrite" && args?.get("requests")?.jsonArray?.any { r -> r.jsonObject.values.any { it.jsonObject.containsKey("sort") } } == true)
+        }
+        if (updateSort) return UPDATE_SORT
+        if (operations.any { op -> op["name"]?.jsonPrimitive?.content == "findOneAndUpdate" && op["expectError"]?.jsonObject?.containsKey("errorResponse") == true }) return INDEX_ERRORS
+        return null
     }
 
     /** The reason [test] of [file] cannot pass on Mooring, or null. */

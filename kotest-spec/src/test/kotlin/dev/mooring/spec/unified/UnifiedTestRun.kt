@@ -308,7 +308,10 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 "expectResult" -> {
                     val thrown = result.exceptionOrNull()
                     val partial = thrown?.let(DriverResults::partialResult) ?: (thrown as? ClientBulkWriteException)?.partialResult
-                        ?: throw UnsupportedOperationException("expectError.expectResult of $name")
+                        ?: throw UnsupportedOperationException(
+                            "expectError.expectResult of $name: the error ${thrown?.let { it::class.qualifiedName }} carries no partial result " +
+                                "(the driver reports one only in MongoBulkWriteException and MongoWriteConcernException)",
+                        )
                     expectThat(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, partial)) { "operation $name: expected partial result $v, got $partial" }
                 }
                 "errorResponse" -> {
@@ -406,6 +409,25 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 return cursorOps.execute(name, on, target, args, sessionOps.argument(args), saveAs)
             }
             in SessionOperations.OPERATIONS -> sessionOps.execute(name, target, args) { entityOf("client", JsonPrimitive(it), clients).snapshot() }
+            "assertCollectionExists", "assertCollectionNotExists" -> {
+                val db = args["databaseName"]!!.jsonPrimitive.content
+                val coll = args["collectionName"]!!.jsonPrimitive.content
+                val exists = internal { it.runCommand(db, BsonDocument("listCollections", BsonInt32(1)).append("filter", BsonDocument("name", BsonString(coll)))) }
+                    .getDocument("cursor").getArray("firstBatch").isNotEmpty()
+                expectThat(exists == (name == "assertCollectionExists")) { "$name: collection $db.$coll ${if (exists) "exists" else "does not exist"}" }
+            }
+            "assertIndexExists", "assertIndexNotExists" -> {
+                val db = args["databaseName"]!!.jsonPrimitive.content
+                val coll = args["collectionName"]!!.jsonPrimitive.content
+                val index = args["indexName"]!!.jsonPrimitive.content
+                val names = try {
+                    internal { it.runCommand(db, BsonDocument("listIndexes", BsonString(coll))) }.getDocument("cursor").getArray("firstBatch").map { it.asDocument().getString("name").value }
+                } catch (e: dev.mooring.cmap.MongoCommandException) {
+                    if (e.code != 26) throw e
+                    emptyList() // a missing collection has no index
+                }
+                expectThat((index in names) == (name == "assertIndexExists")) { "$name: $db.$coll has the indexes $names" }
+            }
             "assertNumberConnectionsCheckedOut" ->
                 cursorOps.connectionsCheckedOut(clientArg(args).cluster).let { n ->
                     expectThat(n == args["connections"]!!.jsonPrimitive.int) { "assertNumberConnectionsCheckedOut: expected ${args["connections"]}, the client has $n checked out" }
@@ -438,6 +460,16 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         }
         val client = clients[id] ?: invalidTest("entity '$id' is not a client, database or collection")
         return CrudTarget(client.cluster, "admin", null, client.options)
+    }
+
+    /** Runs [block] on a client of the runner's own, which no client entity observes (the format's "internal MongoClient"). */
+    private suspend fun <R> internal(block: suspend (MongoCluster) -> R): R {
+        val cluster = MongoCluster(MongoClusterSettings.fromUri(host.uri(emptyMap())))
+        try {
+            return block(cluster)
+        } finally {
+            cluster.closeSuspending()
+        }
     }
 
     private fun expectEvents(e: JsonObject) {
@@ -494,7 +526,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
             "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "appendMetadata", "appendClientMetadata",
-            "assertNumberConnectionsCheckedOut", "clientBulkWrite",
+            "assertNumberConnectionsCheckedOut", "clientBulkWrite", "assertCollectionExists", "assertCollectionNotExists",
+            "assertIndexExists", "assertIndexNotExists",
         ) + CrudOperations.OPERATIONS + CursorOperations.OPERATIONS + SessionOperations.OPERATIONS
 
         /** The unified format's `driverInfoOptions` (name, version, platform) as a [dev.mooring.cmap.DriverInfo]. */
