@@ -67,12 +67,14 @@ class CrudWriteException(val reply: BsonDocument, val code: Int, val codeName: S
  * Stateless; one instance per test run.
  */
 class CrudOperations {
+    private val driver = DriverCrud()
+
     /** Runs the helper [name] with the unified-format [args] on [target]; returns its driver-shaped result (null for none). */
     suspend fun execute(name: String, entity: CrudTarget, args: JsonObject): BsonValue? {
         val a = Args(args)
         // an operation's timeoutMS overrides its entity's (client-side-operations-timeout.md)
         val target = a.optional("timeoutMS")?.let { CrudTarget(entity.cluster, entity.database, entity.collection, entity.options.copy(timeoutMS = it.asNumber().longValue()), entity.session) } ?: entity
-        if (name in DriverCrud.OPERATIONS && target.collection != null) return DriverCrud.execute(name, target, a)
+        if (name in DriverCrud.OPERATIONS && target.collection != null) return driver.execute(name, target, a)
         return when (name) {
             // DRIVER-PENDING: the driver has no database-level aggregate
             "aggregate" -> aggregate(target, a)

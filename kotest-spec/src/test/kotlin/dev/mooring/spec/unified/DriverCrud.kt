@@ -1,6 +1,9 @@
 package dev.mooring.spec.unified
 
 import dev.mooring.driver.MongoCollection
+import dev.mooring.driver.MongoDatabase
+import dev.mooring.sdam.MongoCluster
+import java.util.concurrent.ConcurrentHashMap
 import dev.mooring.driver.database
 import kotlinx.coroutines.flow.toList
 import org.bson.BsonArray
@@ -11,22 +14,20 @@ import org.bson.BsonValue
 
 /**
  * The unified format's collection CRUD helpers (unified-test-format.md "Collection Operations")
- * run through the public driver API: [MongoCollection] of [dev.mooring.driver.MongoDatabase]
- * from [dev.mooring.driver.database], with the entity's read preference, read concern, write
- * concern and timeoutMS applied by its `with…` copies, the arguments mapped by [DriverOptions]
- * and the results shaped by [DriverResults]. Stateless.
+ * run through the public driver API: a [MongoCollection] of the test's [MongoDatabase] (one per
+ * client and database name for the whole test, as an application keeps its database objects, so
+ * the driver's per-database state such as its server limits is learned once), with the entity's
+ * read preference, read concern, write concern and timeoutMS applied by its `with…` copies, the
+ * arguments mapped by [DriverOptions] and the results shaped by [DriverResults]. One instance per
+ * test run; thread-safe (operations on runner threads may share it).
  */
-object DriverCrud {
-    /** The helpers run here. */
-    val OPERATIONS: Set<String> = setOf(
-        "insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "deleteOne", "deleteMany",
-        "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete", "bulkWrite", "find", "findOne", "aggregate",
-        "countDocuments", "estimatedDocumentCount", "distinct", "drop",
-    )
+class DriverCrud {
+    private val databases = ConcurrentHashMap<Pair<MongoCluster, String>, MongoDatabase>()
 
     /** The collection of [t] with its entity options. */
     fun collection(t: CrudTarget): MongoCollection<BsonDocument> {
-        var c = t.cluster.database(t.database).collection(t.collection ?: throw IllegalArgumentException("a collection helper needs a collection entity"))
+        val db = databases.computeIfAbsent(t.cluster to t.database) { (cluster, name) -> cluster.database(name) }
+        var c = db.collection(t.collection ?: throw IllegalArgumentException("a collection helper needs a collection entity"))
         t.options.readPreference?.let { c = c.withReadPreference(it) }
         t.options.readConcern?.let { c = c.withReadConcern(DriverOptions.readConcern(it)) }
         t.options.writeConcern?.let { c = c.withWriteConcern(DriverOptions.writeConcern(it)) }
@@ -63,5 +64,14 @@ object DriverCrud {
             }
             else -> throw UnsupportedOperationException("driver CRUD helper $name")
         }
+    }
+
+    companion object {
+        /** The helpers run here. */
+        val OPERATIONS: Set<String> = setOf(
+            "insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "deleteOne", "deleteMany",
+            "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete", "bulkWrite", "find", "findOne", "aggregate",
+            "countDocuments", "estimatedDocumentCount", "distinct", "drop",
+        )
     }
 }

@@ -129,22 +129,23 @@ object KnownGaps {
         "against a deployment given by MONGODB_URI"
 
     /**
-     * Server features the test kit's data engine lacks, each found by a JSON fragment of the test's
-     * operations (their arguments, never their expected results: `$$type` is no `$type`).
+     * Server features the test kit's data engine lacks, each found by a JSON fragment of an
+     * operation's arguments (never of expected results: `$$type` is no `$type`) among the
+     * operations it concerns (null: any).
      */
-    private val ENGINE_FEATURES = listOf(
-        "\"collation\":" to "collation (locale-aware string comparison)",
-        "\"arrayFilters\":" to "arrayFilters (the filtered positional operator \$[identifier])",
-        "\"let\":" to "let variables (\$\$var) and \$expr in queries and updates",
-        "{\"\$expr\":" to "the \$expr query operator",
-        "{\"\$setField\":" to "the \$setField/\$getField/\$literal expressions in update pipelines (dotted and dollar-prefixed field names)",
-        "{\"\$replaceWith\":" to "the \$replaceWith stage in update pipelines (dotted and dollar-prefixed field names)",
-        "{\"\$type\":" to "the \$type query operator",
-        "\"viewOn\":" to "views (createCollection viewOn)",
-        "\"clusteredIndex\":" to "clustered collections (clusteredIndex)",
-        "\"changeStreamPreAndPostImages\":" to "the changeStreamPreAndPostImages collection option",
-        "\"prepareUnique\":" to "collMod's index prepareUnique",
-        "{\"\$merge\":" to "the \$merge stage's duplicate key errors (keyPattern/keyValue in the error reply)",
+    private val ENGINE_FEATURES: List<Triple<String, Set<String>?, String>> = listOf(
+        // the client bulk write's collation cases pass on the engine's plain comparison
+        Triple("\"collation\":", CrudOperations.OPERATIONS, "collation (locale-aware string comparison)"),
+        Triple("\"arrayFilters\":", null, "arrayFilters (the filtered positional operator \$[identifier])"),
+        Triple("\"let\":", null, "let variables (\$\$var) and \$expr in queries and updates"),
+        Triple("{\"\$expr\":", null, "the \$expr query operator"),
+        Triple("{\"\$setField\":", null, "the \$setField/\$getField/\$literal expressions in update pipelines (dotted and dollar-prefixed field names)"),
+        Triple("{\"\$replaceWith\":", null, "the \$replaceWith stage in update pipelines (dotted and dollar-prefixed field names)"),
+        Triple("{\"\$type\":", null, "the \$type query operator"),
+        Triple("{\"\$addFields\":", null, "the \$addFields aggregation stage"),
+        Triple("\"document\":{\"_id\":{\"\$", null, "refusing a dollar-prefixed field name in _id (a server-side validation)"),
+        Triple("\"viewOn\":", null, "views (createCollection viewOn)"),
+        Triple("", setOf("modifyCollection"), "the collMod command (modifyCollection)"),
     )
 
     private const val OLD_SERVER_ERROR = "expects a MongoDB %s server to refuse an option (a server-side error); the test kit " +
@@ -161,13 +162,21 @@ object KnownGaps {
      * The reason [test] cannot run on the in-process test kit though Mooring could run it on a
      * real deployment (a server feature the kit does not simulate), or null.
      */
-    fun testKitReason(test: JsonObject): String? {
+    fun testKitReason(file: JsonObject, test: JsonObject): String? {
         val operations = test["operations"]!!.jsonArray.map { it.jsonObject }
         val text = operations.joinToString(",") { (it["arguments"] ?: JsonObject(emptyMap())).toString() }
         STAGES_THE_TEST_KIT_LACKS.firstOrNull { "{\"$it\":" in text }?.let { return TEST_KIT_STAGE.format(it) }
-        ENGINE_FEATURES.firstOrNull { (fragment, _) -> fragment in text }?.let { return TEST_KIT_ENGINE.format(it.second) }
+        ENGINE_FEATURES.firstOrNull { (fragment, names, _) ->
+            operations.any { op -> (names == null || op["name"]?.jsonPrimitive?.content in names) && fragment in (op["arguments"] ?: JsonObject(emptyMap())).toString() }
+        }?.let { return TEST_KIT_ENGINE.format(it.third) }
+        val names = operations.mapNotNull { it["name"]?.jsonPrimitive?.content }.toSet()
+        if ("clusteredIndex" in text && ("listCollections" in names || "listIndexes" in names)) return TEST_KIT_ENGINE.format("clustered collections (clusteredIndex) in listCollections and listIndexes")
+        if (operations.any { op -> "{\"\$merge\":" in op["arguments"].toString() && op["expectError"]?.jsonObject?.containsKey("errorResponse") == true }) {
+            return TEST_KIT_ENGINE.format("the \$merge stage's duplicate key errors (keyPattern/keyValue in the error reply)")
+        }
         // a server-side error expected of an old server (not one a fail point makes): the simulated old versions do not refuse newer options
-        val maxVersion = test["runOnRequirements"]?.jsonArray?.mapNotNull { it.jsonObject["maxServerVersion"]?.jsonPrimitive?.content }?.firstOrNull()
+        val maxVersion = listOfNotNull(test["runOnRequirements"], file["runOnRequirements"]).flatMap { it.jsonArray }
+            .firstNotNullOfOrNull { it.jsonObject["maxServerVersion"]?.jsonPrimitive?.content }
         val serverError = operations.any { op -> op["expectError"]?.jsonObject?.let { e -> e["isClientError"]?.jsonPrimitive?.content == "false" || "isError" in e || "errorContains" in e } == true }
         val failPoint = operations.any { it["name"]?.jsonPrimitive?.content == "failPoint" }
         if (maxVersion != null && serverError && !failPoint) return OLD_SERVER_ERROR.format("$maxVersion or older")

@@ -80,7 +80,7 @@ fun unifiedCases(file: JsonObject, external: ExternalDeployment? = null): List<S
         } else {
             val choice = hostChoice(fileReqs, testReqs)
             val reason = marked ?: if (choice == null) unsatisfiedReason(fileReqs, testReqs) else KnownGaps.reason(file, test) ?: missingFeatureReason(file, test)
-                ?: KnownGaps.testKitReason(test)
+                ?: KnownGaps.testKitReason(file, test)
             SpecCase(name, reason) {
                 unsupportedReason(file, test)?.let { throw UnifiedTestFailure.UnsupportedByRunner("this runner cannot run the test: $it") }
                 UnifiedHost.start(choice!!.topology, choice.auth, choice.mechanism, choice.version.maxWireVersion).use { host -> UnifiedTestRun(host, file).run(test) }
