@@ -179,6 +179,19 @@ class UnifiedRunnerSelfCheckSpec : FunSpec({
         )
     }
 
+    test("a CRUD argument the driver has no option for fails the operation naming it, never dropped") {
+        shouldThrow<UnsupportedOperationException> {
+            DriverOptions.find("find", CrudOperations.Args(file("""{"filter": {}, "rawData": true}""")))
+        }.message shouldContain "'rawData'"
+        shouldThrow<UnsupportedOperationException> {
+            DriverOptions.writeModel(BsonDocument.parse("""{"deleteOne": {"filter": {}, "rawData": true}}"""))
+        }.message shouldContain "'rawData'"
+        val options = DriverOptions.find("find", CrudOperations.Args(file("""{"filter": {}, "batchSize": 2, "hint": "_id_", "cursorType": "tailableAwait"}""")))
+        options.batchSize shouldBe 2
+        options.hint shouldBe dev.mooring.driver.Hint.Name("_id_")
+        options.cursorType shouldBe dev.mooring.sdam.CursorType.TAILABLE_AWAIT
+    }
+
     test("initialData is set up before the test's entities are created (unified-test-format.md \"Executing a Test\")") {
         val deployment = TestKitDeployment.start("single")
         val server = (deployment as TestKitDeployment.Single).server
