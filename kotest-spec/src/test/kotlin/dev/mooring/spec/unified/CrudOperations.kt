@@ -4,7 +4,6 @@ import dev.mooring.cmap.MongoCommandException
 import dev.mooring.events.MooringException
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.MongoCluster
-import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.RunCursorCommandOptions
 import dev.mooring.sdam.internal.cursor.CursorPage
@@ -17,8 +16,6 @@ import org.bson.BsonArray
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonInt32
-import org.bson.BsonNull
-import org.bson.BsonObjectId
 import org.bson.BsonString
 import org.bson.BsonValue
 
@@ -56,112 +53,51 @@ class CrudTarget(val cluster: MongoCluster, val database: String, val collection
 class CrudWriteException(val reply: BsonDocument, val code: Int, val codeName: String?, message: String, val errorLabels: List<String>) :
     RuntimeException(message)
 
-/** A bulk write that failed part-way, as drivers report it: the [partialResult] of the batches that completed, and the [cause]. */
-class BulkWriteException(val partialResult: BsonDocument, cause: Throwable) : RuntimeException("bulk write failed: $cause", cause)
 
 /**
  * The CRUD helpers of the unified test format (unified-test-format.md, "Collection
- * Operations", "Database Operations", "Client Operations"), each mapped to the command(s) a
- * driver sends (crud.md, index-management.md, enumerate-collections.md, enumerate-databases.md)
- * and sent the way retryable-reads.md / retryable-writes.md say: retryable reads through
- * [MongoCluster.runRetryableRead], retryable writes (single-statement writes, findAndModify)
- * through [MongoCluster.runRetryableWrite], everything else (multi-document writes, index and
- * collection management, `$out`/`$merge` aggregations) through [MongoCluster.runCommand].
- * Results are shaped like a driver's (`insertedId`, `matchedCount`, the documents found, ...).
+ * Operations", "Database Operations", "Client Operations"). The collection CRUD helpers
+ * ([DriverCrud.OPERATIONS]: reads, writes, findOneAndX, bulkWrite, drop) run through the public
+ * driver API ([DriverCrud]). The rest still send the command a driver sends, marked
+ * `DRIVER-PENDING` below: index and collection management (createIndex, dropIndex(es),
+ * listIndexes, createCollection, dropCollection, listCollections, rename, listDatabases, being
+ * added to the driver by issue 30's index/collection work), and the helpers the driver has no
+ * API for — a database-level `aggregate` (no `MongoDatabase.aggregate`), the deprecated `count`
+ * and `mapReduce` — plus the database `runCommand` operation (run-command.md's own command path).
  * Stateless; one instance per test run.
  */
 class CrudOperations {
+    private val driver = DriverCrud()
+
     /** Runs the helper [name] with the unified-format [args] on [target]; returns its driver-shaped result (null for none). */
     suspend fun execute(name: String, entity: CrudTarget, args: JsonObject): BsonValue? {
         val a = Args(args)
         // an operation's timeoutMS overrides its entity's (client-side-operations-timeout.md)
-        val target = a.optional("timeoutMS")?.let { CrudTarget(entity.cluster, entity.database, entity.collection, entity.options.copy(timeoutMS = it.asNumber().longValue())) } ?: entity
+        val target = a.optional("timeoutMS")?.let { CrudTarget(entity.cluster, entity.database, entity.collection, entity.options.copy(timeoutMS = it.asNumber().longValue()), entity.session) } ?: entity
+        if (name in DriverCrud.OPERATIONS && target.collection != null) return driver.execute(name, target, a)
         return when (name) {
-            "insertOne", "insertMany" -> insert(name, target, a)
-            "updateOne", "updateMany", "replaceOne" -> update(name, target, a)
-            "deleteOne", "deleteMany" -> delete(name, target, a)
-            "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete" -> findAndModify(name, target, a)
-            "bulkWrite" -> bulkWrite(target, a)
-            "find", "findOne" -> find(name, target, a)
+            // DRIVER-PENDING: the driver has no database-level aggregate
             "aggregate" -> aggregate(target, a)
-            "countDocuments" -> countDocuments(target, a)
-            "estimatedDocumentCount", "count" -> count(name, target, a)
-            "distinct" -> distinct(target, a)
+            // DRIVER-PENDING: the deprecated count helper is not in the driver
+            "count" -> count(name, target, a)
+            // DRIVER-PENDING: index and collection management (another issue-30 helper adds them to the driver)
             "createIndex" -> createIndex(target, a)
             "dropIndex", "dropIndexes" -> dropIndexes(name, target, a)
             "listIndexes", "listIndexNames" -> listIndexes(name, target, a)
             "listCollections", "listCollectionNames", "listCollectionObjects" -> listCollections(name, target, a)
             "listDatabases", "listDatabaseNames", "listDatabaseObjects" -> listDatabases(name, target, a)
             "createCollection" -> createCollection(target, a)
+            "modifyCollection" -> modifyCollection(target, a)
             "dropCollection" -> dropCollection(target, a.string("collection"))
-            "drop" -> dropCollection(target, target.collection!!)
             "rename" -> rename(target, a)
             "runCommand" -> runCommand(target, a)
+            // DRIVER-PENDING: mapReduce (deprecated) is not in the driver
             "mapReduce" -> mapReduce(target, a)
-            else -> throw UnsupportedOperationException("CRUD helper $name")
+            else -> throw UnsupportedOperationException("CRUD helper $name on ${if (target.collection == null) "a database or client" else "a collection"} entity")
         }
     }
 
     // ---- writes -------------------------------------------------------------------------------
-
-    private suspend fun insert(name: String, t: CrudTarget, a: Args): BsonValue {
-        val given = if (name == "insertOne") listOf(a.doc("document")) else a.array("documents").map { it.asDocument() }
-        if (given.isEmpty()) throw IllegalArgumentException("insertMany needs at least one document")
-        // as drivers do, a document without _id gets a generated ObjectId (first)
-        val docs = given.map { d -> if (d.containsKey("_id")) d else BsonDocument("_id", BsonObjectId()).also { it.putAll(d) } }
-        val command = BsonDocument("insert", BsonString(t.collection!!)).append("documents", BsonArray(docs))
-        command["ordered"] = a.optional("ordered") ?: BsonBoolean.TRUE // drivers send ordered: true by default
-        a.copy(command, "comment", "bypassDocumentValidation")
-        val reply = write(t, command, retryable = true)
-        if (!acknowledged(t)) return BsonDocument("acknowledged", BsonBoolean.FALSE)
-        return if (name == "insertOne") {
-            BsonDocument("insertedId", docs.single()["_id"])
-        } else {
-            val failedAt = reply["writeErrors"]?.asArray()?.map { it.asDocument().getInt32("index").value }?.toSet() ?: emptySet()
-            BsonDocument("insertedIds", BsonDocument().also { ids -> docs.forEachIndexed { i, d -> if (i !in failedAt) ids["$i"] = d["_id"] } })
-        }
-    }
-
-    private suspend fun update(name: String, t: CrudTarget, a: Args): BsonValue {
-        val u = a.value(if (name == "replaceOne") "replacement" else "update")
-        val statement = updateStatement(name, a.doc("filter"), u, a)
-        val command = BsonDocument("update", BsonString(t.collection!!)).append("ordered", BsonBoolean.TRUE).append("updates", BsonArray(listOf(statement)))
-        a.copy(command, "comment", "let", "bypassDocumentValidation")
-        val reply = write(t, command, retryable = name != "updateMany")
-        return if (acknowledged(t)) updateResult(reply) else BsonDocument("acknowledged", BsonBoolean.FALSE)
-    }
-
-    /** One `updates` entry; the client-side checks of crud.md (an update needs operators, a replacement must have none). */
-    private fun updateStatement(name: String, filter: BsonDocument, u: BsonValue, a: Args): BsonDocument {
-        if (u is BsonDocument) {
-            val operators = u.keys.isNotEmpty() && u.keys.first().startsWith("$")
-            if (name == "replaceOne" && operators) throw IllegalArgumentException("a replacement document must not contain update operators")
-            if (name != "replaceOne" && !operators) throw IllegalArgumentException("an update document must contain update operators")
-        }
-        val statement = BsonDocument("q", filter).append("u", u)
-        if (name == "updateMany") statement["multi"] = BsonBoolean.TRUE
-        a.copy(statement, "upsert", "arrayFilters", "hint", "collation")
-        return statement
-    }
-
-    private fun updateResult(reply: BsonDocument): BsonDocument {
-        val upserted = reply["upserted"]?.asArray()
-        val n = reply.getNumber("n", BsonInt32(0)).intValue()
-        val result = BsonDocument("matchedCount", BsonInt32(n - (upserted?.size ?: 0)))
-            .append("modifiedCount", reply.getNumber("nModified", BsonInt32(0)))
-            .append("upsertedCount", BsonInt32(upserted?.size ?: 0))
-        upserted?.firstOrNull()?.let { result["upsertedId"] = it.asDocument()["_id"] }
-        return result
-    }
-
-    private suspend fun delete(name: String, t: CrudTarget, a: Args): BsonValue {
-        val statement = BsonDocument("q", a.doc("filter")).append("limit", BsonInt32(if (name == "deleteOne") 1 else 0))
-        a.copy(statement, "hint", "collation")
-        val command = BsonDocument("delete", BsonString(t.collection!!)).append("ordered", BsonBoolean.TRUE).append("deletes", BsonArray(listOf(statement)))
-        a.copy(command, "comment", "let")
-        val reply = write(t, command, retryable = name == "deleteOne")
-        return if (acknowledged(t)) BsonDocument("deletedCount", reply.getNumber("n", BsonInt32(0))) else BsonDocument("acknowledged", BsonBoolean.FALSE)
-    }
 
     /**
      * `createCollection` (the `create` command with the collection options crud.md's createCollection
@@ -178,105 +114,23 @@ class CrudOperations {
         return null
     }
 
-    private suspend fun findAndModify(name: String, t: CrudTarget, a: Args): BsonValue {
-        val command = BsonDocument("findAndModify", BsonString(t.collection!!)).append("query", a.doc("filter"))
-        when (name) {
-            "findOneAndDelete" -> command["remove"] = BsonBoolean.TRUE
-            else -> {
-                val u = a.value(if (name == "findOneAndReplace") "replacement" else "update")
-                updateStatement(if (name == "findOneAndReplace") "replaceOne" else "updateOne", BsonDocument(), u, Args(JsonObject(emptyMap())))
-                command["update"] = u
-                a.optional("returnDocument")?.let { command["new"] = BsonBoolean(it.asString().value.equals("after", ignoreCase = true)) }
-                a.copy(command, "upsert", "arrayFilters", "bypassDocumentValidation")
-            }
-        }
-        a.optional("projection")?.let { command["fields"] = it }
-        a.copy(command, "sort", "hint", "collation", "comment", "let")
-        val reply = write(t, command, retryable = true)
-        return reply["value"] ?: BsonNull.VALUE
-    }
-
     /**
-     * `bulkWrite`: consecutive requests of one kind go in one insert/update/delete command (as
-     * drivers batch them), each sent as a retryable write unless it holds a multi-document
-     * statement; ordered (the default) stops at the first failing batch.
+     * `modifyCollection` (the `collMod` command with the collection options it changes). An argument
+     * outside that list fails the operation rather than being dropped.
      */
-    private suspend fun bulkWrite(t: CrudTarget, a: Args): BsonValue {
-        val ordered = a.optional("ordered")?.asBoolean()?.value ?: true
-        val requests = a.json["requests"]!!.jsonArray.map { it.jsonObject.entries.single().let { (k, v) -> k to Args(v.jsonObject) } }
-        if (requests.isEmpty()) throw IllegalArgumentException("bulkWrite needs at least one request")
-        val kind = { op: String -> when (op) { "insertOne" -> "insert"; "deleteOne", "deleteMany" -> "delete"; else -> "update" } }
-        val batches = ArrayList<MutableList<Pair<Int, Pair<String, Args>>>>()
-        requests.forEachIndexed { i, r -> if (batches.lastOrNull()?.last()?.second?.first?.let(kind) == kind(r.first)) batches.last().add(i to r) else batches.add(mutableListOf(i to r)) }
-        var inserted = 0; var matched = 0; var modified = 0; var deleted = 0; var upserted = 0
-        val insertedIds = BsonDocument(); val upsertedIds = BsonDocument()
-        val result = {
-            BsonDocument("deletedCount", BsonInt32(deleted)).append("insertedCount", BsonInt32(inserted)).append("insertedIds", insertedIds.clone())
-                .append("matchedCount", BsonInt32(matched)).append("modifiedCount", BsonInt32(modified))
-                .append("upsertedCount", BsonInt32(upserted)).append("upsertedIds", upsertedIds.clone())
+    private suspend fun modifyCollection(t: CrudTarget, a: Args): BsonValue? {
+        (a.json.keys - MODIFY_COLLECTION_ARGUMENTS - setOf("collection", "session", "timeoutMS")).firstOrNull()?.let {
+            throw UnsupportedOperationException("modifyCollection argument $it")
         }
-        val attempted = BsonDocument()
-        // timeoutMS bounds the whole bulk write, not each batch (client-side-operations-timeout.md "Batching")
-        val started = System.nanoTime()
-        for (batch in batches) {
-            val k = kind(batch.first().second.first)
-            val statements = batch.map { (index, r) ->
-                val (op, args) = r
-                when (op) {
-                    "insertOne" -> args.doc("document").let { d -> if (d.containsKey("_id")) d else BsonDocument("_id", BsonObjectId()).also { it.putAll(d) } }
-                        .also { attempted["$index"] = it["_id"] }
-                    "deleteOne", "deleteMany" -> BsonDocument("q", args.doc("filter")).append("limit", BsonInt32(if (op == "deleteOne") 1 else 0))
-                        .also { args.copy(it, "hint", "collation") }
-                    "replaceOne" -> updateStatement("replaceOne", args.doc("filter"), args.value("replacement"), args)
-                    else -> updateStatement(op, args.doc("filter"), args.value("update"), args)
-                }
-            }
-            val command = BsonDocument(k, BsonString(t.collection!!)).append(
-                when (k) { "insert" -> "documents"; "delete" -> "deletes"; else -> "updates" }, BsonArray(statements),
-            ).append("ordered", BsonBoolean(ordered))
-            a.copy(command, "comment", "let", "bypassDocumentValidation")
-            val multi = batch.any { it.second.first == "updateMany" || it.second.first == "deleteMany" }
-            val reply = try {
-                write(remainingOf(t, started), command, retryable = !multi, throwWriteErrors = false)
-            } catch (e: Exception) {
-                throw BulkWriteException(result(), e)
-            }
-            val n = reply.getNumber("n", BsonInt32(0)).intValue()
-            when (k) {
-                "insert" -> {
-                    inserted += n
-                    val failed = reply["writeErrors"]?.asArray()?.map { batch[it.asDocument().getInt32("index").value].first }?.toSet() ?: emptySet()
-                    val stop = if (ordered) failed.minOrNull() ?: Int.MAX_VALUE else Int.MAX_VALUE
-                    batch.forEach { (i, _) -> if (i !in failed && i < stop) insertedIds["$i"] = attempted["$i"] }
-                }
-                "delete" -> deleted += n
-                else -> {
-                    val ups = reply["upserted"]?.asArray() ?: BsonArray()
-                    ups.forEach { u -> upsertedIds["${batch[u.asDocument().getInt32("index").value].first}"] = u.asDocument()["_id"] }
-                    upserted += ups.size; matched += n - ups.size; modified += reply.getNumber("nModified", BsonInt32(0)).intValue()
-                }
-            }
-            try {
-                throwWriteErrors(reply)
-            } catch (e: CrudWriteException) {
-                throw BulkWriteException(result(), e)
-            }
-        }
-        if (!acknowledged(t)) return BsonDocument("acknowledged", BsonBoolean.FALSE)
-        return result()
-    }
-
-    /** [t] with the time left of its positive timeoutMS since [startedNanos]; a [MongoOperationTimeoutException] when none is left. */
-    private fun remainingOf(t: CrudTarget, startedNanos: Long): CrudTarget {
-        val limit = t.options.timeoutMS?.takeIf { it > 0 } ?: return t
-        val left = limit - (System.nanoTime() - startedNanos) / 1_000_000
-        if (left <= 0) throw MongoOperationTimeoutException("bulkWrite exceeded timeoutMS=$limit between its batches")
-        return CrudTarget(t.cluster, t.database, t.collection, t.options.copy(timeoutMS = left))
+        val command = BsonDocument("collMod", BsonString(a.string("collection")))
+        a.copy(command, *MODIFY_COLLECTION_ARGUMENTS.toTypedArray())
+        write(t, command, retryable = false)
+        return null
     }
 
     /** Sends the write [command] with the collection's writeConcern, retryable or not; throws write and write concern errors as drivers do. */
     private suspend fun write(t: CrudTarget, command: BsonDocument, retryable: Boolean, throwWriteErrors: Boolean = true): BsonDocument {
-        t.options.writeConcern?.let { if (!command.containsKey("writeConcern")) command["writeConcern"] = it }
+        t.options.writeConcern?.takeIf { it.isNotEmpty() }?.let { if (!command.containsKey("writeConcern")) command["writeConcern"] = it }
         val reply = if (retryable) {
             t.cluster.runRetryableWrite(t.database, command, t.session, t.options.timeoutMS)
         } else {
@@ -298,59 +152,21 @@ class CrudOperations {
         }
     }
 
-    private fun acknowledged(t: CrudTarget): Boolean = t.options.writeConcern?.get("w")?.let { it.isNumber && it.asNumber().intValue() == 0 } != true
-
-    // ---- reads --------------------------------------------------------------------------------
-
-    private suspend fun find(name: String, t: CrudTarget, a: Args): BsonValue {
-        val command = BsonDocument("find", BsonString(t.collection!!)).append("filter", a.optional("filter") ?: BsonDocument())
-        a.copy(command, "sort", "projection", "skip", "hint", "collation", "comment", "let", "allowDiskUse", "min", "max", "returnKey", "showRecordId", "maxTimeMS")
-        if (name == "findOne") {
-            command["limit"] = BsonInt32(1)
-            command["singleBatch"] = BsonBoolean.TRUE
-        } else {
-            a.copy(command, "limit", "batchSize")
-        }
-        CursorOperations.flagCursorType(command, CursorOperations.cursorType(a))
-        val limit = if (name == "findOne") null else a.optional("limit")?.takeIf { it.isNumber }?.asNumber()?.intValue()
-        val docs = cursor(t, command, retryable = true, a, limit)
-        return if (name == "findOne") docs.firstOrNull() ?: BsonNull.VALUE else BsonArray(docs)
-    }
-
     private suspend fun aggregate(t: CrudTarget, a: Args): BsonValue {
         val pipeline = a.array("pipeline")
         val writes = pipeline.any { s -> s.asDocument().keys.any { it == "\$out" || it == "\$merge" } }
         val command = BsonDocument("aggregate", t.collection?.let { BsonString(it) } ?: BsonInt32(1)).append("pipeline", pipeline)
             .append("cursor", a.optional("batchSize")?.let { BsonDocument("batchSize", it) } ?: BsonDocument())
         a.copy(command, "allowDiskUse", "collation", "comment", "hint", "let", "maxTimeMS", "bypassDocumentValidation")
-        if (writes) t.options.writeConcern?.let { command["writeConcern"] = it }
+        if (writes) t.options.writeConcern?.takeIf { it.isNotEmpty() }?.let { command["writeConcern"] = it }
         return BsonArray(cursor(t, command, retryable = !writes, a))
-    }
-
-    private suspend fun countDocuments(t: CrudTarget, a: Args): BsonValue {
-        val pipeline = BsonArray(listOf(BsonDocument("\$match", a.doc("filter"))))
-        a.optional("skip")?.let { pipeline.add(BsonDocument("\$skip", it)) }
-        a.optional("limit")?.let { pipeline.add(BsonDocument("\$limit", it)) }
-        pipeline.add(BsonDocument("\$group", BsonDocument("_id", BsonInt32(1)).append("n", BsonDocument("\$sum", BsonInt32(1)))))
-        val command = BsonDocument("aggregate", BsonString(t.collection!!)).append("pipeline", pipeline).append("cursor", BsonDocument())
-        a.copy(command, "collation", "comment", "hint", "maxTimeMS")
-        return cursor(t, command, retryable = true, a).firstOrNull()?.get("n") ?: BsonInt32(0)
     }
 
     private suspend fun count(name: String, t: CrudTarget, a: Args): BsonValue {
         val command = BsonDocument("count", BsonString(t.collection!!))
-        if (name == "count") {
-            command["query"] = a.optional("filter") ?: BsonDocument()
-            a.copy(command, "skip", "limit", "hint", "collation")
-        }
-        a.copy(command, "comment", "maxTimeMS")
+        command["query"] = a.optional("filter") ?: BsonDocument()
+        a.copy(command, "skip", "limit", "hint", "collation", "comment", "maxTimeMS")
         return read(t, command).getNumber("n", BsonInt32(0))
-    }
-
-    private suspend fun distinct(t: CrudTarget, a: Args): BsonValue {
-        val command = BsonDocument("distinct", BsonString(t.collection!!)).append("key", BsonString(a.string("fieldName"))).append("query", a.doc("filter"))
-        a.copy(command, "collation", "comment", "hint")
-        return read(t, command).getArray("values")
     }
 
     private suspend fun listIndexes(name: String, t: CrudTarget, a: Args): BsonValue {
@@ -378,7 +194,7 @@ class CrudOperations {
 
     /** Sends the read [command] with the entity's readConcern and read preference, as a retryable read. */
     private suspend fun read(t: CrudTarget, command: BsonDocument): BsonDocument {
-        t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
+        t.options.readConcern?.takeIf { it.isNotEmpty() }?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
         return t.cluster.runRetryableRead(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY, t.session, t.options.timeoutMS)
     }
 
@@ -391,7 +207,7 @@ class CrudOperations {
      */
     private suspend fun cursor(t: CrudTarget, command: BsonDocument, retryable: Boolean, a: Args, limit: Int? = null): List<BsonDocument> {
         val readPreference = if (retryable) t.options.readPreference ?: ReadPreference.PRIMARY else ReadPreference.PRIMARY
-        t.options.readConcern?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
+        t.options.readConcern?.takeIf { it.isNotEmpty() }?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
         val batchSize = ((command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"])
             ?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 }
         val options = RunCursorCommandOptions(
@@ -448,7 +264,7 @@ class CrudOperations {
         val command = BsonDocument("mapReduce", BsonString(t.collection!!)).append("map", a.value("map")).append("reduce", a.value("reduce"))
             .append("out", a.value("out"))
         a.copy(command, "query", "sort", "limit", "finalize", "scope", "verbose", "collation", "comment")
-        t.options.readConcern?.let { command["readConcern"] = it }
+        t.options.readConcern?.takeIf { it.isNotEmpty() }?.let { command["readConcern"] = it }
         val reply = t.cluster.runCommand(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY, t.session, t.options.timeoutMS)
         return reply["results"] ?: throw UnsupportedOperationException("mapReduce without inline output")
     }
@@ -460,8 +276,11 @@ class CrudOperations {
     }
 
     /** The arguments of one operation, as BSON. */
-    class Args(val json: JsonObject) {
-        private val bson: BsonDocument = BsonDocument.parse(json.toString())
+    class Args(val json: JsonObject, private val bson: BsonDocument = BsonDocument.parse(json.toString())) {
+        companion object {
+            /** The arguments [d] (a nested document of the operation, e.g. a bulkWrite request). */
+            fun of(d: BsonDocument) = Args(kotlinx.serialization.json.Json.parseToJsonElement(d.toJson()).jsonObject, d)
+        }
 
         fun optional(key: String): BsonValue? = bson[key]
         fun value(key: String): BsonValue = bson[key] ?: throw IllegalArgumentException("missing argument $key")
@@ -484,31 +303,34 @@ class CrudOperations {
             "clusteredIndex", "changeStreamPreAndPostImages", "viewOn", "pipeline", "collation", "storageEngine", "indexOptionDefaults", "comment",
         )
 
+        /** The options modifyCollection sends as fields of the `collMod` command. */
+        private val MODIFY_COLLECTION_ARGUMENTS = setOf(
+            "validator", "validationLevel", "validationAction", "index", "changeStreamPreAndPostImages", "expireAfterSeconds",
+            "timeseries", "viewOn", "pipeline", "comment",
+        )
+
         /** The helpers [execute] runs. */
         val OPERATIONS: Set<String> = setOf(
             "insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "deleteOne", "deleteMany",
             "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete", "bulkWrite", "find", "findOne", "aggregate",
             "countDocuments", "estimatedDocumentCount", "count", "distinct", "createIndex", "dropIndex", "dropIndexes",
             "listIndexes", "listIndexNames", "listCollections", "listCollectionNames", "listCollectionObjects",
-            "listDatabases", "listDatabaseNames", "listDatabaseObjects", "createCollection", "dropCollection", "drop", "rename", "runCommand",
+            "listDatabases", "listDatabaseNames", "listDatabaseObjects", "createCollection", "modifyCollection", "dropCollection", "drop", "rename", "runCommand",
             "mapReduce",
         )
 
-        /** The error an operation's [error] stands for: the cause of a [BulkWriteException], else [error] itself. */
-        fun unwrap(error: Throwable): Throwable = if (error is BulkWriteException) error.cause!! else error
-
-        /** The server error code of [error] (a command error or a write error), or null. */
+        /** The server error code of [error] (a command error, a driver write exception, a management command's write error), or null. */
         fun errorCode(error: Throwable): Int? = when (error) {
             is MongoCommandException -> error.code
             is CrudWriteException -> error.code
-            else -> null
+            else -> DriverResults.errorCode(error)
         }
 
         /** The server error code name of [error], or null. */
         fun errorCodeName(error: Throwable): String? = when (error) {
             is MongoCommandException -> error.codeName
             is CrudWriteException -> error.codeName
-            else -> null
+            else -> DriverResults.errorCodeName(error)
         }
 
         /** True when [error] carries the error [label] (a Mooring error or a write error's reply). */
@@ -520,13 +342,19 @@ class CrudOperations {
     }
 }
 
-/** The unified format's read preference documents. */
+/** The unified format's read preference documents (server-selection.md's read preference: mode, tagSets, maxStalenessSeconds, hedge). */
 object UnifiedReadPreference {
-    /** `{mode}` (tag sets and staleness are not used by the hosted tests and fail loudly). */
+    /** `{mode, tagSets?, maxStalenessSeconds?, hedge?}`; another field fails loudly. */
     fun parse(rp: JsonObject): ReadPreference {
-        if (rp.keys != setOf("mode")) throw UnsupportedOperationException("read preference $rp")
-        val mode = rp["mode"]!!.jsonPrimitive.content
-        return ReadPreference(dev.mooring.sdam.ReadPreferenceMode.fromValue(mode) ?: throw UnsupportedOperationException("read preference mode $mode"))
+        (rp.keys - setOf("mode", "tagSets", "maxStalenessSeconds", "hedge")).firstOrNull()?.let { throw UnsupportedOperationException("read preference field $it in $rp") }
+        val mode = rp["mode"]?.jsonPrimitive?.content ?: throw UnsupportedOperationException("read preference without mode: $rp")
+        val tagSets = rp["tagSets"]?.let { ts -> ts.jsonArray.map { set -> set.jsonObject.mapValues { it.value.jsonPrimitive.content } } } ?: emptyList()
+        return ReadPreference(
+            dev.mooring.sdam.ReadPreferenceMode.fromValue(mode) ?: throw UnsupportedOperationException("read preference mode $mode"),
+            tagSets,
+            rp["maxStalenessSeconds"]?.jsonPrimitive?.content?.toLong(),
+            rp["hedge"]?.jsonObject?.get("enabled")?.jsonPrimitive?.content?.toBooleanStrictOrNull(),
+        )
     }
 }
 

@@ -38,6 +38,8 @@ class CursorOperations(private val scope: CoroutineScope) {
         return when (name) {
             "runCursorCommand" -> BsonArray(pages(target!!, a.doc("command"), a, session).toList().flatMap { it.documents })
             "createCommandCursor" -> open(saveAs, UnifiedCursor(scope, pages(target!!, a.doc("command"), a, session)))
+            // DRIVER-PENDING: the driver's find is a Flow of documents, with no batch-level step: iterateOnce's "at most one
+            // getMore" (tryNext) and a cursor opened before its first document is asked for cannot be expressed on it
             "createFindCursor" -> {
                 val find = BsonDocument("find", BsonString(target!!.collection!!)).append("filter", a.optional("filter") ?: BsonDocument())
                 a.copy(find, "sort", "projection", "skip", "limit", "batchSize", "comment", "hint", "maxTimeMS", "collation")

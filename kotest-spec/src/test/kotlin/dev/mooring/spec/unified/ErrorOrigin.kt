@@ -12,6 +12,8 @@ object ErrorOrigin {
      */
     fun isClientError(error: Throwable): Boolean = when (error) {
         is MongoCommandException, is CrudWriteException -> false
+        // the driver's write exceptions report a server reply's writeErrors / writeConcernError
+        is dev.mooring.driver.MongoWriteException, is dev.mooring.driver.MongoWriteConcernException, is dev.mooring.driver.MongoBulkWriteException -> false
         is MongoAuthenticationException -> error.serverCode == null
         else -> true
     }

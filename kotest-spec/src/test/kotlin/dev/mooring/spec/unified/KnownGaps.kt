@@ -68,14 +68,15 @@ object KnownGaps {
     fun missingFeature(kind: String, name: String): String? = features[kind]?.get(name)?.format(kind, name)
 
     /**
-     * CRUD helpers the runner sends through runCommand (they are neither retryable reads nor
+     * CRUD helpers sent through runCommand, by the driver (updateMany, deleteMany) or by the runner's remaining
+     * stand-ins (index and collection management, mapReduce) (they are neither retryable reads nor
      * retryable writes, and must not be sent as such: a multi-statement write or an index or
      * collection command with a `txnNumber` is refused by the server, and runRetryableWrite would
      * retry them): their operation span is runCommand's ("runCommand db"), where a driver with the
      * helper names it after the helper.
      */
     private val SENT_WITH_RUN_COMMAND = setOf(
-        "createCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "mapReduce",
+        "createCollection", "modifyCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "mapReduce",
     )
 
     /**
@@ -124,13 +125,87 @@ object KnownGaps {
     /** Aggregation stages the test kit's server does not implement (server statistics, not data). */
     private val STAGES_THE_TEST_KIT_LACKS = listOf("\$collStats")
 
+    private const val TEST_KIT_ENGINE = "needs %s, which the test kit's in-process data engine does not implement; the test runs " +
+        "against a deployment given by MONGODB_URI"
+
+    /**
+     * Server features the test kit's data engine lacks, each found by a JSON fragment of an
+     * operation's arguments (never of expected results: `$$type` is no `$type`) among the
+     * operations it concerns (null: any).
+     */
+    private val ENGINE_FEATURES: List<Triple<String, Set<String>?, String>> = listOf(
+        // the client bulk write's collation cases pass on the engine's plain comparison
+        Triple("\"collation\":", CrudOperations.OPERATIONS, "collation (locale-aware string comparison)"),
+        Triple("\"arrayFilters\":", null, "arrayFilters (the filtered positional operator \$[identifier])"),
+        Triple("\"let\":", null, "let variables (\$\$var) and \$expr in queries and updates"),
+        Triple("{\"\$expr\":", null, "the \$expr query operator"),
+        Triple("{\"\$setField\":", null, "the \$setField/\$getField/\$literal expressions in update pipelines (dotted and dollar-prefixed field names)"),
+        Triple("{\"\$replaceWith\":", null, "the \$replaceWith stage in update pipelines (dotted and dollar-prefixed field names)"),
+        Triple("{\"\$type\":", null, "the \$type query operator"),
+        // the engine has $addFields in update pipelines, not as an aggregation stage
+        Triple("{\"\$addFields\":", setOf("aggregate"), "the \$addFields aggregation stage"),
+        Triple("\"viewOn\":", null, "views (createCollection viewOn)"),
+        Triple("", setOf("modifyCollection"), "the collMod command (modifyCollection)"),
+    )
+
+    private const val OLD_SERVER_ERROR = "expects a MongoDB %s server to refuse an option (a server-side error); the test kit " +
+        "simulates an older server by its wire version only and its engine accepts the option; the test runs against a deployment " +
+        "given by MONGODB_URI"
+
+    private const val UPDATE_SORT = "needs the sort option of an update or replace statement (MongoDB 8.0), which the test kit's " +
+        "in-process data engine ignores; the test runs against a deployment given by MONGODB_URI"
+
+    private const val INDEX_ERRORS = "needs unique index and document validation errors on findAndModify (DuplicateKey keyPattern/keyValue, " +
+        "errInfo), which the test kit's in-process data engine does not report; the test runs against a deployment given by MONGODB_URI"
+
+    private const val SECONDARY_WRITE_STAGE = "sends a \$out/\$merge aggregate to a secondary of a MongoDB 5.0+ replica set, which " +
+        "a real secondary runs by writing through the primary; the test kit's secondaries refuse it (NotWritablePrimary); the test " +
+        "runs against a deployment given by MONGODB_URI"
+
+    /** Single cases the test kit cannot host, by the file's and the test's descriptions. */
+    private val TEST_KIT_CASES = mapOf(
+        ("aggregate-write-readPreference" to "Aggregate with \$out includes read preference for 5.0+ server") to SECONDARY_WRITE_STAGE,
+        ("aggregate-write-readPreference" to "Aggregate with \$merge includes read preference for 5.0+ server") to SECONDARY_WRITE_STAGE,
+        ("aggregate-out-readConcern" to "readConcern linearizable with out stage") to TEST_KIT_ENGINE.format(
+            "refusing a linearizable read concern on an aggregate with \$out (a server-side error)",
+        ),
+    )
+
     /**
      * The reason [test] cannot run on the in-process test kit though Mooring could run it on a
      * real deployment (a server feature the kit does not simulate), or null.
      */
-    fun testKitReason(test: JsonObject): String? {
-        val text = test["operations"].toString()
-        return STAGES_THE_TEST_KIT_LACKS.firstOrNull { "{\"$it\":" in text }?.let { TEST_KIT_STAGE.format(it) }
+    fun testKitReason(file: JsonObject, test: JsonObject): String? {
+        TEST_KIT_CASES[file["description"]?.jsonPrimitive?.content to test["description"]?.jsonPrimitive?.content]?.let { return it }
+        val operations = test["operations"]!!.jsonArray.map { it.jsonObject }
+        val text = operations.joinToString(",") { (it["arguments"] ?: JsonObject(emptyMap())).toString() }
+        STAGES_THE_TEST_KIT_LACKS.firstOrNull { "{\"$it\":" in text }?.let { return TEST_KIT_STAGE.format(it) }
+        ENGINE_FEATURES.firstOrNull { (fragment, names, _) ->
+            operations.any { op -> (names == null || op["name"]?.jsonPrimitive?.content in names) && fragment in (op["arguments"] ?: JsonObject(emptyMap())).toString() }
+        }?.let { return TEST_KIT_ENGINE.format(it.third) }
+        val names = operations.mapNotNull { it["name"]?.jsonPrimitive?.content }.toSet()
+        if ("clusteredIndex" in text && ("listCollections" in names || "listIndexes" in names)) return TEST_KIT_ENGINE.format("clustered collections (clusteredIndex) in listCollections and listIndexes")
+        if (operations.any { op -> "\"document\":{\"_id\":{\"\$" in op["arguments"].toString() && op.containsKey("expectError") }) {
+            return TEST_KIT_ENGINE.format("refusing a dollar-prefixed field name in _id (a server-side validation)")
+        }
+        if (operations.any { op -> "{\"\$merge\":" in op["arguments"].toString() && op["expectError"]?.jsonObject?.containsKey("errorResponse") == true }) {
+            return TEST_KIT_ENGINE.format("the \$merge stage's duplicate key errors (keyPattern/keyValue in the error reply)")
+        }
+        // a server-side error expected of an old server (not one a fail point makes): the simulated old versions do not refuse newer options
+        val maxVersion = listOfNotNull(test["runOnRequirements"], file["runOnRequirements"]).flatMap { it.jsonArray }
+            .firstNotNullOfOrNull { it.jsonObject["maxServerVersion"]?.jsonPrimitive?.content }
+        val serverError = operations.any { op -> op["expectError"]?.jsonObject?.let { e -> e["isClientError"]?.jsonPrimitive?.content == "false" || "isError" in e || "errorContains" in e } == true }
+        val failPoint = operations.any { it["name"]?.jsonPrimitive?.content == "failPoint" }
+        if (maxVersion != null && serverError && !failPoint) return OLD_SERVER_ERROR.format("$maxVersion or older")
+        val updateSort = operations.any { op ->
+            val name = op["name"]?.jsonPrimitive?.content
+            val args = op["arguments"] as? JsonObject
+            (name in setOf("updateOne", "replaceOne") && args?.containsKey("sort") == true) ||
+                (name == "bulkWrite" && args?.get("requests")?.jsonArray?.any { r -> r.jsonObject.values.any { it.jsonObject.containsKey("sort") } } == true)
+        }
+        if (updateSort) return UPDATE_SORT
+        if (operations.any { op -> op["name"]?.jsonPrimitive?.content == "findOneAndUpdate" && op["expectError"]?.jsonObject?.containsKey("errorResponse") == true }) return INDEX_ERRORS
+        return null
     }
 
     /** The reason [test] of [file] cannot pass on Mooring, or null. */

@@ -23,7 +23,8 @@ import kotlin.time.Duration.Companion.seconds
  * The unified runner's own rules, each on a small file written here: schema version
  * compatibility, KMS provider checks, the runner's failures that no `ignoreResultAndError` or
  * skip can hide (unknown operations, undefined entities, missing arguments), `$$matchAsDocument`
- * on a string that is no document, and initialData's `createOptions`.
+ * on a string that is no document, initialData's `createOptions`, and initialData's place before
+ * the entities.
  */
 class UnifiedRunnerSelfCheckSpec : FunSpec({
     timeout = 120.seconds.inWholeMilliseconds
@@ -176,6 +177,35 @@ class UnifiedRunnerSelfCheckSpec : FunSpec({
         seen shouldContainInOrder listOf(
             "drop c", "drop enxcol_.c.esc", "drop enxcol_.c.ecoc", "create c capped=BsonBoolean{value=true} size=BsonInt32{value=4096}", "insert c",
         )
+    }
+
+    test("a CRUD argument the driver has no option for fails the operation naming it, never dropped") {
+        shouldThrow<UnsupportedOperationException> {
+            DriverOptions.find("find", CrudOperations.Args(file("""{"filter": {}, "rawData": true}""")))
+        }.message shouldContain "'rawData'"
+        shouldThrow<UnsupportedOperationException> {
+            DriverOptions.writeModel(BsonDocument.parse("""{"deleteOne": {"filter": {}, "rawData": true}}"""))
+        }.message shouldContain "'rawData'"
+        val options = DriverOptions.find("find", CrudOperations.Args(file("""{"filter": {}, "batchSize": 2, "hint": "_id_", "cursorType": "tailableAwait"}""")))
+        options.batchSize shouldBe 2
+        options.hint shouldBe dev.mooring.driver.Hint.Name("_id_")
+        options.cursorType shouldBe dev.mooring.sdam.CursorType.TAILABLE_AWAIT
+    }
+
+    test("initialData is set up before the test's entities are created (unified-test-format.md \"Executing a Test\")") {
+        val deployment = TestKitDeployment.start("single")
+        val server = (deployment as TestKitDeployment.Single).server
+        val seen = Collections.synchronizedList(ArrayList<String>())
+        server.handler = { _, _, cmd ->
+            val app = (cmd["client"] as? BsonDocument)?.getDocument("application", null)?.getString("name", null)?.value
+            if (app == "entity-client") seen += "entity client handshake"
+            if (cmd.firstKey == "insert") seen += "initialData insert"
+            null
+        }
+        val f = file("""{"schemaVersion": "1.9", "createEntities": [{"client": {"id": "client0", "uriOptions": {"appName": "entity-client"}}}],
+            "initialData": [{"databaseName": "db", "collectionName": "c", "documents": [{"_id": 1}]}], "tests": []}""")
+        UnifiedHost.InProcess(deployment).use { host -> UnifiedTestRun(host, f).run(file("""{"description": "t", "operations": []}""")) }
+        seen.first() shouldBe "initialData insert"
     }
 })
 

@@ -107,8 +107,9 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             coroutineScope {
                 cursorOps = CursorOperations(this)
                 UnifiedTracing.reset()
-                file["createEntities"]?.let { createEntities(it.jsonArray) }
+                // "Executing a Test": initialData is processed first, then the entity map is created
                 file["initialData"]?.jsonArray?.forEach { initialData(it.jsonObject) }
+                file["createEntities"]?.let { createEntities(it.jsonArray) }
                 test["operations"]!!.jsonArray.forEach { operation(this, it.jsonObject) }
                 threads.values.flatten().forEach { it.await() }
                 test["expectEvents"]?.jsonArray?.forEach { expectEvents(it.jsonObject) }
@@ -265,7 +266,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         saveAs?.let { if (isEntity(it)) invalidTest("operation $name: saveResultAsEntity '$it' names an entity that already exists") }
         val result = runCatching { execute(scope, name, target, args, saveAs) }
         saveAs?.takeIf { result.isSuccess }?.let { claimEntityId(it) }
-        val error = result.exceptionOrNull()?.let { CrudOperations.unwrap(it) }
+        val error = result.exceptionOrNull()
         // the runner's own failures are never an operation's outcome: not expected, not ignored
         when (error) {
             is UnifiedTestFailure -> throw error
@@ -306,8 +307,11 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 }
                 "expectResult" -> {
                     val thrown = result.exceptionOrNull()
-                    val partial = (thrown as? BulkWriteException)?.partialResult ?: (thrown as? ClientBulkWriteException)?.partialResult
-                        ?: throw UnsupportedOperationException("expectError.expectResult of $name")
+                    val partial = thrown?.let(DriverResults::partialResult) ?: (thrown as? ClientBulkWriteException)?.partialResult
+                        ?: throw UnsupportedOperationException(
+                            "expectError.expectResult of $name: the error ${thrown?.let { it::class.qualifiedName }} carries no partial result " +
+                                "(the driver reports one only in MongoBulkWriteException and MongoWriteConcernException)",
+                        )
                     expectThat(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, partial)) { "operation $name: expected partial result $v, got $partial" }
                 }
                 "errorResponse" -> {
@@ -334,7 +338,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         when (it) {
             is dev.mooring.cmap.MongoCommandException -> it.code
             is dev.mooring.cmap.MongoAuthenticationException -> it.serverCode
-            else -> null
+            is CrudWriteException -> it.code
+            else -> DriverResults.errorCode(it)
         }
     }
 
@@ -404,6 +409,25 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 return cursorOps.execute(name, on, target, args, sessionOps.argument(args), saveAs)
             }
             in SessionOperations.OPERATIONS -> sessionOps.execute(name, target, args) { entityOf("client", JsonPrimitive(it), clients).snapshot() }
+            "assertCollectionExists", "assertCollectionNotExists" -> {
+                val db = args["databaseName"]!!.jsonPrimitive.content
+                val coll = args["collectionName"]!!.jsonPrimitive.content
+                val exists = internal { it.runCommand(db, BsonDocument("listCollections", BsonInt32(1)).append("filter", BsonDocument("name", BsonString(coll)))) }
+                    .getDocument("cursor").getArray("firstBatch").isNotEmpty()
+                expectThat(exists == (name == "assertCollectionExists")) { "$name: collection $db.$coll ${if (exists) "exists" else "does not exist"}" }
+            }
+            "assertIndexExists", "assertIndexNotExists" -> {
+                val db = args["databaseName"]!!.jsonPrimitive.content
+                val coll = args["collectionName"]!!.jsonPrimitive.content
+                val index = args["indexName"]!!.jsonPrimitive.content
+                val names = try {
+                    internal { it.runCommand(db, BsonDocument("listIndexes", BsonString(coll))) }.getDocument("cursor").getArray("firstBatch").map { it.asDocument().getString("name").value }
+                } catch (e: dev.mooring.cmap.MongoCommandException) {
+                    if (e.code != 26) throw e
+                    emptyList() // a missing collection has no index
+                }
+                expectThat((index in names) == (name == "assertIndexExists")) { "$name: $db.$coll has the indexes $names" }
+            }
             "assertNumberConnectionsCheckedOut" ->
                 cursorOps.connectionsCheckedOut(clientArg(args).cluster).let { n ->
                     expectThat(n == args["connections"]!!.jsonPrimitive.int) { "assertNumberConnectionsCheckedOut: expected ${args["connections"]}, the client has $n checked out" }
@@ -436,6 +460,16 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         }
         val client = clients[id] ?: invalidTest("entity '$id' is not a client, database or collection")
         return CrudTarget(client.cluster, "admin", null, client.options)
+    }
+
+    /** Runs [block] on a client of the runner's own, which no client entity observes (the format's "internal MongoClient"). */
+    private suspend fun <R> internal(block: suspend (MongoCluster) -> R): R {
+        val cluster = MongoCluster(MongoClusterSettings.fromUri(host.uri(emptyMap())))
+        try {
+            return block(cluster)
+        } finally {
+            cluster.closeSuspending()
+        }
     }
 
     private fun expectEvents(e: JsonObject) {
@@ -492,7 +526,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         val SUPPORTED_OPERATIONS = setOf(
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
             "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "appendMetadata", "appendClientMetadata",
-            "assertNumberConnectionsCheckedOut", "clientBulkWrite",
+            "assertNumberConnectionsCheckedOut", "clientBulkWrite", "assertCollectionExists", "assertCollectionNotExists",
+            "assertIndexExists", "assertIndexNotExists",
         ) + CrudOperations.OPERATIONS + CursorOperations.OPERATIONS + SessionOperations.OPERATIONS
 
         /** The unified format's `driverInfoOptions` (name, version, platform) as a [dev.mooring.cmap.DriverInfo]. */
