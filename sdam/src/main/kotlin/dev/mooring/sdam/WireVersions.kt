@@ -13,6 +13,9 @@ internal object WireVersions {
     /** The newest wire version supported ([ClientWireVersion.MAX]). */
     public const val CLIENT_MAX_WIRE_VERSION: Int = ClientWireVersion.MAX
 
+    /** The wire version of MongoDB 4.4, the first to take a `comment` on getMore (crud.md). */
+    public const val MONGODB_4_4: Int = 9
+
     /** The wire version of MongoDB 6.0, from which primaries are ordered by electionId before setVersion. */
     public const val MONGODB_6_0: Int = 17
 }

@@ -1,5 +1,7 @@
 package dev.mooring.driver.internal
 
+import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.coroutines.flow.first
 import dev.mooring.driver.AggregateOptions
 import dev.mooring.driver.ReadConcern
 import dev.mooring.sdam.MongoCluster
@@ -45,10 +47,14 @@ internal object AggregateCommand {
      * The read preference of a pipeline with a write stage (crud.md "Read preferences and server
      * selection"): primary when an available server is older than 5.0 (wire version 13), else [readPreference].
      */
-    fun writeStageReadPreference(cluster: MongoCluster, readPreference: ReadPreference): ReadPreference {
+    suspend fun writeStageReadPreference(cluster: MongoCluster, readPreference: ReadPreference): ReadPreference {
         if (readPreference.mode == ReadPreferenceMode.PRIMARY) return readPreference
-        val topology = cluster.topology.value
-        if (topology.type == TopologyType.LOAD_BALANCED) return readPreference
+        val now = cluster.topology.value
+        if (now.type == TopologyType.LOAD_BALANCED) return readPreference
+        // decided on the servers discovered: before the first is, wait for it (bounded as server selection is)
+        val topology = if (now.servers.values.any { it.isAvailable }) now else {
+            withTimeoutOrNull(cluster.settings.serverSelectionTimeoutMS) { cluster.topology.first { t -> t.servers.values.any { it.isAvailable } } } ?: now
+        }
         val old = topology.servers.values.any { it.isAvailable && it.maxWireVersion < 13 }
         return if (old) ReadPreference.PRIMARY else readPreference
     }

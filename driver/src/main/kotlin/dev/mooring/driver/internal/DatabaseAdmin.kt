@@ -1,5 +1,7 @@
 package dev.mooring.driver.internal
 
+import kotlinx.coroutines.flow.emitAll
+import kotlinx.coroutines.flow.flow
 import dev.mooring.driver.AggregateOptions
 import dev.mooring.driver.CreateCollectionOptions
 import dev.mooring.driver.ListCollectionsOptions
@@ -70,9 +72,14 @@ internal class DatabaseAdmin(private val defaults: Defaults) {
             defaults.legacyMaxTimeMS(options.maxTimeMS),
         )
         cmd["aggregate"] = BsonInt32(1)
-        val readPreference = if (writes) AggregateCommand.writeStageReadPreference(cluster, defaults.readPreference) else defaults.readPreference
-        val cursor = defaults.cursorOptions(readPreference, session, options.timeoutMode, options.batchSize, options.comment)
-        return AdminCommands.documents(CursorPage.pages(cluster, defaults.databaseName, cmd, cursor, retryableRead = !writes))
+        if (!writes) {
+            return AdminCommands.documents(CursorPage.pages(cluster, defaults.databaseName, cmd, defaults.cursorOptions(defaults.readPreference, session, options.timeoutMode, options.batchSize, options.comment), retryableRead = true))
+        }
+        // a pipeline that writes: its read preference is decided when the flow is collected
+        return AdminCommands.documents(flow {
+            val readPreference = AggregateCommand.writeStageReadPreference(cluster, defaults.readPreference)
+            emitAll(CursorPage.pages(cluster, defaults.databaseName, cmd, defaults.cursorOptions(readPreference, session, options.timeoutMode, options.batchSize, options.comment), retryableRead = false))
+        })
     }
 
     companion object {

@@ -1,5 +1,7 @@
 package dev.mooring.driver.internal
 
+import kotlinx.coroutines.flow.emitAll
+import kotlinx.coroutines.flow.flow
 import dev.mooring.driver.AggregateOptions
 import dev.mooring.driver.BulkWriteOptions
 import dev.mooring.driver.BulkWriteResult
@@ -95,10 +97,12 @@ internal class DefaultMongoCollection<T : Any>(
             collectionName, stages, options, defaults.readConcern, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet,
             defaults.legacyMaxTimeMS(options.maxTimeMS),
         )
-        val readPreference = if (writes) AggregateCommand.writeStageReadPreference(cluster, defaults.readPreference) else defaults.readPreference
-        val cursor = defaults.cursorOptions(readPreference, session, options.timeoutMode, options.batchSize, options.comment)
-        // a pipeline that writes is not a retryable read (retryable-reads.md)
-        return decoded(CursorPage.pages(cluster, databaseName, cmd, cursor, retryableRead = !writes))
+        // a pipeline that writes is not a retryable read (retryable-reads.md); its read preference is decided when collected
+        if (!writes) return decoded(CursorPage.pages(cluster, databaseName, cmd, defaults.cursorOptions(defaults.readPreference, session, options.timeoutMode, options.batchSize, options.comment)))
+        return decoded(flow {
+            val readPreference = AggregateCommand.writeStageReadPreference(cluster, defaults.readPreference)
+            emitAll(CursorPage.pages(cluster, databaseName, cmd, defaults.cursorOptions(readPreference, session, options.timeoutMode, options.batchSize, options.comment), retryableRead = false))
+        })
     }
 
     private fun decoded(pages: Flow<CursorPage>): Flow<T> = pages.transform { page ->

@@ -8,6 +8,7 @@ import dev.mooring.sdam.RunCursorCommandOptions
 import dev.mooring.sdam.ServerDescription
 import dev.mooring.sdam.ServerSelectionOperation
 import dev.mooring.sdam.TopologyType
+import dev.mooring.sdam.WireVersions
 import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.internal.session.OperationSession
 import dev.mooring.sdam.internal.topology.ConnectionPin
@@ -108,13 +109,18 @@ internal class CommandCursor(
         check(!exhausted) { "the cursor is exhausted" }
         val getMore = BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(ns.substringAfter('.')))
         listOfNotNull(options.batchSize, leftUnderLimit).minOrNull()?.let { getMore["batchSize"] = BsonInt32(it) }
-        options.comment?.let { getMore["comment"] = it }
         val reply = timeout.getMore(continuesNext = lastGetMoreEmpty) { t ->
             // client-side-operations-timeout.md: no maxTimeMS on a getMore but a tailable-await cursor's await time
             options.maxTimeMS?.let { getMore["maxTimeMS"] = BsonInt64(if (options.cursorType == CursorType.TAILABLE_AWAIT) t.awaitTimeMS(it, server(r)) else it) }
             // OpenTelemetry: each getMore is an operation span of its own (with its command span inside)
             context.tracer.traceCommand(ns.substringBefore('.'), getMore) {
-                overloadRetried { context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { session.attach(getMore, c) } } }
+                overloadRetried {
+                    context.connections.run(r) { c ->
+                        // crud.md: the comment goes with getMores on 4.4+ (wire version 9) only; older servers refuse it there
+                        if ((c.description?.maxWireVersion ?: 0) >= WireVersions.MONGODB_4_4) options.comment?.let { getMore["comment"] = it }
+                        send(c, ns.substringBefore('.'), t) { session.attach(getMore, c) }
+                    }
+                }
             }
         }
         val batch = CursorBatch.next(reply, id, ns, r.address)
