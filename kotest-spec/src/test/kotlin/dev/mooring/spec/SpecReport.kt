@@ -75,7 +75,7 @@ object SpecReport {
         base.putAll(existing.filterKeys { it !in merged })
         val all = java.util.TreeMap<String, kotlinx.serialization.json.JsonElement>(base)
         all.putAll(merged)
-        val tmp = Paths.get("$target.tmp")
+        val tmp = Paths.get("$target.${ProcessHandle.current().pid()}.tmp") // one per JVM: two runs in one tree must not share it
         Files.writeString(tmp, pretty.encodeToString(JsonObject.serializer(), JsonObject(all)))
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
     }

@@ -98,7 +98,7 @@ internal class DefaultMongoCollection<T : Any>(
             defaults.legacyMaxTimeMS(options.maxTimeMS),
         )
         // a pipeline that writes is not a retryable read (retryable-reads.md); its read preference is decided when collected
-        if (!writes) return decoded(CursorPage.pages(cluster, databaseName, cmd, defaults.cursorOptions(defaults.readPreference, session, options.timeoutMode, options.batchSize, options.comment)))
+        if (!writes) return decoded(CursorPage.pages(cluster, databaseName, cmd, defaults.cursorOptions(defaults.readPreference, session, options.timeoutMode, options.batchSize, options.comment), retryableRead = true))
         return decoded(flow {
             val readPreference = AggregateCommand.writeStageReadPreference(cluster, defaults.readPreference)
             emitAll(CursorPage.pages(cluster, databaseName, cmd, defaults.cursorOptions(readPreference, session, options.timeoutMode, options.batchSize, options.comment), retryableRead = false))

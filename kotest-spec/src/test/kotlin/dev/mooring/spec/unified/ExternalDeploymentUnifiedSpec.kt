@@ -33,7 +33,7 @@ class ExternalDeploymentUnifiedSpec : FunSpec({
                 val inProcess = unifiedCases(file, null).map { outcome(it) }
                 val overTheWire = unifiedCases(file, external).map { outcome(it) }
                 // the test kit in the other process has the same data engine: what it lacks fails there, and is not compared
-                val engineGaps = file["tests"]!!.jsonArray.map { TestKitEngineGaps.reason(it.jsonObject) }
+                val engineGaps = file["tests"]!!.jsonArray.map { TestKitEngineGaps.reason(file, it.jsonObject) }
                 inProcess.zip(overTheWire).zip(engineGaps).forEach { (outcomes, engineGap) ->
                     val (local, remote) = outcomes
                     val where = "$rel: ${local.name}"

@@ -83,7 +83,7 @@ fun unifiedCases(file: JsonObject, external: ExternalDeployment? = null): List<S
             val reason = marked ?: if (choice == null) {
                 unsatisfiedReason(fileReqs, testReqs)
             } else {
-                KnownGaps.reason(file, test) ?: missingFeatureReason(file, test) ?: KnownGaps.testKitReason(file, test) ?: TestKitEngineGaps.reason(test)
+                KnownGaps.reason(file, test) ?: missingFeatureReason(file, test) ?: KnownGaps.testKitReason(file, test) ?: TestKitEngineGaps.reason(file, test)
             }
             SpecCase(name, reason) {
                 unsupportedReason(file, test)?.let { throw UnifiedTestFailure.UnsupportedByRunner("this runner cannot run the test: $it") }
