@@ -1,5 +1,6 @@
 package dev.mooring.driver.internal
 
+import dev.mooring.events.MooringException
 import kotlinx.serialization.DeserializationStrategy
 import kotlinx.serialization.ExperimentalSerializationApi
 import kotlinx.serialization.descriptors.SerialDescriptor
@@ -61,4 +62,4 @@ internal class NativeTypesCompositeDecoder(private val decoder: CompositeDecoder
 }
 
 /** Decoding the BSON field [field] failed with [cause] (see [NativeTypesCompositeDecoder]). */
-internal class ElementDecodingFailure(val field: String, override val cause: RuntimeException) : RuntimeException("field '$field': ${cause.message}", cause)
+internal class ElementDecodingFailure(val field: String, override val cause: RuntimeException) : MooringException("field '$field': ${cause.message}", cause)

@@ -60,9 +60,11 @@ internal object BsonValueEncoder {
     }
 
     private fun write(field: String, serializer: KSerializer<*>, value: Any, module: SerializersModule): BsonValue {
-        val holder = Holder.Serializer(serializer)
+        @Suppress("UNCHECKED_CAST")
+        val holder = Holder.Serializer(serializer as KSerializer<Any>)
         // through the collections' own native-types wrapper: an unannotated Instant or Uuid is a BSON date / binary 4 here too
-        val codec = KotlinSerializerCodec.create(Holder::class, NativeTypesSerializer.of(holder), module, CONFIGURATION)
+        @Suppress("UNCHECKED_CAST")
+        val codec = KotlinSerializerCodec.create(Holder::class as kotlin.reflect.KClass<Holder<Any>>, NativeTypesSerializer.of(holder), module, CONFIGURATION)
         val document = BsonDocument()
         try {
             BsonDocumentWriter(document).use { codec.encode(it, Holder(value), CONTEXT) }
@@ -80,20 +82,19 @@ internal object BsonValueEncoder {
         module.getContextual(value::class) ?: module.serializer(value.javaClass)
 
     /** A document of one field holding the value being encoded. */
-    private class Holder(val value: Any) {
-        class Serializer(private val valueSerializer: KSerializer<*>) : KSerializer<Holder> {
+    private class Holder<T : Any>(val value: T) {
+        class Serializer<T : Any>(private val valueSerializer: KSerializer<T>) : KSerializer<Holder<T>> {
             override val descriptor: SerialDescriptor = buildClassSerialDescriptor("dev.mooring.driver.query.Value") {
                 element(FIELD, valueSerializer.descriptor)
             }
 
-            override fun serialize(encoder: Encoder, value: Holder) {
+            override fun serialize(encoder: Encoder, value: Holder<T>) {
                 val composite = encoder.beginStructure(descriptor)
-                @Suppress("UNCHECKED_CAST")
-                composite.encodeSerializableElement(descriptor, 0, valueSerializer as SerializationStrategy<Any>, value.value)
+                composite.encodeSerializableElement(descriptor, 0, valueSerializer, value.value)
                 composite.endStructure(descriptor)
             }
 
-            override fun deserialize(decoder: Decoder): Holder = throw UnsupportedOperationException("values are only encoded")
+            override fun deserialize(decoder: Decoder): Holder<T> = throw UnsupportedOperationException("values are only encoded")
         }
 
         companion object {
