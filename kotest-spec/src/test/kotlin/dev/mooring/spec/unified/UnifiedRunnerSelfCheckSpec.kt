@@ -168,14 +168,14 @@ class UnifiedRunnerSelfCheckSpec : FunSpec({
         val seen = Collections.synchronizedList(ArrayList<String>())
         server.handler = { _, _, cmd ->
             val name = cmd.firstKey
-            if (name in setOf("drop", "create", "insert")) seen += "$name ${cmd[name]!!.asString().value}" + if (name == "create") " capped=${cmd["capped"]} size=${cmd["size"]}" else ""
+            if (name in setOf("drop", "create", "insert")) seen += "$name ${cmd[name]!!.asString().value}" + if (name == "create") " ${cmd["changeStreamPreAndPostImages"]?.asDocument()?.toJson()}" else ""
             null
         }
         val f = file("""{"schemaVersion": "1.9", "initialData": [{"databaseName": "db", "collectionName": "c",
-            "createOptions": {"capped": true, "size": 4096}, "documents": [{"_id": 1}]}], "tests": []}""")
+            "createOptions": {"changeStreamPreAndPostImages": {"enabled": true}}, "documents": [{"_id": 1}]}], "tests": []}""")
         UnifiedHost.InProcess(deployment).use { host -> UnifiedTestRun(host, f).run(file("""{"description": "t", "operations": []}""")) }
         seen shouldContainInOrder listOf(
-            "drop c", "drop enxcol_.c.esc", "drop enxcol_.c.ecoc", "create c capped=BsonBoolean{value=true} size=BsonInt32{value=4096}", "insert c",
+            "drop c", "drop enxcol_.c.esc", "drop enxcol_.c.ecoc", "create c {\"enabled\": true}", "insert c",
         )
     }
 
