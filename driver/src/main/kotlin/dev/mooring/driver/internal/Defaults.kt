@@ -13,7 +13,7 @@ import org.bson.BsonValue
 
 /**
  * What a database passes to its collections: the cluster, the database name and the operation
- * defaults. Immutable; [limits] is shared by every copy made from one `database()` call.
+ * defaults. Immutable; [limits] reads the write server's limits from the topology (stateless).
  */
 internal data class Defaults(
     val cluster: MongoCluster,
