@@ -5,11 +5,16 @@ import dev.mooring.sdam.MongoOperationTimeoutException
 /**
  * One timeoutMS for an operation made of several cluster calls (a bulk write's batches, the
  * limits lookup before them): client-side-operations-timeout.md bounds the whole operation, so
- * each call gets what is left. Created when the operation starts; confined to its coroutine.
+ * each call gets what is left (a GridFS upload or download is one such operation). Created when
+ * the operation starts; confined to its coroutine.
  */
-internal class MultiCommandDeadline(defaults: Defaults) {
-    /** The effective timeoutMS: the database's/collection's, else the cluster's; null or 0: none. */
-    private val timeoutMS: Long? = defaults.timeoutMS ?: defaults.cluster.settings.timeoutMS
+internal class MultiCommandDeadline(
+    /** The effective timeoutMS (the operation's, else its database's or collection's, else the cluster's); null or 0: none. */
+    val timeoutMS: Long?,
+) {
+    /** The deadline of [defaults]' effective timeoutMS: the database's/collection's, else the cluster's. */
+    constructor(defaults: Defaults) : this(defaults.timeoutMS ?: defaults.cluster.settings.timeoutMS)
+
     private val start = System.nanoTime()
 
     /**
