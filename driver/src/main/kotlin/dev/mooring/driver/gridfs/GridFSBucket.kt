@@ -75,7 +75,7 @@ public interface GridFSBucket {
      * else a new ObjectId). [source] is collected once, to its end; its arrays are cut into
      * chunks of the chunk size (one `insert` each, the next array collected only after the
      * chunk before it is stored), then the files document is inserted with `length`,
-     * `chunkSize`, `uploadDate` (the completion time), `filename` and `metadata` when given. An
+     * `chunkSize`, `uploadDate` (the completion time), `filename`, and `metadata` (and the deprecated `contentType`, `aliases`) when given. An
      * empty source stores a files document of length 0 and no chunk.
      *
      * **Abort.** When [source] throws, or the caller is cancelled, the upload is aborted: the

@@ -11,7 +11,7 @@ import dev.mooring.sdam.WriteConcern
  * `disableMD5`: Mooring never computes the deprecated `md5` field (gridfs-spec.md: a driver without
  * MD5 support "MUST NOT provide the 'disableMD5' member"). Immutable; safe to share between threads.
  */
-public data class GridFSBucketOptions(
+public data class GridFSBucketOptions @JvmOverloads constructor(
     /** The prefix of the bucket's collections (`<bucketName>.files`, `<bucketName>.chunks`). */
     val bucketName: String = "fs",
     /** The chunk size of new files, in bytes (255 KiB unless given). */

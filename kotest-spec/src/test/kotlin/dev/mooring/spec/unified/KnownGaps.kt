@@ -55,7 +55,6 @@ object KnownGaps {
             NO_LEGACY_WAIT_QUEUE.format("waitQueueSize (the test's waitQueueMultiple case)"),
     )
 
-    private const val GRIDFS = "needs GridFS (%s %s): Mooring has no GridFS API"
     private const val ENCRYPTION = "needs client-side encryption (%s %s): Mooring has no encryption support"
     private const val CHANGE_STREAMS = "needs change streams (%s %s): Mooring has no change stream API"
     private const val TRANSACTIONS = "needs transactions (%s %s): Mooring has sessions but no transactions (and so no " +
@@ -78,7 +77,7 @@ object KnownGaps {
             "assertSessionUnpinned" to TRANSACTIONS,
         ),
         "sessionOptions" to mapOf("snapshot" to SESSION_OPTIONS, "causalConsistency" to SESSION_OPTIONS, "defaultTransactionOptions" to SESSION_OPTIONS),
-        "entity" to mapOf("bucket" to GRIDFS, "clientEncryption" to ENCRYPTION),
+        "entity" to mapOf("clientEncryption" to ENCRYPTION),
         "runOnRequirements" to mapOf("csfle" to ENCRYPTION),
         "client" to mapOf("autoEncryptOpts" to ENCRYPTION),
     )

@@ -203,7 +203,7 @@ private fun requirementsReason(reqs: List<JsonObject>): String {
 }
 
 /** The entities the runner creates. */
-private val RUNNER_ENTITIES = setOf("client", "database", "collection", "thread", "session", "cursor")
+private val RUNNER_ENTITIES = setOf("client", "database", "collection", "thread", "session", "cursor", "bucket")
 
 private fun entityKinds(file: JsonObject, test: JsonObject): Set<String> =
     Regex("\\{\"(\\w+)\":\\{\"id\"").findAll(file.toString() + test.toString()).map { it.groupValues[1] }.toSet()

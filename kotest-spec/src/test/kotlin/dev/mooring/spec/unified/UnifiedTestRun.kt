@@ -58,6 +58,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
 
     private val crud = CrudOperations()
     private val sessionOps = SessionOperations()
+    private val gridfs = GridFsOperations()
     private lateinit var cursorOps: CursorOperations
 
     private val clients = LinkedHashMap<String, Client>()
@@ -195,6 +196,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 )
                 "thread" -> threads[id] = ArrayList()
                 "session" -> sessionOps.create(id, entityOf("client", o["client"], clients).cluster, o)
+                "bucket" -> gridfs.create(id, crudTarget(entityOf("database", o["database"], databases).let { o["database"]!!.jsonPrimitive.content }), o["bucketOptions"] as? JsonObject)
                 else -> throw UnsupportedOperationException("entity $kind")
             }
         }
@@ -280,7 +282,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             if (error != null) throw UnifiedTestFailure.ExpectationFailed("operation $name on $target failed: $error", error)
             op["expectResult"]?.let { expected ->
                 val actual = result.getOrNull() ?: throw UnsupportedOperationException("expectResult of $name")
-                expectThat(ValueMatching.matchesResult(name, BsonDocument.parse("{\"v\": $expected}")["v"]!!, actual)) { "operation $name: expected result $expected, got $actual" }
+                expectThat(ValueMatching.matchesResult(name, BsonDocument.parse("{\"v\": ${gridfs.resolve(expected)}}")["v"]!!, actual)) { "operation $name: expected result $expected, got $actual" }
             }
             return
         }
@@ -346,6 +348,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
 
     /** Runs one operation; returns its result for the CRUD operations and runCommand, null for the others. */
     private suspend fun execute(scope: CoroutineScope, name: String, target: String, args: JsonObject, saveAs: String?): BsonValue? {
+        if (gridfs.isBucket(target)) return gridfs.execute(name, target, args, sessionOps.argument(args), saveAs)
         when (name) {
             "createEntities" -> createEntities(args["entities"]!!.jsonArray)
             // as the format requires, through the named client (its checkout is observed; configureFailPoint events are not)
@@ -489,7 +492,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             "expected ${expected.map { it.key }} but got ${actual.map { ev -> ev::class.simpleName + ((ev as? dev.mooring.cmap.CommandEvent)?.let { "(${it.commandName})" } ?: "") }}"
         }
         expected.forEachIndexed { i, (name, spec) ->
-            val resolved = sessionOps.resolve(spec).jsonObject
+            val resolved = gridfs.resolve(sessionOps.resolve(spec)).jsonObject
             expectThat(EventMatching.matches(name, resolved, actual[i])) { "event $i: expected $name $resolved, got ${actual[i]}" }
         }
     }
@@ -523,6 +526,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             "collection" to setOf("id", "database", "collectionName", "collectionOptions"),
             "session" to setOf("id", "client", "sessionOptions"),
             "thread" to setOf("id"),
+            "bucket" to setOf("id", "database", "bucketOptions"),
         )
 
         val SUPPORTED_OPERATIONS = setOf(
@@ -530,7 +534,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "appendMetadata", "appendClientMetadata",
             "assertNumberConnectionsCheckedOut", "clientBulkWrite", "assertCollectionExists", "assertCollectionNotExists",
             "assertIndexExists", "assertIndexNotExists",
-        ) + CrudOperations.OPERATIONS + CursorOperations.OPERATIONS + SessionOperations.OPERATIONS
+        ) + CrudOperations.OPERATIONS + CursorOperations.OPERATIONS + SessionOperations.OPERATIONS + GridFsOperations.OPERATIONS
 
         /** The unified format's `driverInfoOptions` (name, version, platform) as a [dev.mooring.cmap.DriverInfo]. */
         fun driverInfo(o: JsonObject): dev.mooring.cmap.DriverInfo = dev.mooring.cmap.DriverInfo(

@@ -71,7 +71,7 @@ internal class DefaultGridFSBucket private constructor(
         val deadline = collections.deadline()
         val id = options.id ?: BsonObjectId()
         indexes.ensure(deadline, session)
-        GridFSUpload(collections, deadline, id, options.chunkSizeBytes ?: chunkSizeBytes, session).run(filename, options.metadata, source)
+        GridFSUpload(collections, deadline, id, options.chunkSizeBytes ?: chunkSizeBytes, session).run(filename, options, source)
         return id
     }
 

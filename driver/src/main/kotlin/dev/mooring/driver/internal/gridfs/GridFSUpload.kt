@@ -6,6 +6,8 @@ import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.withContext
+import dev.mooring.driver.gridfs.GridFSUploadOptions
+import org.bson.BsonArray
 import org.bson.BsonBinary
 import org.bson.BsonDateTime
 import org.bson.BsonDocument
@@ -37,7 +39,7 @@ internal class GridFSUpload(
     private var commandFailure: Throwable? = null
     private var filesDocumentSent = false
 
-    suspend fun run(filename: String, metadata: BsonDocument?, source: Flow<ByteArray>) {
+    suspend fun run(filename: String, options: GridFSUploadOptions, source: Flow<ByteArray>) {
         try {
             source.collect { bytes -> append(bytes) }
             if (filled > 0) store(buffer.copyOf(filled))
@@ -46,7 +48,11 @@ internal class GridFSUpload(
                 .append("chunkSize", BsonInt32(chunkSize))
                 .append("uploadDate", BsonDateTime(System.currentTimeMillis()))
                 .append("filename", BsonString(filename))
-            metadata?.let { file.append("metadata", it) }
+            @Suppress("DEPRECATION")
+            options.contentType?.let { file.append("contentType", BsonString(it)) }
+            @Suppress("DEPRECATION")
+            options.aliases?.let { a -> file.append("aliases", BsonArray(a.map { BsonString(it) })) }
+            options.metadata?.let { file.append("metadata", it) }
             filesDocumentSent = true
             command { collections.files(deadline).insertOne(file, session = session) }
         } catch (e: Throwable) {
