@@ -2,6 +2,7 @@ package dev.mooring.java
 
 import dev.mooring.driver.MongoDatabase
 import dev.mooring.driver.ReadConcern
+import dev.mooring.driver.gridfs.GridFSBucketOptions
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.ReadPreference
@@ -56,6 +57,12 @@ public interface JavaMongoDatabase {
      * [IllegalArgumentException] naming the class when the registry has no codec for it.
      */
     public fun <T : Any> getCollection(name: String, documentClass: Class<T>): JavaMongoCollection<T>
+
+    /** The GridFS bucket `fs` of this database with the default options (no I/O; [JavaGridFSBucket]). */
+    public fun getGridFSBucket(): JavaGridFSBucket
+
+    /** The GridFS bucket of this database with [options] (its null options inherit this database's; no I/O). */
+    public fun getGridFSBucket(options: GridFSBucketOptions): JavaGridFSBucket
 
     /** A copy whose typed collections take their codecs from [codecRegistry]. */
     public fun withCodecRegistry(codecRegistry: CodecRegistry): JavaMongoDatabase

@@ -2,6 +2,9 @@ package dev.mooring.java.internal
 
 import dev.mooring.driver.MongoDatabase
 import dev.mooring.driver.ReadConcern
+import dev.mooring.driver.gridfs.GridFSBucketOptions
+import dev.mooring.driver.gridfs.gridFSBucket
+import dev.mooring.java.JavaGridFSBucket
 import dev.mooring.java.JavaMongoCollection
 import dev.mooring.java.JavaMongoDatabase
 import dev.mooring.sdam.ClientSession
@@ -30,6 +33,10 @@ internal class DefaultJavaMongoDatabase(
         val collection = database.collection(name)
         return DefaultJavaMongoCollection(facade, collection, RegistryDocuments(documentClass, codecRegistry, collection.namespace))
     }
+
+    override fun getGridFSBucket(): JavaGridFSBucket = getGridFSBucket(GridFSBucketOptions())
+
+    override fun getGridFSBucket(options: GridFSBucketOptions): JavaGridFSBucket = DefaultJavaGridFSBucket(facade, database.gridFSBucket(options))
 
     override fun withCodecRegistry(codecRegistry: CodecRegistry): JavaMongoDatabase = DefaultJavaMongoDatabase(facade, database, codecRegistry)
 
