@@ -35,8 +35,11 @@ internal class GridFSUpload(
     private var filled = 0
     private var n = 0
     private var length = 0L
-    /** The error of the last command that failed: thrown as it is, without abort. */
-    private var commandFailure: Throwable? = null
+    /**
+     * A command failed: its error is thrown as it is, without abort. A flag, not the error's
+     * identity: coroutines' stack-trace recovery may rethrow a copy of it.
+     */
+    private var commandFailed = false
     private var filesDocumentSent = false
 
     suspend fun run(filename: String, options: GridFSUploadOptions, source: Flow<ByteArray>) {
@@ -56,7 +59,7 @@ internal class GridFSUpload(
             filesDocumentSent = true
             command { collections.files(deadline).insertOne(file, session = session) }
         } catch (e: Throwable) {
-            if (e is CancellationException || e !== commandFailure) abort(e)
+            if (e is CancellationException || !commandFailed) abort(e)
             throw e
         }
     }
@@ -86,7 +89,7 @@ internal class GridFSUpload(
         try {
             block()
         } catch (e: Throwable) {
-            commandFailure = e
+            commandFailed = true
             throw e
         }
     }
