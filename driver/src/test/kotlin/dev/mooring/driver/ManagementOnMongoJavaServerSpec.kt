@@ -60,4 +60,13 @@ class ManagementOnMongoJavaServerSpec : FunSpec({
             db.listCollectionNames() shouldNotContain "archive"
         }
     }
+
+    test("a drop of a missing collection is not an error when the server answers only 'ns not found' (no code)") {
+        withMongoJavaServer { cluster ->
+            // mongo-java-server answers {ok: 0, errmsg: "ns not found"} without a code, as older servers did
+            val missing = cluster.database("app").collection("never-created")
+            missing.drop()
+            missing.dropIndexes()
+        }
+    }
 })

@@ -1,6 +1,8 @@
 package dev.mooring.bench.floor
 
 import dev.mooring.bench.measure.CallerWindow
+import dev.mooring.bench.workload.TaskIterations
+import dev.mooring.bench.workload.WorkloadTask
 import dev.mooring.bench.worker.CellCommand
 import dev.mooring.bench.worker.LibraryDriver
 import dev.mooring.bench.worker.NotApplicable
@@ -66,6 +68,13 @@ class FloorDriver : LibraryDriver {
             channels.forEach { runCatching { it.close() } }
         }
         return window.summarize(withWait = false) + ("connectionsCreated" to threads.toDouble())
+    }
+
+    /** The decoding tasks ([FloorFind]); the others have nothing to decode. */
+    override fun workload(cmd: CellCommand): Map<String, Double> {
+        if (!cmd.scenario.hasFloor) throw NotApplicable("the floor runs the decoding tasks only")
+        val task = WorkloadTask.of(cmd.scenario)
+        return TaskIterations.measure(cmd, task, FloorFind(task, cmd.target, cmd.compressor == "zstd"))
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> = throw NotApplicable(NO_CLIENT)

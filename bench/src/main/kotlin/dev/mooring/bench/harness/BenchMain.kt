@@ -7,6 +7,7 @@ import dev.mooring.bench.report.RatioTable
 import dev.mooring.bench.report.ReportWriter
 import dev.mooring.bench.report.Scenario
 import dev.mooring.bench.worker.CellCommand
+import dev.mooring.bench.worker.withOption
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.double
 import kotlinx.serialization.json.jsonObject
@@ -25,8 +26,10 @@ import java.time.Instant
  * repetition and the medians to the report and prints the ratio table.
  */
 object BenchMain {
-    private val workerJvm = listOf("-Xms512m", "-Xmx2g", "-XX:+UseG1GC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn") + (System.getProperty("bench.traceClose")?.let { listOf("-Dbench.traceClose=true") } ?: emptyList())
-    private val serverJvm = listOf("-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn") + (System.getProperty("bench.traceClose")?.let { listOf("-Dbench.traceClose=true") } ?: emptyList())
+    /** The harness's own settings its JVMs inherit: close tracing, and where the datasets are and get unpacked. */
+    private val inherited = listOf("bench.traceClose", "bench.data", "bench.unpacked").mapNotNull { k -> System.getProperty(k)?.let { "-D$k=$it" } }
+    private val workerJvm = listOf("-Xms512m", "-Xmx2g", "-XX:+UseG1GC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn") + inherited
+    private val serverJvm = listOf("-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn") + inherited
 
     @JvmStatic
     fun main(args: Array<String>) {
@@ -78,6 +81,11 @@ object BenchMain {
                 servers[scenario] = s
                 targets[scenario] = s.expect("READY", 60_000)
             }
+            if (plan.workloads.isNotEmpty()) {
+                val s = JvmProcess("server-canned", "dev.mooring.bench.server.ServerMain", listOf("canned"), serverJvm, File(logs, "server-canned.log"))
+                servers[Scenario.FIND_MANY] = s
+                targets[Scenario.FIND_MANY] = s.expect("READY", 120_000)
+            }
             if (plan.failoverElections > 0 && plan.includes(Scenario.FAILOVER_STREAM)) {
                 val s = JvmProcess("server-replset", "dev.mooring.bench.server.ServerMain", listOf("replset"), serverJvm, File(logs, "server-replset.log"))
                 servers[Scenario.FAILOVER_STREAM] = s
@@ -92,19 +100,20 @@ object BenchMain {
                 val row = when {
                     reply.startsWith("RESULT ") -> {
                         val o = Json.parseToJsonElement(reply.removePrefix("RESULT ")).jsonObject
-                        BenchRow(lib, cmd.scenario, callers, pool, o.mapValues { it.value.jsonPrimitive.double })
+                        BenchRow(lib, cmd.scenario, callers, pool, o.mapValues { it.value.jsonPrimitive.double }, server = cmd.server, compressor = cmd.compressor)
                     }
-                    reply.startsWith("NA ") -> BenchRow(lib, cmd.scenario, callers, pool, emptyMap(), "not measured: " + reply.removePrefix("NA "))
+                    reply.startsWith("NA ") -> BenchRow(lib, cmd.scenario, callers, pool, emptyMap(), "not measured: " + reply.removePrefix("NA "), cmd.server, cmd.compressor)
                     else -> {
                         errors++
-                        BenchRow(lib, cmd.scenario, callers, pool, emptyMap(), "failed: " + reply.removePrefix("ERROR ").take(300))
+                        BenchRow(lib, cmd.scenario, callers, pool, emptyMap(), "failed: " + reply.removePrefix("ERROR ").take(300), cmd.server, cmd.compressor)
                     }
                 }
                 if (record) {
                     raw += row
                     ReportWriter.write(out, Aggregation.medians(raw)) // a partial report survives an interrupted run
                 }
-                say("${if (record) "" else "(warm-up) "}${lib.key} ${cmd.scenario.key} callers=${callers ?: "-"} pool=${pool ?: "-"}: " +
+                val where = if (cmd.scenario.isWorkload) "server=${cmd.server} compressor=${cmd.compressor}" else "callers=${callers ?: "-"} pool=${pool ?: "-"}"
+                say("${if (record) "" else "(warm-up) "}${lib.key} ${cmd.scenario.key} $where: " +
                     (row.notes ?: row.metrics.entries.joinToString(" ") { "${it.key}=${RatioTable.fmt(it.value)}" }))
                 return row.notes == null
             }
@@ -125,7 +134,7 @@ object BenchMain {
                 workers[lib] = w
                 w.expect("READY", 60_000)
                 val warmStart = System.nanoTime()
-                runCell(lib, w, CellCommand(Scenario.PING_RESPONDER, 64, 10, targets.getValue(Scenario.PING_RESPONDER), 0, plan.jvmWarmupMs * 7 / 10), false)
+                if (lib.measures(Scenario.PING_RESPONDER)) runCell(lib, w, CellCommand(Scenario.PING_RESPONDER, 64, 10, targets.getValue(Scenario.PING_RESPONDER), 0, plan.jvmWarmupMs * 7 / 10), false)
                 if (lib.measures(Scenario.POOL_ONLY)) runCell(lib, w, CellCommand(Scenario.POOL_ONLY, 64, plan.poolOnlyConnections, "", 0, plan.jvmWarmupMs * 3 / 10), false)
                 if (plan.includes(Scenario.WAITERS_100K) && lib.measures(Scenario.WAITERS_100K)) {
                     repeat(plan.waitersWarmupDrains) { runCell(lib, w, CellCommand(Scenario.WAITERS_100K, plan.waiters, 10, count = plan.waiters), false) }
@@ -146,6 +155,15 @@ object BenchMain {
                     cells += CellCommand(Scenario.POOL_ONLY, callers, plan.poolOnlyConnections, "", plan.cellWarmupMs / 2, plan.poolMeasureMs)
                 }
                 repeat(plan.waitersDrainsPerRepetition) { cells += CellCommand(Scenario.WAITERS_100K, plan.waiters, 10, count = plan.waiters) }
+                for (task in plan.workloads) {
+                    for ((server, compressor) in WORKLOAD_SERVERS) {
+                        val s = if (server == "canned") Scenario.FIND_MANY else Scenario.PING_MONGO_JAVA_SERVER
+                        val base = targets.getValue(s)
+                        val target = if (compressor == "none") base else withOption(base, "compressors", compressor)
+                        cells += CellCommand(task, target = target, count = plan.workloadIterations, warmupIterations = plan.workloadWarmupIterations,
+                            serverPid = servers.getValue(s).pid, server = server, compressor = compressor)
+                    }
+                }
                 for (cmd in cells.filter { plan.includes(it.scenario) }) {
                     for (lib in rotate(Library.entries.filter { it.measures(cmd.scenario) }, cellIndex++)) runCell(lib, workers.getValue(lib), cmd, true)
                 }
@@ -175,7 +193,7 @@ object BenchMain {
         val runsFile = out.resolveSibling("bench-runs.json")
         ReportWriter.write(runsFile, raw)
         val table = buildString {
-            append("Mooring vs the official MongoDB Java driver 5.6.5 and the raw-socket floor — mode ").append(plan.mode)
+            append("Mooring vs the official MongoDB Java drivers 5.6.5 (sync, reactive-streams, Kotlin coroutine) and the raw-socket floor — mode ").append(plan.mode)
             append(", ").append(plan.repetitions).append(" repetition(s), medians; ").append(Instant.now()).append("\n")
             append(RatioTable.render(medians))
         }
@@ -185,8 +203,14 @@ object BenchMain {
         return errors
     }
 
-    /** The report identity of a cell: waiters and cold start have no callers dimension that varies. */
-    private fun identity(cmd: CellCommand): Pair<Int?, Int?> = when (cmd.scenario) {
+    /**
+     * The workload cells' servers and compressors: the canned server without and with zstd, and
+     * mongo-java-server without (it has no OP_COMPRESSED).
+     */
+    private val WORKLOAD_SERVERS = listOf("canned" to "none", "canned" to "zstd", "mongo-java-server" to "none")
+
+    /** The report identity of a cell: waiters and cold start have no callers dimension that varies; a workload task has server and compressor instead. */
+    private fun identity(cmd: CellCommand): Pair<Int?, Int?> = if (cmd.scenario.isWorkload) null to null else when (cmd.scenario) {
         Scenario.COLD_START -> null to cmd.maxPoolSize
         Scenario.FAILOVER_STREAM, Scenario.FAILOVER_POLL -> null to null
         Scenario.WAITERS_100K -> cmd.count to cmd.maxPoolSize

@@ -1,5 +1,8 @@
 package dev.mooring.bench.mooring
 
+import dev.mooring.bench.worker.NotApplicable
+import dev.mooring.bench.workload.WorkloadTask
+import dev.mooring.bench.workload.TaskIterations
 import dev.mooring.bench.measure.CallerWindow
 import dev.mooring.bench.measure.DrainOrder
 import dev.mooring.bench.measure.ResourceMeter
@@ -88,6 +91,13 @@ class MooringDriver(private val callersOnEventLoops: Boolean, private val eventL
         }
         error.get()?.let { throw IllegalStateException("a caller failed: $it", it) }
         return window.summarize() + ("connectionsCreated" to window.connectionsCreated.get().toDouble())
+    }
+
+    /** A workload task through Mooring's collection API ([MooringWorkload]). */
+    override fun workload(cmd: CellCommand): Map<String, Double> {
+        if (!callersOnEventLoops || eventLoopThreads != null) throw NotApplicable("the workload tasks run on the defaults (library mooring)")
+        val task = WorkloadTask.of(cmd.scenario)
+        return TaskIterations.measure(cmd, task, MooringWorkload(task, cmd.target))
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> = runBlocking(Dispatchers.Default) {

@@ -1,5 +1,7 @@
 package dev.mooring.bench.official
 
+import dev.mooring.bench.workload.WorkloadTask
+import dev.mooring.bench.workload.TaskIterations
 import com.mongodb.connection.ClusterType
 import com.mongodb.event.ClusterDescriptionChangedEvent
 import com.mongodb.event.ClusterListener
@@ -82,6 +84,12 @@ class JavaReactiveDriver : LibraryDriver {
             override fun onComplete() { f.complete(Unit) }
         })
         return f
+    }
+
+    /** A workload task through the reactive-streams driver ([ReactiveWorkload]). */
+    override fun workload(cmd: CellCommand): Map<String, Double> {
+        val task = WorkloadTask.of(cmd.scenario)
+        return TaskIterations.measure(cmd, task, ReactiveWorkload(task, cmd.target))
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> {

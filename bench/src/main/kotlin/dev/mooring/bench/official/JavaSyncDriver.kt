@@ -1,5 +1,7 @@
 package dev.mooring.bench.official
 
+import dev.mooring.bench.workload.WorkloadTask
+import dev.mooring.bench.workload.TaskIterations
 import com.mongodb.client.MongoClients
 import com.mongodb.event.ClusterDescriptionChangedEvent
 import com.mongodb.event.ClusterListener
@@ -44,6 +46,12 @@ class JavaSyncDriver : LibraryDriver {
             errors.get()?.let { throw IllegalStateException("a caller failed: $it", it) }
         }
         return window.summarize() + ("connectionsCreated" to window.connectionsCreated.get().toDouble())
+    }
+
+    /** A workload task through the sync driver ([SyncWorkload]). */
+    override fun workload(cmd: CellCommand): Map<String, Double> {
+        val task = WorkloadTask.of(cmd.scenario)
+        return TaskIterations.measure(cmd, task, SyncWorkload(task, cmd.target))
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> {

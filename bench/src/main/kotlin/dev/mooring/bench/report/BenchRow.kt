@@ -18,17 +18,27 @@ import kotlinx.serialization.json.jsonPrimitive
  * scenarios only): the setting a user whose callers run on the loops can choose. The ratio lines
  * compare [MOORING] (the defaults) only.
  */
-enum class Library(val key: String, val official: Boolean, private val pingOnly: Boolean = false) {
+enum class Library(val key: String, val official: Boolean) {
     MOORING("mooring", false),
-    MOORING_DEFAULT("mooring-default", false, pingOnly = true),
-    MOORING_ONE_LOOP("mooring-1loop", false, pingOnly = true),
+    MOORING_DEFAULT("mooring-default", false),
+    MOORING_ONE_LOOP("mooring-1loop", false),
     JAVA_SYNC("java-sync", true),
     JAVA_REACTIVE("java-reactive", true),
-    FLOOR("floor", false, pingOnly = true);
+    /** The official Kotlin coroutine driver (`mongodb-driver-kotlin-coroutine`): the workload tasks only. */
+    KOTLIN_COROUTINE("kotlin-coroutine", true),
+    FLOOR("floor", false);
 
-    /** True when this library measures [scenario] (the floor and the two Mooring variants: only the ping scenarios). */
-    fun measures(scenario: Scenario): Boolean =
-        !pingOnly || scenario == Scenario.PING_RESPONDER || scenario == Scenario.PING_MONGO_JAVA_SERVER
+    /**
+     * True when this library measures [scenario]: the floor and the two Mooring variants only the
+     * ping scenarios (the floor also the decoding workload tasks, [Scenario.hasFloor]); the
+     * coroutine driver only the workload tasks; the others everything but what they cannot run.
+     */
+    fun measures(scenario: Scenario): Boolean = when (this) {
+        MOORING_DEFAULT, MOORING_ONE_LOOP -> scenario.isPing
+        FLOOR -> scenario.isPing || scenario.hasFloor
+        KOTLIN_COROUTINE -> scenario.isWorkload
+        MOORING, JAVA_SYNC, JAVA_REACTIVE -> true
+    }
 
     companion object {
         fun of(key: String): Library = entries.firstOrNull { it.key == key }
@@ -36,15 +46,27 @@ enum class Library(val key: String, val official: Boolean, private val pingOnly:
     }
 }
 
-/** The scenarios. [key] is the report's `scenario` value. */
-enum class Scenario(val key: String) {
+/**
+ * The scenarios. [key] is the report's `scenario` value. [isWorkload]: a task of the drivers'
+ * benchmark suite (benchmarking.md), run against each workload server with and without
+ * compression; [hasFloor]: a decoding task the raw-socket floor also runs.
+ */
+enum class Scenario(val key: String, val isWorkload: Boolean = false, val hasFloor: Boolean = false) {
     PING_MONGO_JAVA_SERVER("ping-mongo-java-server"),
     PING_RESPONDER("ping-responder"),
     COLD_START("cold-start"),
     POOL_ONLY("pool-only"),
     WAITERS_100K("waiters-100k"),
     FAILOVER_STREAM("failover-stream"),
-    FAILOVER_POLL("failover-poll");
+    FAILOVER_POLL("failover-poll"),
+    FIND_ONE_BY_ID("find-one-by-id", isWorkload = true, hasFloor = true),
+    SMALL_DOC_INSERT_ONE("small-doc-insert-one", isWorkload = true),
+    LARGE_DOC_INSERT_ONE("large-doc-insert-one", isWorkload = true),
+    FIND_MANY("find-many", isWorkload = true, hasFloor = true),
+    SMALL_DOC_BULK_INSERT("small-doc-bulk-insert", isWorkload = true),
+    LARGE_DOC_BULK_INSERT("large-doc-bulk-insert", isWorkload = true);
+
+    val isPing: Boolean get() = this == PING_RESPONDER || this == PING_MONGO_JAVA_SERVER
 
     companion object {
         fun of(key: String): Scenario = entries.firstOrNull { it.key == key }
@@ -58,19 +80,21 @@ object Metrics {
         "opsPerSec", "p50Us", "p99Us", "p999Us", "maxWaitUs", "jain", "connectionsCreated",
         "cpuUsPerOp", "serverCpuUsPerOp", "allocBytesPerOp", "coldFirstPingMs", "topologyKnownMs", "pairNs",
         "heapMb", "drainMs", "detectMsP50", "detectMsMax",
+        "mbPerSec", "medianMs", "cpuUsPerMb", "serverCpuUsPerMb", "allocBytesPerDoc", "iterations",
     )
 
     /** Metrics where a smaller number is better (for the ratio table's reading direction). */
     val LOWER_IS_BETTER: Set<String> = setOf(
         "p50Us", "p99Us", "p999Us", "maxWaitUs", "connectionsCreated", "cpuUsPerOp", "serverCpuUsPerOp", "allocBytesPerOp",
         "coldFirstPingMs", "topologyKnownMs", "pairNs", "heapMb", "drainMs", "detectMsP50", "detectMsMax",
+        "medianMs", "cpuUsPerMb", "serverCpuUsPerMb", "allocBytesPerDoc",
     )
 }
 
 /**
- * One report object: one (library, scenario, callers, maxPoolSize) cell. [metrics] holds the
- * measured numbers by report key (only those that apply); [notes] free-text remarks (for
- * example why a cell was not measured).
+ * One report object: one (library, scenario, callers, maxPoolSize) cell, for a workload task one
+ * (library, scenario, [server], [compressor]) cell. [metrics] holds the measured numbers by report
+ * key (only those that apply); [notes] free-text remarks (for example why a cell was not measured).
  */
 data class BenchRow(
     val library: Library,
@@ -79,22 +103,28 @@ data class BenchRow(
     val maxPoolSize: Int?,
     val metrics: Map<String, Double>,
     val notes: String? = null,
+    /** The workload server (`canned` or `mongo-java-server`); null for the other scenarios. */
+    val server: String? = null,
+    /** The workload cell's compressor (`none`, `zstd`); null for the other scenarios. */
+    val compressor: String? = null,
 ) {
     /** The cell key: rows with equal keys are repetitions of one cell. */
-    val cellKey: String get() = "${scenario.key}|${callers ?: "-"}|${maxPoolSize ?: "-"}"
+    val cellKey: String get() = "${scenario.key}|${callers ?: "-"}|${maxPoolSize ?: "-"}|${server ?: "-"}|${compressor ?: "-"}"
 
     fun toJson(): JsonObject = buildJsonObject {
         put("library", JsonPrimitive(library.key))
         put("scenario", JsonPrimitive(scenario.key))
         callers?.let { put("callers", JsonPrimitive(it)) }
         maxPoolSize?.let { put("maxPoolSize", JsonPrimitive(it)) }
+        server?.let { put("server", JsonPrimitive(it)) }
+        compressor?.let { put("compressor", JsonPrimitive(it)) }
         val ordered = Metrics.ORDER.filter { it in metrics } + metrics.keys.filter { it !in Metrics.ORDER }.sorted()
         for (k in ordered) put(k, JsonPrimitive(round(metrics.getValue(k))))
         notes?.let { put("notes", JsonPrimitive(it)) }
     }
 
     companion object {
-        private val IDENTITY = setOf("library", "scenario", "callers", "maxPoolSize", "notes")
+        private val IDENTITY = setOf("library", "scenario", "callers", "maxPoolSize", "notes", "server", "compressor")
 
         fun fromJson(o: JsonObject): BenchRow = BenchRow(
             library = Library.of(o.getValue("library").jsonPrimitive.content),
@@ -105,6 +135,8 @@ data class BenchRow(
                 v.jsonPrimitive.doubleOrNull ?: throw IllegalArgumentException("metric '$k' is not a number: $v")
             },
             notes = o["notes"]?.jsonPrimitive?.content,
+            server = o["server"]?.jsonPrimitive?.content,
+            compressor = o["compressor"]?.jsonPrimitive?.content,
         )
 
         /** Three significant decimals for small numbers, whole numbers for large ones. */

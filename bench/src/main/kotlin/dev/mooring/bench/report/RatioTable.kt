@@ -14,6 +14,10 @@ object RatioTable {
         for (scenario in Scenario.entries) {
             val rs = rows.filter { it.scenario == scenario }
             if (rs.isEmpty()) continue
+            if (scenario.isWorkload) {
+                renderWorkload(sb, scenario, rs)
+                continue
+            }
             val present = rs.flatMap { it.metrics.keys }.toSet()
             val cols = Metrics.ORDER.filter { it in present }
             sb.append("\n### ").append(scenario.key).append("\n\n")
@@ -34,6 +38,49 @@ object RatioTable {
             }
         }
         return sb.toString()
+    }
+
+    /**
+     * A workload task: a line per library for each (server, compressor) cell, then Mooring ÷ the
+     * best official library, Mooring ÷ the Kotlin coroutine driver (issue 34's reference) and
+     * Mooring ÷ its floor where the task has one.
+     */
+    private fun renderWorkload(sb: StringBuilder, scenario: Scenario, rs: List<BenchRow>) {
+        val present = rs.flatMap { it.metrics.keys }.toSet()
+        val cols = Metrics.ORDER.filter { it in present }
+        sb.append("\n### ").append(scenario.key).append("\n\n")
+        sb.append("| server | compressor | library | ").append(cols.joinToString(" | ")).append(" |\n")
+        sb.append("|---|---|---|").append(cols.joinToString("") { "---:|" }).append("\n")
+        for ((server, compressor) in rs.map { it.server to it.compressor }.distinct()) {
+            val inCell = rs.filter { it.server == server && it.compressor == compressor }
+            for (r in Library.entries.mapNotNull { lib -> inCell.firstOrNull { it.library == lib } }) {
+                sb.append("| ").append(server ?: "-").append(" | ").append(compressor ?: "-").append(" | ").append(r.library.key).append(" | ")
+                sb.append(cols.joinToString(" | ") { c -> r.metrics[c]?.let(::fmt) ?: "" }).append(" |")
+                r.notes?.let { sb.append(" ").append(it) }
+                sb.append("\n")
+            }
+            val label = { l: String -> "| ${server ?: "-"} | ${compressor ?: "-"} | **$l** | " }
+            workloadRatioLine(sb, label("mooring ÷ best official"), cols, ratios(inCell))
+            workloadRatioLine(sb, label("mooring ÷ kotlin-coroutine"), cols, ratiosTo(inCell, Library.KOTLIN_COROUTINE))
+            workloadRatioLine(sb, label("mooring ÷ floor"), cols, ratiosTo(inCell, Library.FLOOR))
+        }
+    }
+
+    private fun workloadRatioLine(sb: StringBuilder, prefix: String, cols: List<String>, ratios: Map<String, Double>) {
+        if (ratios.isEmpty()) return
+        sb.append(prefix).append(cols.joinToString(" | ") { c -> ratios[c]?.let { "**" + String.format(Locale.ROOT, "%.2f×", it) + "**" } ?: "" })
+        sb.append(" |\n")
+    }
+
+    /** Mooring's value divided by [other]'s, per metric both report (`iterations` excepted); empty without both rows. */
+    fun ratiosTo(cell: List<BenchRow>, other: Library): Map<String, Double> {
+        val m = cell.firstOrNull { it.library == Library.MOORING } ?: return emptyMap()
+        val o = cell.firstOrNull { it.library == other } ?: return emptyMap()
+        return m.metrics.mapNotNull { (k, mv) ->
+            if (k !in Metrics.ORDER || k == "iterations") return@mapNotNull null
+            val ov = o.metrics[k]?.takeIf { it != 0.0 } ?: return@mapNotNull null
+            k to mv / ov
+        }.toMap()
     }
 
     private fun ratioLine(sb: StringBuilder, callers: Int?, pool: Int?, label: String, cols: List<String>, ratios: Map<String, Double>) {
@@ -72,7 +119,7 @@ object RatioTable {
         if (officials.isEmpty()) return emptyMap()
         val out = LinkedHashMap<String, Double>()
         for ((k, mv) in m.metrics) {
-            if (k !in Metrics.ORDER || k in NOT_COMPARED) continue
+            if (k !in Metrics.ORDER || k in NOT_COMPARED || k == "iterations") continue
             val ov = officials.mapNotNull { it.metrics[k] }
             if (ov.isEmpty()) continue
             val best = if (k in Metrics.LOWER_IS_BETTER) ov.min() else ov.max()

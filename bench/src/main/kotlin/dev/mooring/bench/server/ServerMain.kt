@@ -1,5 +1,7 @@
 package dev.mooring.bench.server
 
+import dev.mooring.bench.workload.Datasets
+import dev.mooring.bench.workload.WorkloadTask
 import de.bwaldvogel.mongo.MongoServer
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend
 import dev.mooring.bench.scenario.epochMicros
@@ -14,13 +16,13 @@ import java.net.Socket
 
 /**
  * The server JVM of the benchmarks. `ServerMain <kind>` with kind `mongo-java-server`,
- * `responder` or `replset`; prints one `READY <target>` line on stdout (a `mongodb://…/?` URI,
+ * `responder`, `canned` (the workload tasks' [CannedServer]) or `replset`; prints one `READY <target>` line on stdout (a `mongodb://…/?` URI,
  * or for `replset` the `host:port` of its control port) and serves until stdin closes.
  */
 object ServerMain {
     @JvmStatic
     fun main(args: Array<String>) {
-        require(args.size == 1) { "usage: ServerMain mongo-java-server|responder|replset" }
+        require(args.size == 1) { "usage: ServerMain mongo-java-server|responder|canned|replset" }
         val closer: AutoCloseable = when (args[0]) {
             "mongo-java-server" -> {
                 val server = MongoServer(MemoryBackend())
@@ -31,6 +33,12 @@ object ServerMain {
             "responder" -> {
                 val r = PingResponder.bind()
                 Thread(r::run, "responder").apply { isDaemon = true }.start()
+                println("READY mongodb://127.0.0.1:${r.port}/?")
+                r
+            }
+            "canned" -> {
+                val r = CannedServer.bind(Datasets.document(WorkloadTask.FIND_MANY))
+                Thread(r::run, "canned").apply { isDaemon = true }.start()
                 println("READY mongodb://127.0.0.1:${r.port}/?")
                 r
             }

@@ -12,7 +12,9 @@ import kotlinx.serialization.json.long
  * One instruction from the harness to a worker JVM, sent as one JSON line. [target] is the
  * server (a `mongodb://` URI, or `host:port` of the replica-set control port for failover);
  * [serverPid] the process id of the server JVM whose CPU the ping cells also measure (null: not
- * measured).
+ * measured). A workload task ([Scenario.isWorkload]) runs [warmupIterations] discarded and
+ * [count] measured iterations against [target] (whose URI carries the compressor) on [server]
+ * with [compressor]: the cell's report identity.
  */
 data class CellCommand(
     val scenario: Scenario,
@@ -23,6 +25,9 @@ data class CellCommand(
     val measureMs: Long = 0,
     val count: Int = 0,
     val serverPid: Long? = null,
+    val server: String? = null,
+    val compressor: String? = null,
+    val warmupIterations: Int = 0,
 ) {
     fun toJson(): JsonObject = buildJsonObject {
         put("scenario", JsonPrimitive(scenario.key))
@@ -33,6 +38,9 @@ data class CellCommand(
         put("measureMs", JsonPrimitive(measureMs))
         put("count", JsonPrimitive(count))
         if (serverPid != null) put("serverPid", JsonPrimitive(serverPid))
+        if (server != null) put("server", JsonPrimitive(server))
+        if (compressor != null) put("compressor", JsonPrimitive(compressor))
+        if (warmupIterations != 0) put("warmupIterations", JsonPrimitive(warmupIterations))
     }
 
     companion object {
@@ -45,6 +53,9 @@ data class CellCommand(
             measureMs = o.getValue("measureMs").jsonPrimitive.long,
             count = o.getValue("count").jsonPrimitive.int,
             serverPid = o["serverPid"]?.jsonPrimitive?.long,
+            server = o["server"]?.jsonPrimitive?.content,
+            compressor = o["compressor"]?.jsonPrimitive?.content,
+            warmupIterations = o["warmupIterations"]?.jsonPrimitive?.int ?: 0,
         ).also {
             require(it.callers >= 1) { "callers must be >= 1" }
             require(it.maxPoolSize >= 1) { "maxPoolSize must be >= 1" }

@@ -19,6 +19,9 @@ interface LibraryDriver {
 
     /** Election → new primary visible, [CellCommand.count] elections; streaming or polling per scenario. */
     fun failover(cmd: CellCommand): Map<String, Double>
+
+    /** One workload task of the drivers' benchmark suite ([dev.mooring.bench.workload.WorkloadTask]); see [dev.mooring.bench.workload.TaskIterations]. */
+    fun workload(cmd: CellCommand): Map<String, Double> = throw NotApplicable("${cmd.scenario.key} is not measured for this library")
 }
 
 /** A cell this library cannot run, with the reason that goes into the report's notes. */

@@ -4,6 +4,7 @@ import dev.mooring.bench.floor.FloorDriver
 import dev.mooring.bench.mooring.MooringDriver
 import dev.mooring.bench.official.JavaReactiveDriver
 import dev.mooring.bench.official.JavaSyncDriver
+import dev.mooring.bench.official.KotlinCoroutineDriver
 import dev.mooring.bench.report.Library
 import dev.mooring.bench.report.Scenario
 import kotlinx.serialization.json.Json
@@ -26,6 +27,7 @@ object WorkerMain {
             Library.MOORING_ONE_LOOP -> MooringDriver(callersOnEventLoops = true, eventLoopThreads = 1)
             Library.JAVA_SYNC -> JavaSyncDriver()
             Library.JAVA_REACTIVE -> JavaReactiveDriver()
+            Library.KOTLIN_COROUTINE -> KotlinCoroutineDriver()
             Library.FLOOR -> FloorDriver()
         }
         val protocol = System.out
@@ -43,6 +45,7 @@ object WorkerMain {
                     Scenario.POOL_ONLY -> driver.poolOnly(cmd)
                     Scenario.WAITERS_100K -> driver.waiters(cmd)
                     Scenario.FAILOVER_STREAM, Scenario.FAILOVER_POLL -> driver.failover(cmd)
+                    else -> if (cmd.scenario.isWorkload) driver.workload(cmd) else throw IllegalArgumentException("no handler for ${cmd.scenario.key}")
                 }
                 "RESULT " + buildJsonObject { for ((k, v) in metrics) put(k, JsonPrimitive(v)) }
             } catch (e: NotApplicable) {

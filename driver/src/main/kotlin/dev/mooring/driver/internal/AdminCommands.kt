@@ -21,6 +21,15 @@ internal object AdminCommands {
     const val NAMESPACE_NOT_FOUND = 26
 
     /**
+     * True when [e] says the namespace does not exist: code 26, or (servers that answer a drop of
+     * a missing collection with only the message, as older servers and mongo-java-server do) no
+     * code and the message "ns not found". The one home of this rule: drop, dropIndexes,
+     * the search index drop and the listings call it.
+     */
+    fun isNamespaceNotFound(e: MongoCommandException): Boolean =
+        e.code == NAMESPACE_NOT_FOUND || (e.code == 0 && e.errmsg?.contains("ns not found") == true)
+
+    /**
      * Runs [command] (its write concern already in it, or none) on [database] on the primary and
      * returns the reply; a `writeConcernError` in it is thrown as [MongoWriteConcernException] for
      * [namespace]. With [missingNamespaceIsOk] a NamespaceNotFound error returns null (a drop of
@@ -38,7 +47,7 @@ internal object AdminCommands {
         val reply = try {
             cluster.runCommand(database, command, ReadPreference.PRIMARY, session, timeoutMS)
         } catch (e: MongoCommandException) {
-            if (missingNamespaceIsOk && e.code == NAMESPACE_NOT_FOUND) return null
+            if (missingNamespaceIsOk && isNamespaceNotFound(e)) return null
             throw e
         }
         WriteReplies.writeConcernError(reply)?.let { wce ->
@@ -64,7 +73,7 @@ internal object AdminCommands {
                 }
             }
         } catch (e: MongoCommandException) {
-            if (emitted || !missingNamespaceIsEmpty || e.code != NAMESPACE_NOT_FOUND) throw e
+            if (emitted || !missingNamespaceIsEmpty || !isNamespaceNotFound(e)) throw e
         }
     }
 }

@@ -182,7 +182,7 @@ internal class DefaultMongoCollection<T : Any>(
         try {
             cluster.runCommand(databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS)
         } catch (e: dev.mooring.cmap.MongoCommandException) {
-            if (e.code != NAMESPACE_NOT_FOUND) throw e
+            if (!AdminCommands.isNamespaceNotFound(e)) throw e
         }
     }
 
@@ -238,8 +238,4 @@ internal class DefaultMongoCollection<T : Any>(
     }
 
     override fun toString(): String = "MongoCollection($namespace, ${documentClass.simpleName})"
-
-    private companion object {
-        const val NAMESPACE_NOT_FOUND = 26
-    }
 }

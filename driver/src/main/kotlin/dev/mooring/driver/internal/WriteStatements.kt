@@ -43,7 +43,7 @@ internal object WriteStatements {
 
     private fun <T : Any> of(index: Int, model: WriteModel<T>, codec: DocumentCodec<T>, max: Int): WriteStatement = when (model) {
         is WriteModel.InsertOne -> {
-            val (doc, id) = DocumentCodec.withId(codec.encode(model.document))
+            val (doc, id) = codec.encodeWithId(model.document)
             checkSize(doc, max, index)
             WriteStatement(index, WriteKind.INSERT, doc, false, id)
         }

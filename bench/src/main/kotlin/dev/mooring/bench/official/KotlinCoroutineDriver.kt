@@ -1,0 +1,29 @@
+package dev.mooring.bench.official
+
+import dev.mooring.bench.worker.CellCommand
+import dev.mooring.bench.worker.LibraryDriver
+import dev.mooring.bench.worker.NotApplicable
+import dev.mooring.bench.workload.TaskIterations
+import dev.mooring.bench.workload.WorkloadTask
+
+/**
+ * The official Kotlin coroutine driver (`mongodb-driver-kotlin-coroutine`): the workload tasks
+ * only ([CoroutineWorkload]). Its pool and SDAM are the reactive-streams driver's, which the
+ * `java-reactive` rows of the other scenarios already measure.
+ */
+class KotlinCoroutineDriver : LibraryDriver {
+    override fun workload(cmd: CellCommand): Map<String, Double> {
+        val task = WorkloadTask.of(cmd.scenario)
+        return TaskIterations.measure(cmd, task, CoroutineWorkload(task, cmd.target))
+    }
+
+    override fun ping(cmd: CellCommand): Map<String, Double> = throw NotApplicable(WORKLOADS_ONLY)
+    override fun coldStart(cmd: CellCommand): Map<String, Double> = throw NotApplicable(WORKLOADS_ONLY)
+    override fun poolOnly(cmd: CellCommand): Map<String, Double> = throw NotApplicable(WORKLOADS_ONLY)
+    override fun waiters(cmd: CellCommand): Map<String, Double> = throw NotApplicable(WORKLOADS_ONLY)
+    override fun failover(cmd: CellCommand): Map<String, Double> = throw NotApplicable(WORKLOADS_ONLY)
+
+    private companion object {
+        const val WORKLOADS_ONLY = "the coroutine driver wraps the reactive-streams driver (measured as java-reactive): workload tasks only"
+    }
+}

@@ -1,0 +1,49 @@
+package dev.mooring.bench.workload
+
+import org.bson.BsonDocument
+import java.io.File
+import java.util.concurrent.ConcurrentHashMap
+
+/**
+ * The benchmark datasets (`../shared/bench-data`, benchmarking.md's tarballs), unpacked at run
+ * time into `bench/target/bench-data` (never into the sources) and loaded as `BsonDocument`s.
+ * The archive directory is the `bench.data` system property, else the first `shared/bench-data`
+ * found walking up from the working directory. Thread-safe; each file is parsed once per JVM.
+ */
+object Datasets {
+    private const val ARCHIVE = "single_and_multi_document.tgz"
+    private val parsed = ConcurrentHashMap<String, BsonDocument>()
+
+    /** The directory holding the archives. */
+    fun archiveDir(): File {
+        System.getProperty("bench.data")?.let { return File(it) }
+        var dir: File? = File("").absoluteFile
+        while (dir != null) {
+            for (candidate in listOf(File(dir, "shared/bench-data"), File(dir, "../shared/bench-data"))) {
+                if (File(candidate, ARCHIVE).isFile) return candidate.canonicalFile
+            }
+            dir = dir.parentFile
+        }
+        throw IllegalStateException("no $ARCHIVE found: set -Dbench.data=<dir of the benchmark datasets> (../shared/bench-data)")
+    }
+
+    /** Where the archive is unpacked (`bench.unpacked`, else `bench/target/bench-data` of the working tree). */
+    private fun unpackDir(): File = File(System.getProperty("bench.unpacked") ?: "bench/target/bench-data").absoluteFile
+
+    /** The unpacked file [name] of the single- and multi-document archive (unpacked on first use, with `tar`). */
+    @Synchronized
+    fun file(name: String): File {
+        val dir = File(unpackDir(), "single_and_multi_document")
+        val f = File(dir, name)
+        if (f.isFile) return f
+        unpackDir().mkdirs()
+        val p = ProcessBuilder("tar", "-xzf", File(archiveDir(), ARCHIVE).path, "-C", unpackDir().path).redirectErrorStream(true).start()
+        val out = p.inputStream.readBytes().decodeToString()
+        check(p.waitFor() == 0) { "unpacking $ARCHIVE failed: $out" }
+        check(f.isFile) { "$ARCHIVE has no $name" }
+        return f
+    }
+
+    /** [task]'s document (a copy the caller may change). */
+    fun document(task: WorkloadTask): BsonDocument = parsed.computeIfAbsent(task.file) { BsonDocument.parse(file(it).readText()) }.clone()
+}

@@ -1,0 +1,73 @@
+package dev.mooring.bench.workload
+
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.runBlocking
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import kotlin.coroutines.EmptyCoroutineContext
+
+/**
+ * A workload task for one library, phased as benchmarking.md says, over the library's own
+ * operations ([dropDatabase], [dropCollection], [createCollection], [insertOne], [insertMany], [findOneById],
+ * [findAll]). They are `suspend` so a coroutine library runs a whole iteration inside one
+ * coroutine; a blocking library just blocks in them. [doTask] runs on [dispatcher] (null: the
+ * calling thread) inside one `runBlocking` per iteration.
+ *
+ * Documents are `BsonDocument`s for every library ("a language-appropriate document type"). The
+ * official drivers add a generated `_id` to the `BsonDocument` they insert ([insertAddsId]): an
+ * insertOne's document has it removed after each insert and an insertMany gets copies made
+ * before the timed phase, so that every library sends the same documents without an `_id`.
+ */
+abstract class DocumentTaskOps(protected val task: WorkloadTask, private val dispatcher: CoroutineDispatcher?) : TaskOps {
+    protected abstract suspend fun dropDatabase()
+    protected abstract suspend fun dropCollection()
+    protected abstract suspend fun createCollection()
+    protected abstract suspend fun insertOne(document: BsonDocument)
+    protected abstract suspend fun insertMany(documents: List<BsonDocument>)
+
+    /** Finds the document with `_id` [id]; true when one came back. */
+    protected abstract suspend fun findOneById(id: Int): Boolean
+
+    /** Finds every document of the collection with an empty filter and returns how many came back. */
+    protected abstract suspend fun findAll(): Int
+
+    /** True when [insertOne]/[insertMany] add an `_id` to the caller's document. */
+    protected open val insertAddsId: Boolean get() = true
+
+    private val document: BsonDocument = Datasets.document(task)
+    private var batch: List<BsonDocument> = emptyList()
+
+    private fun <T> blocking(block: suspend () -> T): T = runBlocking(dispatcher ?: EmptyCoroutineContext) { block() }
+
+    override fun setup() = blocking {
+        dropDatabase()
+        when (task) {
+            WorkloadTask.FIND_ONE_BY_ID -> insertMany(List(task.operations) { i -> BsonDocument("_id", BsonInt32(i + 1)).also { d -> document.forEach { (k, v) -> d[k] = v } } })
+            WorkloadTask.FIND_MANY -> insertMany(List(task.operations) { document.clone() })
+            else -> Unit
+        }
+    }
+
+    override fun beforeTask() {
+        if (task == WorkloadTask.FIND_ONE_BY_ID || task == WorkloadTask.FIND_MANY) return
+        blocking {
+            dropCollection()
+            createCollection()
+        }
+        if (task == WorkloadTask.SMALL_DOC_BULK_INSERT || task == WorkloadTask.LARGE_DOC_BULK_INSERT) {
+            batch = if (insertAddsId) List(task.operations) { document.clone() } else List(task.operations) { document }
+        }
+    }
+
+    override fun doTask() = blocking {
+        when (task) {
+            WorkloadTask.FIND_ONE_BY_ID -> for (id in 1..task.operations) check(findOneById(id)) { "no document with _id $id" }
+            WorkloadTask.FIND_MANY -> findAll().let { n -> check(n == task.operations) { "find returned $n documents, expected ${task.operations}" } }
+            WorkloadTask.SMALL_DOC_INSERT_ONE, WorkloadTask.LARGE_DOC_INSERT_ONE -> repeat(task.operations) {
+                insertOne(document)
+                if (insertAddsId) document.remove("_id")
+            }
+            WorkloadTask.SMALL_DOC_BULK_INSERT, WorkloadTask.LARGE_DOC_BULK_INSERT -> insertMany(batch)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.mooring.driver.internal
+
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.types.shouldBeInstanceOf
+import kotlinx.serialization.modules.EmptySerializersModule
+import org.bson.BsonBinary
+import org.bson.BsonDocument
+import org.bson.BsonObjectId
+import org.bson.BsonRegularExpression
+import org.bson.RawBsonDocument
+import org.bson.codecs.BsonDocumentCodec
+
+class TopLevelIdSpec : FunSpec({
+    fun raw(json: String) = RawBsonDocument(BsonDocument.parse(json), BsonDocumentCodec())
+
+    test("finds a top-level _id after values of every kind, and only a top-level one") {
+        val before = BsonDocument.parse(
+            """{d: 1.5, s: "x", o: {_id: 1}, a: [1, {_id: 2}], t: true, dt: {${'$'}date: 0}, n: null, i: 1, l: {${'$'}numberLong: "2"},
+               ts: {${'$'}timestamp: {t: 1, i: 2}}, dec: {${'$'}numberDecimal: "1.5"}, oid: {${'$'}oid: "5f0000000000000000000000"},
+               mn: {${'$'}minKey: 1}, mx: {${'$'}maxKey: 1}, code: {${'$'}code: "f()"}}""",
+        ).append("bin", BsonBinary(byteArrayOf(1, 2, 3))).append("re", BsonRegularExpression("a.*", "i"))
+        TopLevelId.present(RawBsonDocument(before.clone(), BsonDocumentCodec())) shouldBe false
+        TopLevelId.present(RawBsonDocument(before.clone().append("_id", org.bson.BsonInt32(7)), BsonDocumentCodec())) shouldBe true
+        TopLevelId.present(raw("{_id: 1, a: 2}")) shouldBe true
+        TopLevelId.present(raw("{_idx: 1, _i: 2, id: 3}")) shouldBe false
+        TopLevelId.present(raw("{}")) shouldBe false
+    }
+
+    test("a BsonDocument without _id is encoded with a new ObjectId first, the caller's document unchanged") {
+        val codec = DocumentCodec.of(BsonDocument::class, EmptySerializersModule(), "db.c")
+        val doc = BsonDocument.parse("{a: 1, b: {c: [1, 2]}}")
+        val (encoded, id) = codec.encodeWithId(doc)
+        id.shouldBeInstanceOf<BsonObjectId>()
+        encoded.firstKey shouldBe "_id"
+        encoded["_id"] shouldBe id
+        BsonDocument(encoded.entries.drop(1).map { org.bson.BsonElement(it.key, it.value) }) shouldBe doc
+        doc.containsKey("_id") shouldBe false
+
+        val withOwn = BsonDocument.parse("{x: 1, _id: 'mine'}")
+        val (own, ownId) = codec.encodeWithId(withOwn)
+        ownId shouldBe org.bson.BsonString("mine")
+        BsonDocument(own.entries.map { org.bson.BsonElement(it.key, it.value) }) shouldBe withOwn
+    }
+
+    test("encoding a large document then a small one gives both their exact bytes") {
+        val codec = DocumentCodec.of(BsonDocument::class, EmptySerializersModule(), "db.c")
+        val large = BsonDocument().apply { repeat(5_000) { append("f$it", org.bson.BsonString("v$it")) } }
+        val small = BsonDocument.parse("{a: 1}")
+        codec.encode(large) shouldBe RawBsonDocument(large, BsonDocumentCodec())
+        codec.encode(small) shouldBe RawBsonDocument(small, BsonDocumentCodec())
+        codec.encode(small).byteBuffer.remaining() shouldBe RawBsonDocument(small, BsonDocumentCodec()).byteBuffer.remaining()
+    }
+
+    test("a RawBsonDocument that starts inside a larger array gets its _id prepended from its own bytes") {
+        val codec = DocumentCodec.of(RawBsonDocument::class, EmptySerializersModule(), "db.c")
+        val bytes = RawBsonDocument(BsonDocument.parse("{a: 1, b: 'two'}"), BsonDocumentCodec()).let { r -> ByteArray(r.byteBuffer.remaining()).also { r.byteBuffer.get(it) } }
+        val padded = ByteArray(7) { 0x55 } + bytes + ByteArray(3) { 0x66 }
+        val (encoded, id) = codec.encodeWithId(RawBsonDocument(padded, 7, bytes.size))
+        encoded.firstKey shouldBe "_id"
+        encoded["_id"] shouldBe id
+        encoded.getInt32("a").value shouldBe 1
+        encoded.getString("b").value shouldBe "two"
+    }
+})
