@@ -53,7 +53,7 @@ data class BenchPlan(
             poolOnlyCallers = listOf(1, 8, 64, 512),
             cellWarmupMs = 1_000, pingMeasureMs = 3_000, poolMeasureMs = 2_000, jvmWarmupMs = 10_000,
             waiters = 100_000, coldStartRuns = 1, failoverElections = 0,
-            workloadWarmupIterations = 1, workloadIterations = 3,
+            workloadWarmupIterations = 1, workloadIterations = 4,
         )
 
         fun full() = BenchPlan(
