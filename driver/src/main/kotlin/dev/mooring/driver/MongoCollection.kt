@@ -212,7 +212,10 @@ public interface MongoCollection<T : Any> {
      */
     public suspend fun createSearchIndex(model: SearchIndexModel, session: ClientSession? = null): String
 
-    /** Creates [models] (at least one) in one `createSearchIndexes` command and returns their names, as [createSearchIndex]. */
+    /**
+     * Creates [models] in one `createSearchIndexes` command and returns their names, as
+     * [createSearchIndex]. An empty [models] is sent as it is (`indexes: []`): the server answers it.
+     */
     public suspend fun createSearchIndexes(models: List<SearchIndexModel>, session: ClientSession? = null): List<String>
 
     /** Replaces the definition of the search index [name] (`updateSearchIndex`; no read or write concern is sent). */

@@ -63,15 +63,8 @@ object KnownGaps {
     private const val SESSION_OPTIONS = "needs session options (%s %s): Mooring's sessions have no snapshot reads, causal " +
         "consistency or default transaction options"
 
-    private const val SEARCH_INDEXES = "needs search index management (%s %s): the driver module has the helpers " +
-        "(createSearchIndex(es), updateSearchIndex, dropSearchIndex, listSearchIndexes; the driver's IndexManagementSpec tests them on " +
-        "scripted replies), but the runner does not call them yet, and the test kit answers no search index command as a " +
-        "server without Atlas Search does (issue 30)"
-
     private val features = mapOf(
         "operation" to mapOf(
-            "createSearchIndex" to SEARCH_INDEXES, "createSearchIndexes" to SEARCH_INDEXES, "updateSearchIndex" to SEARCH_INDEXES,
-            "dropSearchIndex" to SEARCH_INDEXES, "listSearchIndexes" to SEARCH_INDEXES,
             "createChangeStream" to CHANGE_STREAMS,
             "startTransaction" to TRANSACTIONS, "commitTransaction" to TRANSACTIONS, "abortTransaction" to TRANSACTIONS,
             "withTransaction" to TRANSACTIONS, "assertSessionTransactionState" to TRANSACTIONS, "assertSessionPinned" to TRANSACTIONS,
@@ -90,8 +83,8 @@ object KnownGaps {
     fun missingFeature(kind: String, name: String): String? = features[kind]?.get(name)?.format(kind, name)
 
     /**
-     * CRUD helpers sent through runCommand, by the driver (updateMany, deleteMany) or by the runner's remaining
-     * stand-ins (index and collection management, mapReduce) (they are neither retryable reads nor
+     * CRUD helpers sent through runCommand, by the driver (updateMany, deleteMany, the index, search index and
+     * collection management writes) or by the runner's remaining stand-ins (modifyCollection, mapReduce) (they are neither retryable reads nor
      * retryable writes, and must not be sent as such: a multi-statement write or an index or
      * collection command with a `txnNumber` is refused by the server, and runRetryableWrite would
      * retry them): their operation span is runCommand's ("runCommand db"), where a driver with the
@@ -99,6 +92,7 @@ object KnownGaps {
      */
     private val SENT_WITH_RUN_COMMAND = setOf(
         "createCollection", "modifyCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "mapReduce",
+        "rename", "createSearchIndex", "createSearchIndexes", "updateSearchIndex", "dropSearchIndex",
     )
 
     /**
@@ -119,8 +113,8 @@ object KnownGaps {
     private val TRACED = CrudOperations.OPERATIONS - SENT_WITH_RUN_COMMAND +
         (CursorOperations.OPERATIONS - CURSOR_COMMAND) + "close" + "failPoint"
 
-    private const val NO_CRUD_HELPER = "needs the CRUD helper(s) %s: an operation span is named after its helper (open-telemetry.md's covered " +
-        "operations), and Mooring has no %s helper: such a command document can only be sent through runCommand, whose operation " +
+    private const val NO_CRUD_HELPER = "needs the operation span of %s named after the helper (open-telemetry.md's covered " +
+        "operations); Mooring's driver (or the runner's stand-in) sends the %s command through runCommand, whose operation " +
         "span is 'runCommand db'"
 
     /**
