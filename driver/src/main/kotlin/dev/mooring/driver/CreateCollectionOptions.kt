@@ -43,11 +43,17 @@ public data class CreateCollectionOptions(
     val encryptedFields: Bson? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
+    /** Makes it a read-only view of the collection (or view) of this name in the same database (`viewOn`). */
+    val viewOn: String? = null,
+    /** The view's aggregation pipeline (`pipeline`); only with [viewOn]. */
+    val pipeline: List<Bson>? = null,
 ) {
     init {
         require(size == null || size > 0) { "size must be positive, got $size" }
         require(max == null || max > 0) { "max must be positive, got $max" }
         require(expireAfterSeconds == null || expireAfterSeconds >= 0) { "expireAfterSeconds must not be negative, got $expireAfterSeconds" }
+        require(viewOn == null || viewOn.isNotEmpty()) { "viewOn must not be empty" }
+        require(pipeline == null || viewOn != null) { "a pipeline needs viewOn (it defines a view)" }
     }
 }
 

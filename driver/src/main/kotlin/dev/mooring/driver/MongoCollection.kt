@@ -17,7 +17,9 @@ import org.bson.conversions.Bson
  * retryable reads and writes, timeoutMS, command monitoring, logging and tracing.
  *
  * Documents are encoded with [codec] straight into BSON bytes, and replies' documents decoded with
- * it ([DocumentDecodingException] names the namespace and field when that fails). Filters,
+ * it ([DocumentDecodingException] names the namespace and field when that fails). A document
+ * that is already a [org.bson.RawBsonDocument] is sent as it is (the Java facade encodes on the
+ * caller's thread this way). Filters,
  * projections, sorts and update documents are [Bson] values (a [BsonDocument], or any `Bson`
  * the default codec registry can render).
  *
@@ -64,8 +66,11 @@ public interface MongoCollection<T : Any> {
     /** A copy with documents of [documentClass] (a serializer from the database's module; [IllegalArgumentException] when none). */
     public fun <R : Any> withDocumentClass(documentClass: KClass<R>): MongoCollection<R>
 
-    /** A copy whose documents are encoded and decoded with [codec] (its encoder class must be [documentClass]). */
-    public fun withCodec(codec: Codec<T>): MongoCollection<T>
+    /**
+     * A copy whose documents are of [codec]'s encoder class, encoded and decoded with [codec] (an
+     * `org.bson` codec, thread-safe; [MongoDatabase.collection] with a codec).
+     */
+    public fun <R : Any> withCodec(codec: Codec<R>): MongoCollection<R>
 
     /** A copy with [readPreference]. */
     public fun withReadPreference(readPreference: ReadPreference): MongoCollection<T>
@@ -212,7 +217,10 @@ public interface MongoCollection<T : Any> {
      */
     public suspend fun createSearchIndex(model: SearchIndexModel, session: ClientSession? = null): String
 
-    /** Creates [models] (at least one) in one `createSearchIndexes` command and returns their names, as [createSearchIndex]. */
+    /**
+     * Creates [models] in one `createSearchIndexes` command and returns their names, as
+     * [createSearchIndex]. An empty [models] is sent as it is (`indexes: []`): the server answers it.
+     */
     public suspend fun createSearchIndexes(models: List<SearchIndexModel>, session: ClientSession? = null): List<String>
 
     /** Replaces the definition of the search index [name] (`updateSearchIndex`; no read or write concern is sent). */

@@ -9,6 +9,7 @@ import kotlin.reflect.KClass
 import kotlinx.coroutines.flow.Flow
 import kotlinx.serialization.modules.SerializersModule
 import org.bson.BsonDocument
+import org.bson.codecs.Codec
 import org.bson.conversions.Bson
 
 /**
@@ -51,6 +52,14 @@ public interface MongoDatabase {
      * [IllegalArgumentException] naming the class when it has no serializer.
      */
     public fun <T : Any> collection(name: String, documentClass: KClass<T>): MongoCollection<T>
+
+    /**
+     * The collection [name] with documents of [codec]'s encoder class, encoded and decoded with
+     * [codec] (an `org.bson` codec, e.g. from a `CodecRegistry` for Java records and POJOs; it must
+     * be thread-safe, as the BSON library's are). A reply document the codec cannot decode fails
+     * with [DocumentDecodingException] naming the namespace and the field. No I/O.
+     */
+    public fun <T : Any> collection(name: String, codec: Codec<T>): MongoCollection<T>
 
     /**
      * Runs [command] on this database and returns the reply (run-command.md: sent as given, no

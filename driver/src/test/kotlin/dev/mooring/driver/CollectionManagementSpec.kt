@@ -10,6 +10,7 @@ import kotlinx.coroutines.flow.toList
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
+import java.util.Collections
 
 private fun doc(json: String) = BsonDocument.parse(json)
 
@@ -51,6 +52,20 @@ class CollectionManagementSpec : FunSpec({
             sent[3].getDocument("timeseries") shouldBe doc("{timeField: 't', bucketMaxSpanSeconds: {${'$'}numberLong: '60'}, bucketRoundingSeconds: {${'$'}numberLong: '60'}}")
             f.db.listCollectionNames().sorted() shouldContainExactly listOf("buckets", "clustered", "events")
             shouldThrow<MongoCommandException> { f.db.createCollection("events") }.code shouldBe 48
+        }
+    }
+
+    test("createCollection with viewOn and pipeline sends a view's create command; a pipeline without viewOn fails at construction") {
+        val creates = Collections.synchronizedList(ArrayList<BsonDocument>())
+        WireServerFixture.withServer(configure = { server ->
+            // the test kit's engine has no views: the command as sent is the point
+            server.handler = { ctx, _, cmd -> if (ctx.commandName == "create") { creates += cmd; Reply.Document(doc("{ok: 1}")) } else null }
+        }) { f ->
+            f.db.createCollection("recent", CreateCollectionOptions(viewOn = "events", pipeline = listOf(doc("{\$match: {x: 1}}"))))
+            creates.single().getString("viewOn").value shouldBe "events"
+            creates.single().getArray("pipeline") shouldBe doc("{p: [{\$match: {x: 1}}]}").getArray("p")
+            shouldThrow<IllegalArgumentException> { CreateCollectionOptions(pipeline = listOf(doc("{\$match: {}}"))) }
+            shouldThrow<IllegalArgumentException> { CreateCollectionOptions(viewOn = "") }
         }
     }
 

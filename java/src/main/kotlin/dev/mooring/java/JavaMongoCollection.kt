@@ -57,9 +57,9 @@ import java.util.concurrent.Flow
  *
  * **Publishers.** [find] and [aggregate] are cold: each subscription runs the command anew at its
  * first `request`, delivers documents as they are requested, and sends a `getMore` only when the
- * subscriber has demand after the documents before it; as the cursor cannot tell beforehand
- * whether a getMore follows, a subscriber whose demand ends exactly with the last document
- * receives `onComplete` at its next `request`. `cancel()` kills a cursor still open on the
+ * subscriber has demand after the documents before it; `onComplete` follows the last document of
+ * the batch the server reports exhausted, so a subscriber whose demand ends exactly with the last
+ * document is completed without another `request`. `cancel()` kills a cursor still open on the
  * server (`killCursors`) and returns its connection and session; a subscriber whose `onNext`
  * throws is cancelled the same way. Signals to one subscriber are serialized, none comes before
  * `onSubscribe` returns, and they arrive on Mooring's threads (don't block in them); `request(n)`
@@ -246,6 +246,6 @@ public interface JavaMongoCollection<T : Any> {
     /** Drops the collection in [session] when not null. */
     public fun drop(session: ClientSession?): CompletableFuture<Void?>
 
-    /** The underlying Kotlin collection of BSON documents (the same namespace and defaults). */
-    public fun asMongoCollection(): MongoCollection<org.bson.BsonDocument>
+    /** The underlying Kotlin collection (the same namespace, defaults and codec). */
+    public fun asMongoCollection(): MongoCollection<T>
 }

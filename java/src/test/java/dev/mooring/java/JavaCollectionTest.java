@@ -199,6 +199,33 @@ class JavaCollectionTest extends CollectionTestSupport {
     }
 
     @Test
+    void aSubscriberWhoseDemandEndsWithTheLastDocumentIsCompletedWithoutAnotherRequest() {
+        try (JavaMongoCluster cluster = MongoClusters.create(uri)) {
+            JavaMongoCollection<City> cities = cluster.getDatabase("geo").getCollection("cities", City.class);
+            cities.insertMany(List.of(new City("a", 1), new City("b", 2), new City("c", 3))).join();
+            // one batch: request(3), exactly the documents there are
+            Recorder<City> whole = new Recorder<>();
+            cities.find().subscribe(whole);
+            whole.subscription.request(3);
+            awaitUntil("completion after the 3rd document", whole::ended);
+            assertTrue(whole.completed);
+            assertEquals(3, whole.received.size());
+            // batches of 2: the getMore's batch is the last one; request(2) then request(1)
+            Recorder<City> batched = new Recorder<>();
+            cities.find(new BsonDocument(), new FindOptionsBuilder().batchSize(2).sort(doc("{population: 1}")).build()).subscribe(batched);
+            batched.subscription.request(2);
+            awaitUntil("the first batch", () -> batched.received.size() == 2);
+            batched.subscription.request(1);
+            awaitUntil("completion after the 3rd document", batched::ended);
+            assertTrue(batched.completed);
+            assertNull(batched.error.get());
+            assertEquals(List.of(1L, 2L, 3L), batched.received.stream().map(City::population).collect(Collectors.toList()));
+            // the typed collection is the driver's, over the registry's codec
+            assertEquals(City.class, kotlin.jvm.JvmClassMappingKt.getJavaClass(cities.asMongoCollection().getDocumentClass()));
+        }
+    }
+
+    @Test
     void cancellingAFutureCancelsTheOperation() {
         ClusterSettingsBuilder builder = MongoClusters.settingsBuilder(uri).applyToPoolSettings(p -> p.maxPoolSize(1));
         try (JavaMongoCluster cluster = MongoClusters.create(builder)) {

@@ -34,6 +34,8 @@ internal class DatabaseAdmin(private val defaults: Defaults) {
         cmd.opt("capped", o.capped).opt("size", o.size).opt("max", o.max).optDoc("storageEngine", o.storageEngine)
         cmd.optDoc("validator", o.validator).opt("validationLevel", o.validationLevel?.let { BsonString(it.value) })
         cmd.opt("validationAction", o.validationAction?.let { BsonString(it.value) }).optDoc("indexOptionDefaults", o.indexOptionDefaults)
+        cmd.opt("viewOn", o.viewOn?.let { BsonString(it) })
+        o.pipeline?.let { cmd["pipeline"] = it.toArray() }
         cmd.optDoc("collation", o.collation)
         o.timeseries?.let { t ->
             val ts = BsonDocument("timeField", BsonString(t.timeField)).opt("metaField", t.metaField?.let { BsonString(it) })

@@ -65,12 +65,8 @@ internal class DefaultMongoCollection<T : Any>(
     override fun <R : Any> withDocumentClass(documentClass: KClass<R>): MongoCollection<R> =
         DefaultMongoCollection(defaults, collectionName, DocumentCodec.of(documentClass, defaults.module, namespace))
 
-    override fun withCodec(codec: Codec<T>): MongoCollection<T> {
-        require(codec.encoderClass.kotlin == documentClass || documentClass.java.isAssignableFrom(codec.encoderClass)) {
-            "the codec encodes ${codec.encoderClass.name}, not ${documentClass.qualifiedName}"
-        }
-        return DefaultMongoCollection(defaults, collectionName, DocumentCodec(documentClass, codec, namespace))
-    }
+    override fun <R : Any> withCodec(codec: Codec<R>): MongoCollection<R> =
+        DefaultMongoCollection(defaults, collectionName, DocumentCodec(codec.encoderClass.kotlin, codec, namespace))
 
     override fun withReadPreference(readPreference: ReadPreference): MongoCollection<T> = copy(defaults.copy(readPreference = readPreference))
 

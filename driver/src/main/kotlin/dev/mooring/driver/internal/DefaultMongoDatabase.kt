@@ -17,6 +17,7 @@ import kotlinx.coroutines.flow.toList
 import kotlinx.serialization.modules.SerializersModule
 import org.bson.BsonDocument
 import org.bson.BsonInt32
+import org.bson.codecs.Codec
 import org.bson.conversions.Bson
 
 /** [MongoDatabase] over [defaults]. Immutable. */
@@ -34,6 +35,11 @@ internal class DefaultMongoDatabase private constructor(private val defaults: De
     override fun <T : Any> collection(name: String, documentClass: KClass<T>): MongoCollection<T> {
         Names.checkCollection(name)
         return DefaultMongoCollection(defaults, name, DocumentCodec.of(documentClass, defaults.module, "${defaults.databaseName}.$name"))
+    }
+
+    override fun <T : Any> collection(name: String, codec: Codec<T>): MongoCollection<T> {
+        Names.checkCollection(name)
+        return DefaultMongoCollection(defaults, name, DocumentCodec(codec.encoderClass.kotlin, codec, "${defaults.databaseName}.$name"))
     }
 
     override suspend fun runCommand(command: Bson, readPreference: ReadPreference, session: ClientSession?): BsonDocument =

@@ -2,6 +2,7 @@ package dev.mooring.java.internal
 
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.internal.cursor.CursorPage
+import dev.mooring.sdam.internal.cursor.GetMoreDemand
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
@@ -23,8 +24,8 @@ import java.util.concurrent.Flow as JFlow
  * A cursor as a [JFlow.Publisher] (cold: each subscription runs [source] anew). [source] starts
  * at the first request (the cursor's command is sent then) and hands its documents to a [Sink],
  * which delivers each as requested; [ofPages] sends the next getMore only once the subscriber has
- * demand after the batch before it, [ofDocuments] lets a document flow go on past a document
- * only once the subscriber has demand after it. `cancel()` stops the
+ * demand after the batch before it, [ofDocuments] runs a cursor's document flow under
+ * [GetMoreDemand] (its getMores wait for demand likewise). `cancel()` stops the
  * cursor (killCursors for a cursor still open on the server, bounded); a subscriber whose
  * `onNext` throws is cancelled likewise. Signals are serialized, on the coroutines of [scope],
  * and none comes before `onSubscribe` has returned (Reactive Streams rule 1.3), even for a
@@ -141,15 +142,14 @@ internal class CursorPublisher<T : Any>(
         }
 
         /**
-         * The documents of a cursor [documents] flow, whose next getMore is sent when its collector
-         * returns from `emit`: each `emit` returns only once the subscriber has demand after it, so a
-         * getMore is only sent on demand. The flow does not tell whether a getMore follows, so a
-         * subscriber whose demand ends with the last document gets `onComplete` at its next request.
+         * The documents of a cursor [documents] flow, collected under [GetMoreDemand]: each getMore
+         * waits for the subscriber's demand, and the flow ends (onComplete) right after the batch
+         * the server reported exhausted, so a subscriber whose demand ends with the last document
+         * is completed without another request.
          */
         fun <T : Any> ofDocuments(scope: CoroutineScope, documents: Flow<T>): CursorPublisher<T> = CursorPublisher(scope) { sink ->
-            documents.collect { document ->
-                sink.emit(document)
-                sink.awaitDemand()
+            withContext(GetMoreDemand { sink.awaitDemand() }) {
+                documents.collect { document -> sink.emit(document) }
             }
         }
     }

@@ -17,6 +17,7 @@ import dev.mooring.driver.InsertManyResult
 import dev.mooring.driver.InsertOneOptions
 import dev.mooring.driver.InsertOneResult
 import dev.mooring.driver.MongoCollection
+import dev.mooring.driver.MongoDatabase
 import dev.mooring.driver.ReadConcern
 import dev.mooring.driver.ReplaceOptions
 import dev.mooring.driver.Update
@@ -27,8 +28,8 @@ import dev.mooring.java.JavaMongoCollection
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.WriteConcern
-import kotlinx.coroutines.flow.map
 import org.bson.BsonDocument
+import org.bson.RawBsonDocument
 import org.bson.BsonValue
 import org.bson.codecs.configuration.CodecRegistry
 import org.bson.conversions.Bson
@@ -36,29 +37,31 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.Flow
 
 /**
- * [JavaMongoCollection] over the driver's collection of BSON documents [collection], with
- * [documents] mapping [T] to and from them; operations on [facade]'s scope. Immutable.
+ * [JavaMongoCollection] over the driver's collection [collection] of [T], whose codec comes from
+ * [registry] ([MongoDatabase.collection] with a codec: the driver encodes, decodes and names
+ * undecodable documents); operations on [facade]'s scope. The documents of a write are encoded
+ * on the caller's thread ([encodedNow]). Immutable.
  */
 internal class DefaultJavaMongoCollection<T : Any>(
     private val facade: DefaultJavaMongoCluster,
-    private val collection: MongoCollection<BsonDocument>,
-    private val documents: RegistryDocuments<T>,
+    private val collection: MongoCollection<T>,
+    private val registry: CodecRegistry,
 ) : JavaMongoCollection<T> {
     override val databaseName: String get() = collection.databaseName
     override val collectionName: String get() = collection.collectionName
     override val namespace: String get() = collection.namespace
-    override val documentClass: Class<T> get() = documents.documentClass
-    override val codecRegistry: CodecRegistry get() = documents.registry
+    override val documentClass: Class<T> get() = collection.documentClass.java
+    override val codecRegistry: CodecRegistry get() = registry
     override val readPreference: ReadPreference get() = collection.readPreference
     override val readConcern: ReadConcern get() = collection.readConcern
     override val writeConcern: WriteConcern get() = collection.writeConcern
     override val timeoutMS: Long? get() = collection.timeoutMS
 
     override fun <R : Any> withDocumentClass(documentClass: Class<R>): JavaMongoCollection<R> =
-        DefaultJavaMongoCollection(facade, collection, documents.withClass(documentClass))
+        DefaultJavaMongoCollection(facade, collection.withCodec(RegistryCodecs.codec(registry, documentClass)), registry)
 
     override fun withCodecRegistry(codecRegistry: CodecRegistry): JavaMongoCollection<T> =
-        DefaultJavaMongoCollection(facade, collection, documents.withRegistry(codecRegistry))
+        DefaultJavaMongoCollection(facade, collection.withCodec(RegistryCodecs.codec(codecRegistry, documentClass)), codecRegistry)
 
     override fun withReadPreference(readPreference: ReadPreference): JavaMongoCollection<T> = copy(collection.withReadPreference(readPreference))
 
@@ -68,7 +71,21 @@ internal class DefaultJavaMongoCollection<T : Any>(
 
     override fun withTimeout(timeoutMS: Long?): JavaMongoCollection<T> = copy(collection.withTimeout(timeoutMS))
 
-    private fun copy(c: MongoCollection<BsonDocument>) = DefaultJavaMongoCollection(facade, c, documents)
+    private fun copy(c: MongoCollection<T>) = DefaultJavaMongoCollection(facade, c, registry)
+
+    /**
+     * [document] encoded now, on the caller's thread (later changes to it don't matter, a codec's
+     * error is thrown by the call): a [RawBsonDocument], which the driver sends as it is
+     * ([MongoCollection]'s contract), handed to it in the place of a [T].
+     */
+    @Suppress("UNCHECKED_CAST")
+    private fun encodedNow(document: T): T = (document as? RawBsonDocument ?: RawBsonDocument(document, collection.codec)) as T
+
+    private fun encodedNow(model: WriteModel<T>): WriteModel<T> = when (model) {
+        is WriteModel.InsertOne -> WriteModel.InsertOne(encodedNow(model.document))
+        is WriteModel.ReplaceOne -> WriteModel.ReplaceOne(model.filter, encodedNow(model.replacement), model.collation, model.hint, model.upsert, model.sort)
+        is WriteModel.UpdateOne, is WriteModel.UpdateMany, is WriteModel.DeleteOne, is WriteModel.DeleteMany -> model
+    }
 
     // ---- reads
 
@@ -79,14 +96,14 @@ internal class DefaultJavaMongoCollection<T : Any>(
     override fun find(filter: Bson, options: FindOptions): Flow.Publisher<T> = find(filter, options, null)
 
     override fun find(filter: Bson, options: FindOptions, session: ClientSession?): Flow.Publisher<T> =
-        facade.publisher(collection.find(filter, options, session).map { documents.decode(it) })
+        facade.publisher(collection.find(filter, options, session))
 
     override fun aggregate(pipeline: List<Bson>): Flow.Publisher<T> = aggregate(pipeline, AggregateOptions(), null)
 
     override fun aggregate(pipeline: List<Bson>, options: AggregateOptions): Flow.Publisher<T> = aggregate(pipeline, options, null)
 
     override fun aggregate(pipeline: List<Bson>, options: AggregateOptions, session: ClientSession?): Flow.Publisher<T> =
-        facade.publisher(collection.aggregate(pipeline, options, session).map { documents.decode(it) })
+        facade.publisher(collection.aggregate(pipeline, options, session))
 
     override fun countDocuments(): CompletableFuture<Long> = countDocuments(BsonDocument())
 
@@ -114,14 +131,14 @@ internal class DefaultJavaMongoCollection<T : Any>(
     override fun insertOne(document: T): CompletableFuture<InsertOneResult> = insertOne(document, InsertOneOptions(), null)
 
     override fun insertOne(document: T, options: InsertOneOptions, session: ClientSession?): CompletableFuture<InsertOneResult> {
-        val encoded = documents.encode(document)
+        val encoded = encodedNow(document)
         return facade.future { collection.insertOne(encoded, options, session) }
     }
 
     override fun insertMany(documents: List<T>): CompletableFuture<InsertManyResult> = insertMany(documents, InsertManyOptions(), null)
 
     override fun insertMany(documents: List<T>, options: InsertManyOptions, session: ClientSession?): CompletableFuture<InsertManyResult> {
-        val encoded = this.documents.encode(documents)
+        val encoded = documents.map { encodedNow(it) }
         return facade.future { collection.insertMany(encoded, options, session) }
     }
 
@@ -138,7 +155,7 @@ internal class DefaultJavaMongoCollection<T : Any>(
     override fun replaceOne(filter: Bson, replacement: T): CompletableFuture<UpdateResult> = replaceOne(filter, replacement, ReplaceOptions(), null)
 
     override fun replaceOne(filter: Bson, replacement: T, options: ReplaceOptions, session: ClientSession?): CompletableFuture<UpdateResult> {
-        val encoded = documents.encode(replacement)
+        val encoded = encodedNow(replacement)
         return facade.future { collection.replaceOne(filter, encoded, options, session) }
     }
 
@@ -156,25 +173,25 @@ internal class DefaultJavaMongoCollection<T : Any>(
         findOneAndUpdate(filter, Update.Operators(update), FindOneAndUpdateOptions(), null)
 
     override fun findOneAndUpdate(filter: Bson, update: Update, options: FindOneAndUpdateOptions, session: ClientSession?): CompletableFuture<T?> =
-        facade.future { collection.findOneAndUpdate(filter, update, options, session)?.let { documents.decode(it) } }
+        facade.future { collection.findOneAndUpdate(filter, update, options, session) }
 
     override fun findOneAndReplace(filter: Bson, replacement: T): CompletableFuture<T?> =
         findOneAndReplace(filter, replacement, FindOneAndReplaceOptions(), null)
 
     override fun findOneAndReplace(filter: Bson, replacement: T, options: FindOneAndReplaceOptions, session: ClientSession?): CompletableFuture<T?> {
-        val encoded = documents.encode(replacement)
-        return facade.future { collection.findOneAndReplace(filter, encoded, options, session)?.let { documents.decode(it) } }
+        val encoded = encodedNow(replacement)
+        return facade.future { collection.findOneAndReplace(filter, encoded, options, session) }
     }
 
     override fun findOneAndDelete(filter: Bson): CompletableFuture<T?> = findOneAndDelete(filter, FindOneAndDeleteOptions(), null)
 
     override fun findOneAndDelete(filter: Bson, options: FindOneAndDeleteOptions, session: ClientSession?): CompletableFuture<T?> =
-        facade.future { collection.findOneAndDelete(filter, options, session)?.let { documents.decode(it) } }
+        facade.future { collection.findOneAndDelete(filter, options, session) }
 
     override fun bulkWrite(models: List<WriteModel<T>>): CompletableFuture<BulkWriteResult> = bulkWrite(models, BulkWriteOptions(), null)
 
     override fun bulkWrite(models: List<WriteModel<T>>, options: BulkWriteOptions, session: ClientSession?): CompletableFuture<BulkWriteResult> {
-        val encoded = models.map { documents.encode(it) }
+        val encoded = models.map { encodedNow(it) }
         return facade.future { collection.bulkWrite(encoded, options, session) }
     }
 
@@ -185,7 +202,7 @@ internal class DefaultJavaMongoCollection<T : Any>(
         null
     }
 
-    override fun asMongoCollection(): MongoCollection<BsonDocument> = collection
+    override fun asMongoCollection(): MongoCollection<T> = collection
 
     override fun toString(): String = "JavaMongoCollection($namespace, ${documentClass.simpleName})"
 }

@@ -29,10 +29,8 @@ internal class DefaultJavaMongoDatabase(
 
     override fun getCollection(name: String): JavaMongoCollection<BsonDocument> = getCollection(name, BsonDocument::class.java)
 
-    override fun <T : Any> getCollection(name: String, documentClass: Class<T>): JavaMongoCollection<T> {
-        val collection = database.collection(name)
-        return DefaultJavaMongoCollection(facade, collection, RegistryDocuments(documentClass, codecRegistry, collection.namespace))
-    }
+    override fun <T : Any> getCollection(name: String, documentClass: Class<T>): JavaMongoCollection<T> =
+        DefaultJavaMongoCollection(facade, database.collection(name, RegistryCodecs.codec(codecRegistry, documentClass)), codecRegistry)
 
     override fun getGridFSBucket(): JavaGridFSBucket = getGridFSBucket(GridFSBucketOptions())
 

@@ -5,15 +5,11 @@ import dev.mooring.events.MooringException
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.MongoCluster
 import dev.mooring.sdam.ReadPreference
-import dev.mooring.sdam.RunCursorCommandOptions
-import dev.mooring.sdam.internal.cursor.CursorPage
-import kotlinx.coroutines.flow.toList
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import org.bson.BsonArray
-import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
@@ -56,18 +52,18 @@ class CrudWriteException(val reply: BsonDocument, val code: Int, val codeName: S
 
 /**
  * The CRUD helpers of the unified test format (unified-test-format.md, "Collection
- * Operations", "Database Operations", "Client Operations"). The collection CRUD helpers
- * ([DriverCrud.OPERATIONS]: reads, writes, findOneAndX, bulkWrite, drop) run through the public
- * driver API ([DriverCrud]). The rest still send the command a driver sends, marked
- * `DRIVER-PENDING` below: index and collection management (createIndex, dropIndex(es),
- * listIndexes, createCollection, dropCollection, listCollections, rename, listDatabases, being
- * added to the driver by issue 30's index/collection work), and the helpers the driver has no
- * API for — a database-level `aggregate` (no `MongoDatabase.aggregate`), the deprecated `count`
- * and `mapReduce` — plus the database `runCommand` operation (run-command.md's own command path).
+ * Operations", "Database Operations", "Client Operations"), run through the public driver API:
+ * the collection CRUD helpers by [DriverCrud] (reads, writes, findOneAndX, bulkWrite, drop), index,
+ * search index and collection management, the listings and the database-level aggregate by
+ * [DriverManagement]. Three helpers no specification Mooring implements gives a driver API send
+ * the command a driver would, marked `STAND-IN` below: the deprecated `count` (crud.md: "should
+ * not be implemented in new drivers"), `mapReduce`, and the runner's `modifyCollection` (`collMod`);
+ * plus the database `runCommand` operation (run-command.md's own command path).
  * Stateless; one instance per test run.
  */
 class CrudOperations {
     private val driver = DriverCrud()
+    private val management = DriverManagement(driver)
 
     /** Runs the helper [name] with the unified-format [args] on [target]; returns its driver-shaped result (null for none). */
     suspend fun execute(name: String, entity: CrudTarget, args: JsonObject): BsonValue? {
@@ -75,44 +71,20 @@ class CrudOperations {
         // an operation's timeoutMS overrides its entity's (client-side-operations-timeout.md)
         val target = a.optional("timeoutMS")?.let { CrudTarget(entity.cluster, entity.database, entity.collection, entity.options.copy(timeoutMS = it.asNumber().longValue()), entity.session) } ?: entity
         if (name in DriverCrud.OPERATIONS && target.collection != null) return driver.execute(name, target, a)
+        if (name in DriverManagement.OPERATIONS || name == "aggregate") return management.execute(name, target, a)
         return when (name) {
-            // DRIVER-PENDING: the driver has no database-level aggregate
-            "aggregate" -> aggregate(target, a)
-            // DRIVER-PENDING: the deprecated count helper is not in the driver
+            // STAND-IN: crud.md's count is "DEPRECATED and should not be implemented in new drivers": the runner sends the command
             "count" -> count(name, target, a)
-            // DRIVER-PENDING: index and collection management (another issue-30 helper adds them to the driver)
-            "createIndex" -> createIndex(target, a)
-            "dropIndex", "dropIndexes" -> dropIndexes(name, target, a)
-            "listIndexes", "listIndexNames" -> listIndexes(name, target, a)
-            "listCollections", "listCollectionNames", "listCollectionObjects" -> listCollections(name, target, a)
-            "listDatabases", "listDatabaseNames", "listDatabaseObjects" -> listDatabases(name, target, a)
-            "createCollection" -> createCollection(target, a)
+            // STAND-IN: the unified format's modifyCollection (collMod) is a test-runner operation no driver specification defines
             "modifyCollection" -> modifyCollection(target, a)
-            "dropCollection" -> dropCollection(target, a.string("collection"))
-            "rename" -> rename(target, a)
             "runCommand" -> runCommand(target, a)
-            // DRIVER-PENDING: mapReduce (deprecated) is not in the driver
+            // STAND-IN: mapReduce is deprecated and in no driver specification Mooring implements
             "mapReduce" -> mapReduce(target, a)
             else -> throw UnsupportedOperationException("CRUD helper $name on ${if (target.collection == null) "a database or client" else "a collection"} entity")
         }
     }
 
     // ---- writes -------------------------------------------------------------------------------
-
-    /**
-     * `createCollection` (the `create` command with the collection options crud.md's createCollection
-     * passes through: capped collections, validators, time series, views, ...). An argument
-     * outside that list fails the operation rather than being dropped.
-     */
-    private suspend fun createCollection(t: CrudTarget, a: Args): BsonValue? {
-        (a.json.keys - CREATE_COLLECTION_ARGUMENTS - setOf("collection", "session", "timeoutMS")).firstOrNull()?.let {
-            throw UnsupportedOperationException("createCollection argument $it")
-        }
-        val command = BsonDocument("create", BsonString(a.string("collection")))
-        a.copy(command, *CREATE_COLLECTION_ARGUMENTS.toTypedArray())
-        write(t, command, retryable = false)
-        return null
-    }
 
     /**
      * `modifyCollection` (the `collMod` command with the collection options it changes). An argument
@@ -152,44 +124,11 @@ class CrudOperations {
         }
     }
 
-    private suspend fun aggregate(t: CrudTarget, a: Args): BsonValue {
-        val pipeline = a.array("pipeline")
-        val writes = pipeline.any { s -> s.asDocument().keys.any { it == "\$out" || it == "\$merge" } }
-        val command = BsonDocument("aggregate", t.collection?.let { BsonString(it) } ?: BsonInt32(1)).append("pipeline", pipeline)
-            .append("cursor", a.optional("batchSize")?.let { BsonDocument("batchSize", it) } ?: BsonDocument())
-        a.copy(command, "allowDiskUse", "collation", "comment", "hint", "let", "maxTimeMS", "bypassDocumentValidation")
-        if (writes) t.options.writeConcern?.takeIf { it.isNotEmpty() }?.let { command["writeConcern"] = it }
-        return BsonArray(cursor(t, command, retryable = !writes, a))
-    }
-
     private suspend fun count(name: String, t: CrudTarget, a: Args): BsonValue {
         val command = BsonDocument("count", BsonString(t.collection!!))
         command["query"] = a.optional("filter") ?: BsonDocument()
         a.copy(command, "skip", "limit", "hint", "collation", "comment", "maxTimeMS")
         return read(t, command).getNumber("n", BsonInt32(0))
-    }
-
-    private suspend fun listIndexes(name: String, t: CrudTarget, a: Args): BsonValue {
-        val command = BsonDocument("listIndexes", BsonString(t.collection!!)).append("cursor", a.optional("batchSize")?.let { BsonDocument("batchSize", it) } ?: BsonDocument())
-        a.copy(command, "comment")
-        val docs = cursor(t, command, retryable = true, a)
-        return BsonArray(if (name == "listIndexNames") docs.map { it["name"]!! } else docs)
-    }
-
-    private suspend fun listCollections(name: String, t: CrudTarget, a: Args): BsonValue {
-        val command = BsonDocument("listCollections", BsonInt32(1)).append("cursor", a.optional("batchSize")?.let { BsonDocument("batchSize", it) } ?: BsonDocument())
-        a.copy(command, "filter", "comment", "authorizedCollections")
-        if (name == "listCollectionNames") command["nameOnly"] = BsonBoolean.TRUE
-        val docs = cursor(t, command, retryable = true, a)
-        return BsonArray(if (name == "listCollectionNames") docs.map { it["name"]!! } else docs)
-    }
-
-    private suspend fun listDatabases(name: String, t: CrudTarget, a: Args): BsonValue {
-        val command = BsonDocument("listDatabases", BsonInt32(1))
-        a.copy(command, "filter", "authorizedDatabases", "comment")
-        if (name == "listDatabaseNames") command["nameOnly"] = BsonBoolean.TRUE
-        val dbs = read(CrudTarget(t.cluster, "admin", null, t.options), command).getArray("databases")
-        return if (name == "listDatabaseNames") BsonArray(dbs.map { it.asDocument()["name"]!! }) else dbs
     }
 
     /** Sends the read [command] with the entity's readConcern and read preference, as a retryable read. */
@@ -198,62 +137,7 @@ class CrudOperations {
         return t.cluster.runRetryableRead(t.database, command, t.options.readPreference ?: ReadPreference.PRIMARY, t.session, t.options.timeoutMS)
     }
 
-    /**
-     * Runs the cursor-returning [command] through [MongoCluster.runCursorCommand]'s batches
-     * (getMores on the cursor's server or pinned connection, with the command's batch size) and
-     * returns every document; the initial command is a retryable read when [retryable]. The
-     * `timeoutMode`, `cursorType` and `maxAwaitTimeMS` arguments of [a] go to the options as given;
-     * a find's [limit] bounds its getMores' batch sizes (crud.md).
-     */
-    private suspend fun cursor(t: CrudTarget, command: BsonDocument, retryable: Boolean, a: Args, limit: Int? = null): List<BsonDocument> {
-        val readPreference = if (retryable) t.options.readPreference ?: ReadPreference.PRIMARY else ReadPreference.PRIMARY
-        t.options.readConcern?.takeIf { it.isNotEmpty() }?.let { if (!command.containsKey("readConcern")) command["readConcern"] = it }
-        val batchSize = ((command["cursor"] as? BsonDocument)?.get("batchSize") ?: command["batchSize"])
-            ?.takeIf { it.isNumber }?.asNumber()?.intValue()?.takeIf { it > 0 }
-        val options = RunCursorCommandOptions(
-            readPreference = readPreference, batchSize = batchSize, session = t.session, timeoutMS = t.options.timeoutMS,
-            timeoutMode = CursorOperations.timeoutMode(a), cursorType = CursorOperations.cursorType(a), maxTimeMS = a.optional("maxAwaitTimeMS")?.asNumber()?.longValue(),
-        )
-        return CursorPage.pages(t.cluster, t.database, command, options, retryableRead = retryable, limit = limit).toList().flatMap { it.documents }
-    }
-
     // ---- management ---------------------------------------------------------------------------
-
-    private suspend fun createIndex(t: CrudTarget, a: Args): BsonValue {
-        val keys = a.doc("keys")
-        val name = a.optional("name")?.asString()?.value ?: keys.entries.joinToString("_") { (k, v) -> "${k}_${if (v.isNumber) v.asNumber().intValue() else v}" }
-        val index = BsonDocument("key", keys).append("name", BsonString(name))
-        a.copy(index, "unique", "sparse", "expireAfterSeconds", "partialFilterExpression")
-        val command = BsonDocument("createIndexes", BsonString(t.collection!!)).append("indexes", BsonArray(listOf(index)))
-        a.copy(command, "commitQuorum", "comment", "maxTimeMS")
-        write(t, command, retryable = false)
-        return BsonString(name)
-    }
-
-    private suspend fun dropIndexes(name: String, t: CrudTarget, a: Args): BsonValue? {
-        val command = BsonDocument("dropIndexes", BsonString(t.collection!!))
-            .append("index", if (name == "dropIndex") BsonString(a.string("name")) else BsonString("*"))
-        a.copy(command, "comment", "maxTimeMS")
-        write(t, command, retryable = false)
-        return null
-    }
-
-    private suspend fun dropCollection(t: CrudTarget, collection: String): BsonValue? {
-        try {
-            write(t, BsonDocument("drop", BsonString(collection)), retryable = false)
-        } catch (e: MongoCommandException) {
-            if (e.code != NAMESPACE_NOT_FOUND) throw e // drivers ignore dropping a missing collection
-        }
-        return null
-    }
-
-    private suspend fun rename(t: CrudTarget, a: Args): BsonValue? {
-        val command = BsonDocument("renameCollection", BsonString("${t.database}.${t.collection!!}"))
-            .append("to", BsonString("${t.database}.${a.string("to")}"))
-        a.copy(command, "dropTarget")
-        write(CrudTarget(t.cluster, "admin", null, t.options), command, retryable = false)
-        return null
-    }
 
     /**
      * `mapReduce` (crud.md, deprecated): the command with map, reduce, out and the optional
@@ -295,14 +179,6 @@ class CrudOperations {
     }
 
     companion object {
-        private const val NAMESPACE_NOT_FOUND = 26
-
-        /** The options createCollection sends as fields of the `create` command. */
-        private val CREATE_COLLECTION_ARGUMENTS = setOf(
-            "capped", "size", "max", "validator", "validationLevel", "validationAction", "timeseries", "expireAfterSeconds",
-            "clusteredIndex", "changeStreamPreAndPostImages", "viewOn", "pipeline", "collation", "storageEngine", "indexOptionDefaults", "comment",
-        )
-
         /** The options modifyCollection sends as fields of the `collMod` command. */
         private val MODIFY_COLLECTION_ARGUMENTS = setOf(
             "validator", "validationLevel", "validationAction", "index", "changeStreamPreAndPostImages", "expireAfterSeconds",
@@ -313,11 +189,8 @@ class CrudOperations {
         val OPERATIONS: Set<String> = setOf(
             "insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "deleteOne", "deleteMany",
             "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete", "bulkWrite", "find", "findOne", "aggregate",
-            "countDocuments", "estimatedDocumentCount", "count", "distinct", "createIndex", "dropIndex", "dropIndexes",
-            "listIndexes", "listIndexNames", "listCollections", "listCollectionNames", "listCollectionObjects",
-            "listDatabases", "listDatabaseNames", "listDatabaseObjects", "createCollection", "modifyCollection", "dropCollection", "drop", "rename", "runCommand",
-            "mapReduce",
-        )
+            "countDocuments", "estimatedDocumentCount", "count", "distinct", "modifyCollection", "drop", "runCommand", "mapReduce",
+        ) + DriverManagement.OPERATIONS
 
         /** The server error code of [error] (a command error, a driver write exception, a management command's write error), or null. */
         fun errorCode(error: Throwable): Int? = when (error) {

@@ -24,6 +24,16 @@ import org.bson.BsonValue
 class DriverCrud {
     private val databases = ConcurrentHashMap<Pair<MongoCluster, String>, MongoDatabase>()
 
+    /** The database of [t] with its entity options. */
+    fun database(t: CrudTarget): MongoDatabase {
+        var db = databases.computeIfAbsent(t.cluster to t.database) { (cluster, name) -> cluster.database(name) }
+        t.options.readPreference?.let { db = db.withReadPreference(it) }
+        t.options.readConcern?.let { db = db.withReadConcern(DriverOptions.readConcern(it)) }
+        t.options.writeConcern?.let { db = db.withWriteConcern(DriverOptions.writeConcern(it)) }
+        t.options.timeoutMS?.let { db = db.withTimeout(it) }
+        return db
+    }
+
     /** The collection of [t] with its entity options. */
     fun collection(t: CrudTarget): MongoCollection<BsonDocument> {
         val db = databases.computeIfAbsent(t.cluster to t.database) { (cluster, name) -> cluster.database(name) }

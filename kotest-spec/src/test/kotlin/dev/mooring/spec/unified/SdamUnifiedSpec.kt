@@ -44,7 +44,7 @@ fun FunSpecRootScope.unifiedSuite(suite: String) {
  * whose requirements it meets runs on it ([ExternalHost]). A test is skipped only when the file
  * marks it skipped, when no deployment meets its runOnRequirements (the format's own rule), or
  * when [KnownGaps] names it or the library feature it needs, or (in process) when the test kit
- * lacks a server feature it needs ([KnownGaps.testKitReason], [TestKitEngineGaps]: its data engine); a
+ * lacks a server feature it needs ([TestKitEngineGaps], per case); a
  * test this runner cannot run for any other reason (an event, entity or operation it does not
  * implement) fails with that reason, never skips. Before any of that, a file whose schemaVersion
  * the runner does not support ([UnifiedSchemaVersion]) or whose entities are malformed
@@ -83,7 +83,7 @@ fun unifiedCases(file: JsonObject, external: ExternalDeployment? = null): List<S
             val reason = marked ?: if (choice == null) {
                 unsatisfiedReason(fileReqs, testReqs)
             } else {
-                KnownGaps.reason(file, test) ?: missingFeatureReason(file, test) ?: KnownGaps.testKitReason(file, test) ?: TestKitEngineGaps.reason(file, test)
+                KnownGaps.reason(file, test) ?: missingFeatureReason(file, test) ?: TestKitEngineGaps.reason(file, test)
             }
             SpecCase(name, reason) {
                 unsupportedReason(file, test)?.let { throw UnifiedTestFailure.UnsupportedByRunner("this runner cannot run the test: $it") }

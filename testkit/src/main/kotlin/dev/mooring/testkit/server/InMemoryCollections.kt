@@ -22,7 +22,8 @@ import org.bson.BsonValue
  * ([ClientBulkWriteCommand], each operation executed on the backend) and the `$where` sleep
  * ([WhereSleep]: the server sleeps, the clause matches every document). Features the backend
  * lacks are refused with the error a server that does not know them returns ([UnsupportedFeatures]);
- * `mapReduce` is CommandNotFound. Thread-safe (one lock per instance).
+ * `mapReduce` is CommandNotFound; the search index commands are refused as by a server without
+ * Atlas Search ([SearchIndexCommands]). Thread-safe (one lock per instance).
  */
 class InMemoryCollections {
     private val backend = MemoryBackend()
@@ -64,6 +65,7 @@ class InMemoryCollections {
             "drop" -> run(db, cmd).let { if (it["code"] == BsonInt32(NAMESPACE_NOT_FOUND)) BsonDocument("ok", BsonInt32(1)) else it }
             else -> when {
                 ListLocalSessions.matches(cmd) -> ListLocalSessions.reply(db)
+                SearchIndexCommands.matches(cmd) -> SearchIndexCommands.reply()
                 else -> UnsupportedFeatures.refusal(cmd) ?: run(db, WhereSleep.withoutSleep(cmd))
             }
         }
@@ -140,7 +142,7 @@ class InMemoryCollections {
             "insert", "find", "update", "delete", "findAndModify", "count", "distinct", "aggregate",
             "create", "drop", "dropDatabase", "createIndexes", "dropIndexes", "listIndexes", "listCollections", "listDatabases",
             "renameCollection", ClientBulkWriteCommand.NAME, MAP_REDUCE,
-        )
+        ) + SearchIndexCommands.COMMANDS
 
         /** The commands of [COMMANDS] that write (a replica set member accepts them only as primary). */
         val WRITES: Set<String> = setOf(

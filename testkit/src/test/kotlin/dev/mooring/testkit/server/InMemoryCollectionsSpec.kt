@@ -105,6 +105,19 @@ class InMemoryCollectionsSpec : FunSpec({
         c.documents("d", "c").size shouldBe 3
     }
 
+    test("search index commands and \$listSearchIndexes are refused as by a mongod without Atlas Search (SearchNotEnabled)") {
+        val c = seeded()
+        for (cmd in listOf(
+            "{createSearchIndexes: 'c', indexes: []}", "{updateSearchIndex: 'c', name: 'n', definition: {}}", "{dropSearchIndex: 'c', name: 'n'}",
+            "{aggregate: 'c', pipeline: [{\$listSearchIndexes: {}}], cursor: {}}",
+        )) {
+            val reply = c.execute("d", doc(cmd))!!
+            code(reply) shouldBe 31082
+            reply.getString("codeName").value shouldBe "SearchNotEnabled"
+            reply.getString("errmsg").value.contains("Atlas") shouldBe true
+        }
+    }
+
     test("the \$where sleep clause matches every document; the cursor commands and unknown commands are not data commands") {
         val c = seeded()
         ids(c.execute("d", doc("{find: 'c', filter: {\$where: 'sleep(1) || true', x: {\$gte: 22}}}"))!!) shouldBe listOf(2, 3)

@@ -2,6 +2,7 @@ package dev.mooring.sdam.internal.cursor
 
 import dev.mooring.sdam.CursorCloseCancellation
 import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.flow.transform
@@ -14,7 +15,8 @@ import org.bson.BsonDocument
  * exhausted (for a tailable cursor an empty batch does not end it), and closes it — also when
  * the collector is cancelled, throws or stops early (`take`, `first`) — so a cursor still open
  * on the server gets its bounded killCursors and its connection and session go back. The next
- * getMore is sent only when the collector returns from the previous page's `emit`. A getMore
+ * getMore is sent only when the collector returns from the previous page's `emit` (and, for a
+ * collector running under [GetMoreDemand], once that says so). A getMore
  * that fails is emitted as a page carrying the error before the flow ends with it, so a page
  * collector can keep the cursor (and its pinned connection) until it stops collecting. A collector
  * cancelled with [CursorCloseCancellation] closes the cursor under that timeoutMS.
@@ -29,6 +31,8 @@ internal object CursorFlow {
             while (true) {
                 emit(CursorPage(batch, cursor.exhausted))
                 if (cursor.exhausted) break
+                // a collector running under GetMoreDemand (the Java facade's publishers) holds the getMore until it has demand
+                currentCoroutineContext()[GetMoreDemand]?.await()
                 batch = try {
                     cursor.getMore()
                 } catch (e: Throwable) {
