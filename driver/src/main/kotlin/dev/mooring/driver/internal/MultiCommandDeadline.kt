@@ -7,9 +7,12 @@ import dev.mooring.sdam.MongoOperationTimeoutException
  * limits lookup before them): client-side-operations-timeout.md bounds the whole operation, so
  * each call gets what is left. Created when the operation starts; confined to its coroutine.
  */
-internal class MultiCommandDeadline(defaults: Defaults) {
-    /** The effective timeoutMS: the database's/collection's, else the cluster's; null or 0: none. */
-    private val timeoutMS: Long? = defaults.timeoutMS ?: defaults.cluster.settings.timeoutMS
+internal class MultiCommandDeadline(
+    /** The effective timeoutMS: the operation's, database's or collection's, else the cluster's; null or 0: none. */
+    private val timeoutMS: Long?,
+) {
+    constructor(defaults: Defaults) : this(defaults.timeoutMS ?: defaults.cluster.settings.timeoutMS)
+
     private val start = System.nanoTime()
 
     /**
