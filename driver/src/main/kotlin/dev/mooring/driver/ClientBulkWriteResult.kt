@@ -49,7 +49,7 @@ public data class ClientInsertOneResult(val insertedId: BsonValue)
  * (an upserted `_id` of BSON null is [org.bson.BsonNull]). Immutable.
  */
 public data class ClientUpdateResult(
-    /** Documents that matched the filter. */
+    /** Documents that matched the filter (the server's `n`: 1 for an upsert). */
     val matchedCount: Long,
     /** Documents actually changed. */
     val modifiedCount: Long,

@@ -53,7 +53,7 @@ class ClientBulkWriteSpec : FunSpec({
             val v = r.verboseResults!!
             v.insertResults.keys.toList() shouldContainExactly listOf(0, 1)
             v.insertResults[0] shouldBe ClientInsertOneResult(BsonInt32(1))
-            v.updateResults[3] shouldBe ClientUpdateResult(0, 0, BsonInt32(9))
+            v.updateResults[3] shouldBe ClientUpdateResult(1, 0, BsonInt32(9))
             v.updateResults[4] shouldBe ClientUpdateResult(1, 1, null)
             v.deleteResults[5] shouldBe ClientDeleteResult(0)
             val sent = f.started("bulkWrite").single()

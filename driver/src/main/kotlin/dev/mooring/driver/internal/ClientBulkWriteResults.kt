@@ -79,7 +79,8 @@ internal class ClientBulkWriteResults(private val verbose: Boolean, private val 
             ClientOpKind.INSERT -> if (n == 1L) op.insertedId?.let { inserts[op.index] = ClientInsertOneResult(it) }
             ClientOpKind.UPDATE -> {
                 val upsertedId = entry["upserted"]?.takeIf { it.isDocument }?.asDocument()?.get("_id")
-                updates[op.index] = ClientUpdateResult(if (upsertedId != null) n - 1 else n, WriteReplies.count(entry, "nModified"), upsertedId)
+                // bulk-write.md's table: the entry's n is the documents that matched, an upserted one included
+                updates[op.index] = ClientUpdateResult(n, WriteReplies.count(entry, "nModified"), upsertedId)
             }
             ClientOpKind.DELETE -> deletes[op.index] = ClientDeleteResult(n)
         }
