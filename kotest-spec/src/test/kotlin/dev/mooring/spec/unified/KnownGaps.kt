@@ -27,14 +27,7 @@ object KnownGaps {
     private const val RAW_DATA = "uses the rawData option, which crud.md reserves for MongoDB's internal use (time-series " +
         "namespaces) and says drivers SHOULD NOT implement unless asked to: Mooring does not offer it"
 
-    private const val NO_INTERRUPTED_RESULT = "expects the intermediary result of a bulk write interrupted by a network error; " +
-        "crud.md makes BulkWriteException.writeResult NOT REQUIRED, and Mooring's bulkWrite rethrows a non-write error as it is " +
-        "(its type and error labels intact), reporting partial results only with write errors (MongoBulkWriteException)"
-
     private val gaps = mapOf(
-        ("bulkWrite" to "First insertOne is never committed") to NO_INTERRUPTED_RESULT,
-        ("bulkWrite" to "Second updateOne is never committed") to NO_INTERRUPTED_RESULT,
-        ("bulkWrite" to "Third updateOne is never committed") to NO_INTERRUPTED_RESULT,
         ("runCursorCommand" to "Non-tailable cursor iteration timeoutMS is refreshed for getMore if timeoutMode is iteration - failure") to
             ITERATION_BLOCK_SHORTER,
         ("runCursorCommand" to "Tailable cursor iteration timeoutMS is refreshed for getMore - failure") to ITERATION_BLOCK_SHORTER,
