@@ -43,7 +43,9 @@ public class MongoWriteConcernException(
  * `BulkWriteException`). [writeErrors] carry the index of the failed write in the caller's
  * request; an ordered bulk write stops at the first. [partialResult] counts what was applied
  * (acknowledged: this exception is thrown only for acknowledged writes). The error labels of
- * the replies are attached. Immutable but for its error labels, which are thread-safe.
+ * the replies are attached. Also the outcome of a bulk write another error interrupted, attached
+ * to that error ([interruptedBulkWrite]; its lists may be empty then). Immutable but for its
+ * error labels, which are thread-safe.
  */
 public class MongoBulkWriteException(
     /** The failed writes, with their indexes in the request. */
@@ -54,9 +56,15 @@ public class MongoBulkWriteException(
     public val partialResult: BulkWriteResult.Acknowledged,
     /** The namespace (`db.collection`) written to. */
     public val namespace: String,
-) : MooringException(describe(writeErrors, writeConcernErrors, namespace)) {
+) : MooringException(describe(writeErrors, writeConcernErrors, partialResult, namespace)) {
     private companion object {
-        fun describe(w: List<WriteError>, c: List<WriteConcernError>, ns: String): String = buildString {
+        fun describe(w: List<WriteError>, c: List<WriteConcernError>, r: BulkWriteResult.Acknowledged, ns: String): String = buildString {
+            if (w.isEmpty() && c.isEmpty()) {
+                append("bulk write to ").append(ns).append(": acknowledged before the interruption: ").append(r.insertedCount).append(" inserted, ")
+                    .append(r.matchedCount).append(" matched, ").append(r.modifiedCount).append(" modified, ").append(r.deletedCount).append(" deleted, ")
+                    .append(r.upsertedCount).append(" upserted")
+                return@buildString
+            }
             append("bulk write to ").append(ns).append(" failed: ")
             if (w.isNotEmpty()) append(w.size).append(" write error(s), first at index ").append(w[0].index)
                 .append(" (").append(w[0].code).append(": ").append(w[0].message).append(')')

@@ -1,6 +1,10 @@
 package dev.mooring.java
 
 import dev.mooring.cmap.ConnectionPoolStatistics
+import dev.mooring.driver.ClientBulkWriteException
+import dev.mooring.driver.ClientBulkWriteOptions
+import dev.mooring.driver.ClientBulkWriteResult
+import dev.mooring.driver.ClientNamespacedWriteModel
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
@@ -180,6 +184,21 @@ public interface JavaMongoCluster : AutoCloseable {
      * once this cluster is closed.
      */
     public fun getDatabase(name: String): JavaMongoDatabase
+
+    /**
+     * The client bulk write ([dev.mooring.driver.bulkWrite], bulk-write.md `MongoClient.bulkWrite`):
+     * [models] on any namespaces (make them with [WriteModels.on] from a typed collection, or
+     * `ClientNamespacedWriteModel.of(namespace, model)` for `BsonDocument`s) with default options.
+     * The future fails as the suspending form throws: [ClientBulkWriteException] for write errors,
+     * write concern errors and a top-level error after results were observed.
+     */
+    public fun bulkWrite(models: List<ClientNamespacedWriteModel<*>>): CompletableFuture<ClientBulkWriteResult>
+
+    /** [bulkWrite] with [options]. */
+    public fun bulkWrite(models: List<ClientNamespacedWriteModel<*>>, options: ClientBulkWriteOptions): CompletableFuture<ClientBulkWriteResult>
+
+    /** [bulkWrite] with [options] in [session] (null: a session of the bulk write's own). */
+    public fun bulkWrite(models: List<ClientNamespacedWriteModel<*>>, options: ClientBulkWriteOptions, session: ClientSession?): CompletableFuture<ClientBulkWriteResult>
 
     /** Registers [listener] for this cluster's CMAP events from now on; close the handle to remove it. */
     public fun addConnectionPoolListener(listener: ConnectionPoolListener): ListenerRegistration

@@ -1,11 +1,13 @@
 package dev.mooring.java
 
+import dev.mooring.driver.ClientNamespacedWriteModel
 import dev.mooring.driver.Update
 import dev.mooring.driver.WriteModel
 import org.bson.conversions.Bson
 
 /**
- * Java factories of the driver's [WriteModel]s for [JavaMongoCollection.bulkWrite], typed by the
+ * Java factories of the driver's [WriteModel]s for [JavaMongoCollection.bulkWrite] (and, paired with a
+ * namespace by [on], for [JavaMongoCluster.bulkWrite]), typed by the
  * collection's document type so one `List<WriteModel<T>>` holds every kind:
  *
  * ```java
@@ -20,6 +22,14 @@ import org.bson.conversions.Bson
  * documents are.
  */
 public object WriteModels {
+    /**
+     * [model] on [collection]'s namespace for the client bulk write ([JavaMongoCluster.bulkWrite]),
+     * its documents encoded with the collection's codec (from its registry).
+     */
+    @JvmStatic
+    public fun <T : Any> on(collection: JavaMongoCollection<T>, model: WriteModel<T>): ClientNamespacedWriteModel<T> =
+        ClientNamespacedWriteModel.of(collection.namespace, model, collection.codecRegistry.get(collection.documentClass))
+
     /** Inserts [document]. */
     @JvmStatic
     public fun <T : Any> insertOne(document: T): WriteModel<T> = WriteModel.InsertOne(document)

@@ -8,6 +8,7 @@ import dev.mooring.driver.WriteError
 import dev.mooring.driver.WriteModel
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.ReadPreference
+import kotlinx.coroutines.CancellationException
 import org.bson.BsonArray
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
@@ -26,6 +27,12 @@ internal class BulkWriteExecutor<T : Any>(
     private val defaults: Defaults,
     private val collection: String,
     private val codec: DocumentCodec<T>,
+    /**
+     * True (bulkWrite, insertMany): an error that interrupts an acknowledged bulk write carries
+     * what was done before it as a suppressed [MongoBulkWriteException] (see
+     * [dev.mooring.driver.interruptedBulkWrite]); false for the single writes, bulk writes of one.
+     */
+    private val reportsInterruption: Boolean = true,
 ) {
     suspend fun execute(models: List<WriteModel<T>>, options: BulkWriteOptions, session: ClientSession?): BulkWriteResult {
         require(models.isNotEmpty()) { "a bulk write needs at least one write model" }
@@ -38,10 +45,18 @@ internal class BulkWriteExecutor<T : Any>(
         val acc = Accumulator(options.ordered)
         for (batch in batches(statements, limits)) {
             val cmd = command(batch, options)
-            val reply = if (batch.any { it.multi }) {
-                cluster.runCommand(defaults.databaseName, cmd, ReadPreference.PRIMARY, session, deadline.next())
-            } else {
-                cluster.runRetryableWrite(defaults.databaseName, cmd, session, deadline.next())
+            val reply = try {
+                if (batch.any { it.multi }) {
+                    cluster.runCommand(defaults.databaseName, cmd, ReadPreference.PRIMARY, session, deadline.next())
+                } else {
+                    cluster.runRetryableWrite(defaults.databaseName, cmd, session, deadline.next())
+                }
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: Exception) {
+                // crud.md BulkWriteException.writeResult: the error goes on as it is, with what was done before it
+                if (reportsInterruption && !unacknowledged) e.addSuppressed(acc.exception("${defaults.databaseName}.$collection"))
+                throw e
             }
             if (unacknowledged) {
                 batch.forEach { s -> s.insertedId?.let { acc.insertedIds[s.index] = it } }
@@ -52,10 +67,7 @@ internal class BulkWriteExecutor<T : Any>(
         }
         if (unacknowledged) return BulkWriteResult.Unacknowledged(acc.insertedIds.toMap())
         val result = acc.result()
-        if (acc.writeErrors.isNotEmpty() || acc.writeConcernErrors.isNotEmpty()) {
-            throw MongoBulkWriteException(acc.writeErrors.toList(), acc.writeConcernErrors.toList(), result, "${defaults.databaseName}.$collection")
-                .apply { acc.labels.forEach { addErrorLabel(it) } }
-        }
+        if (acc.writeErrors.isNotEmpty() || acc.writeConcernErrors.isNotEmpty()) throw acc.exception("${defaults.databaseName}.$collection")
         return result
     }
 
@@ -113,6 +125,10 @@ internal class BulkWriteExecutor<T : Any>(
             }
             return errors.isNotEmpty()
         }
+
+        /** The [MongoBulkWriteException] of what was reported so far, on [namespace]. */
+        fun exception(namespace: String): MongoBulkWriteException =
+            MongoBulkWriteException(writeErrors.toList(), writeConcernErrors.toList(), result(), namespace).apply { labels.forEach { addErrorLabel(it) } }
 
         fun result(): BulkWriteResult.Acknowledged =
             BulkWriteResult.Acknowledged(inserted, matched, modified, deleted, upsertedIds.size.toLong(), upsertedIds.toMap(), insertedIds.toMap())

@@ -49,7 +49,7 @@ internal class SingleWrites<T : Any>(private val defaults: Defaults, private val
 
     private suspend fun <R : SingleWriteResult> run(model: WriteModel<T>, options: BulkWriteOptions, session: ClientSession?, result: (BulkWriteResult) -> R): R {
         val r = try {
-            BulkWriteExecutor(defaults, collection, codec).execute(listOf(model), options, session)
+            BulkWriteExecutor(defaults, collection, codec, reportsInterruption = false).execute(listOf(model), options, session)
         } catch (e: MongoBulkWriteException) {
             val wce = e.writeConcernErrors.firstOrNull()
             val error = e.writeErrors.firstOrNull()

@@ -33,6 +33,10 @@ import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.supervisorScope
 import dev.mooring.sdam.internal.tracing.CallerTracingContext
 import kotlinx.coroutines.future.await
+import dev.mooring.driver.ClientBulkWriteOptions
+import dev.mooring.driver.ClientBulkWriteResult
+import dev.mooring.driver.ClientNamespacedWriteModel
+import dev.mooring.driver.bulkWrite
 import kotlinx.coroutines.future.future
 import kotlinx.coroutines.launch
 import org.bson.BsonDocument
@@ -109,6 +113,15 @@ internal class DefaultJavaMongoCluster(
         future { cluster.runRetryableWrite(database, command, session) }
 
     override fun startSession(): ClientSession = cluster.startSession()
+
+    override fun bulkWrite(models: List<ClientNamespacedWriteModel<*>>): CompletableFuture<ClientBulkWriteResult> =
+        bulkWrite(models, ClientBulkWriteOptions(), null)
+
+    override fun bulkWrite(models: List<ClientNamespacedWriteModel<*>>, options: ClientBulkWriteOptions): CompletableFuture<ClientBulkWriteResult> =
+        bulkWrite(models, options, null)
+
+    override fun bulkWrite(models: List<ClientNamespacedWriteModel<*>>, options: ClientBulkWriteOptions, session: ClientSession?): CompletableFuture<ClientBulkWriteResult> =
+        future { cluster.bulkWrite(models, options, session) }
 
     override fun runCursorCommand(database: String, command: Bson): Flow.Publisher<BsonDocument> =
         runCursorCommand(database, command, RunCursorCommandOptions())

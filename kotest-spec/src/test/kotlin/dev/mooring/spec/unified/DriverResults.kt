@@ -9,6 +9,7 @@ import dev.mooring.driver.MongoWriteConcernException
 import dev.mooring.driver.MongoWriteException
 import dev.mooring.driver.SingleWriteResult
 import dev.mooring.driver.UpdateResult
+import dev.mooring.driver.interruptedBulkWrite
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
 import org.bson.BsonInt64
@@ -19,8 +20,8 @@ import org.bson.BsonValue
  * result documents (`insertedId`, `insertedIds`, `matchedCount`, `modifiedCount`,
  * `upsertedCount`, `upsertedId`, `deletedCount`, `insertedCount`, `upsertedIds`; an
  * unacknowledged write as `{acknowledged: false}`), and the error facts `expectError` asserts
- * (code, code name, partial result) of [MongoWriteException], [MongoWriteConcernException] and
- * [MongoBulkWriteException]. Pure.
+ * (code, code name, partial result) of [MongoWriteException], [MongoWriteConcernException],
+ * [MongoBulkWriteException] and of an error that interrupted a bulk write. Pure.
  */
 object DriverResults {
     private val UNACKNOWLEDGED get() = BsonDocument("acknowledged", BsonBoolean.FALSE)
@@ -82,6 +83,7 @@ object DriverResults {
     fun partialResult(error: Throwable): BsonDocument? = when (error) {
         is MongoBulkWriteException -> bulkWrite(error.partialResult)
         is MongoWriteConcernException -> error.result?.let(::single)
-        else -> null
+        // a bulk write interrupted by another error: that error, with the outcome so far attached
+        else -> error.interruptedBulkWrite?.let { bulkWrite(it.partialResult) }
     }
 }

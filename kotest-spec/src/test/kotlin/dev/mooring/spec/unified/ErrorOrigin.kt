@@ -14,6 +14,8 @@ object ErrorOrigin {
         is MongoCommandException, is CrudWriteException -> false
         // the driver's write exceptions report a server reply's writeErrors / writeConcernError
         is dev.mooring.driver.MongoWriteException, is dev.mooring.driver.MongoWriteConcernException, is dev.mooring.driver.MongoBulkWriteException -> false
+        // a client bulk write's top-level error decides; else its write errors / write concern errors came from the server
+        is dev.mooring.driver.ClientBulkWriteException -> error.error?.let(::isClientError) ?: false
         is MongoAuthenticationException -> error.serverCode == null
         else -> true
     }

@@ -27,30 +27,7 @@ object KnownGaps {
     private const val RAW_DATA = "uses the rawData option, which crud.md reserves for MongoDB's internal use (time-series " +
         "namespaces) and says drivers SHOULD NOT implement unless asked to: Mooring does not offer it"
 
-    private const val CLIENT_BULK_WRITE_STAND_IN = "checks the client bulk write API (bulk-write.md: %s); Mooring has no client " +
-        "bulk write helper yet (issue 30), and the runner's command stand-in does not implement the helper's own rules"
-
-    private const val NO_INTERRUPTED_RESULT = "expects the intermediary result of a bulk write interrupted by a network error; " +
-        "crud.md makes BulkWriteException.writeResult NOT REQUIRED, and Mooring's bulkWrite rethrows a non-write error as it is " +
-        "(its type and error labels intact), reporting partial results only with write errors (MongoBulkWriteException)"
-
     private val gaps = mapOf(
-        ("client bulkWrite errors" to "Requesting unacknowledged write with ordered is a client-side error") to
-            CLIENT_BULK_WRITE_STAND_IN.format("an unacknowledged ordered write is refused before sending"),
-        ("client bulkWrite errors" to "Requesting unacknowledged write with verboseResults is a client-side error") to
-            CLIENT_BULK_WRITE_STAND_IN.format("an unacknowledged write with verboseResults is refused before sending"),
-        ("client bulkWrite replaceOne-sort" to "client bulkWrite replaceOne with sort option") to CLIENT_BULK_WRITE_STAND_IN.format("the sort option"),
-        ("client bulkWrite updateOne-sort" to "client bulkWrite updateOne with sort option") to CLIENT_BULK_WRITE_STAND_IN.format("the sort option"),
-        ("client bulkWrite update options" to "client bulkWrite update with upsert") to CLIENT_BULK_WRITE_STAND_IN.format("the upsert option's result"),
-        ("client bulkWrite errors" to "an individual operation fails during an ordered bulkWrite") to CLIENT_BULK_WRITE_STAND_IN.format("its write errors"),
-        ("client bulkWrite errors" to "an individual operation fails during an unordered bulkWrite") to CLIENT_BULK_WRITE_STAND_IN.format("its write errors"),
-        ("client bulkWrite errors" to "detailed results are omitted from error when verboseResults is false") to
-            CLIENT_BULK_WRITE_STAND_IN.format("its write errors"),
-        ("client bulkWrite errors" to "a bulk write with only errors does not report a partial result") to
-            CLIENT_BULK_WRITE_STAND_IN.format("the partial result of a failed bulk write"),
-        ("bulkWrite" to "First insertOne is never committed") to NO_INTERRUPTED_RESULT,
-        ("bulkWrite" to "Second updateOne is never committed") to NO_INTERRUPTED_RESULT,
-        ("bulkWrite" to "Third updateOne is never committed") to NO_INTERRUPTED_RESULT,
         ("runCursorCommand" to "Non-tailable cursor iteration timeoutMS is refreshed for getMore if timeoutMode is iteration - failure") to
             ITERATION_BLOCK_SHORTER,
         ("runCursorCommand" to "Tailable cursor iteration timeoutMS is refreshed for getMore - failure") to ITERATION_BLOCK_SHORTER,
@@ -123,7 +100,7 @@ object KnownGaps {
         "span is 'runCommand db'"
 
     /**
-     * The runner sends a client bulk write through runRetryableWrite (span `bulkWrite admin`, as
+     * The driver sends a client bulk write through runRetryableWrite (span `bulkWrite admin`, as
      * drivers name it) unless a model is an updateMany or deleteMany (not retryable: runCommand).
      */
     private fun tracedAsDriversDo(operation: JsonObject): Boolean {
@@ -134,8 +111,8 @@ object KnownGaps {
     }
 
     private const val MULTI_CLIENT_BULK_WRITE = "expects the client bulk write's operation span to be 'bulkWrite admin'; its " +
-        "updateMany/deleteMany models make it a non-retryable write, which Mooring can only send through runCommand (span " +
-        "'runCommand admin'), having no client bulk write helper"
+        "updateMany/deleteMany models make it a non-retryable write, which Mooring's client bulk write sends through the " +
+        "cluster's runCommand (span 'runCommand admin'): the cluster has no way to name a non-retryable write's operation span after its command"
 
     private const val CURSOR_COMMAND_NAMED_AFTER_COMMAND = "expects the operation span of %s to be named runCommand; Mooring's " +
         "runCursorCommand names it after the command it opens the cursor with (its find, aggregate and list helpers rely on that)"

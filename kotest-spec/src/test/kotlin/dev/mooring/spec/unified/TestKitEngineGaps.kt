@@ -141,6 +141,8 @@ object TestKitEngineGaps {
             "updateOne-sort" to "updateOne with sort option unsupported (server-side error)", // crud/updateOne-sort.json
         ),
         Gap.UPDATE_SORT to listOf(
+            "client bulkWrite replaceOne-sort" to "client bulkWrite replaceOne with sort option", // crud/client-bulkWrite-replaceOne-sort.json
+            "client bulkWrite updateOne-sort" to "client bulkWrite updateOne with sort option", // crud/client-bulkWrite-updateOne-sort.json
             "replaceOne-sort" to "ReplaceOne with sort option", // crud/replaceOne-sort.json
             "updateOne-sort" to "UpdateOne with sort option", // crud/updateOne-sort.json
         ),

@@ -301,16 +301,16 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 }
                 "errorCodeName" -> expectThat(CrudOperations.errorCodeName(error) == v.jsonPrimitive.content) { "error $error: expected code name $v" }
                 "writeErrors" -> {
-                    val found = (error as? ClientBulkWriteException)?.writeErrors ?: throw AssertionError("error $error has no writeErrors")
+                    val found = ClientBulkWriteOperation.writeErrors(error) ?: throw AssertionError("error $error has no writeErrors")
                     expectThat(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, found)) { "operation $name: expected writeErrors $v, got $found" }
                 }
                 "writeConcernErrors" -> {
-                    val found = (error as? ClientBulkWriteException)?.writeConcernErrors ?: throw AssertionError("error $error has no writeConcernErrors")
+                    val found = ClientBulkWriteOperation.writeConcernErrors(error) ?: throw AssertionError("error $error has no writeConcernErrors")
                     expectThat(ValueMatching.matches(BsonDocument.parse("{\"v\": $v}")["v"]!!, found)) { "operation $name: expected writeConcernErrors $v, got $found" }
                 }
                 "expectResult" -> {
                     val thrown = result.exceptionOrNull()
-                    val partial = thrown?.let(DriverResults::partialResult) ?: (thrown as? ClientBulkWriteException)?.partialResult
+                    val partial = thrown?.let(DriverResults::partialResult) ?: thrown?.let(ClientBulkWriteOperation::partialResult)
                         ?: throw UnsupportedOperationException(
                             "expectError.expectResult of $name: the error ${thrown?.let { it::class.qualifiedName }} carries no partial result " +
                                 "(the driver reports one only in MongoBulkWriteException and MongoWriteConcernException)",

@@ -1,0 +1,104 @@
+package dev.mooring.driver.internal
+
+import dev.mooring.driver.ClientNamespacedWriteModel
+import dev.mooring.driver.WriteModel
+import org.bson.BsonBoolean
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonString
+import org.bson.BsonValue
+import org.bson.RawBsonDocument
+import org.bson.codecs.BsonDocumentCodec
+import org.bson.codecs.Codec
+import org.bson.conversions.Bson
+
+/** The three operations of a `bulkWrite` command's `ops` (bulk-write.md "Operations"). */
+internal enum class ClientOpKind { INSERT, UPDATE, DELETE }
+
+/**
+ * One model of a client bulk write as an `ops` entry: [kind], the fields after the first
+ * ([fields]; the first is the kind's name with the namespace's nsInfo index, known per command),
+ * the caller's [index] of the model, its [namespace], whether it writes many documents ([multi]:
+ * its command is not retryable), an insert's `_id`, and the entry's encoded [size] (an index is
+ * always an Int32, so the size does not depend on it). Immutable.
+ */
+internal class ClientWriteOp(
+    val index: Int,
+    val namespace: String,
+    val kind: ClientOpKind,
+    private val fields: BsonDocument,
+    val multi: Boolean,
+    val insertedId: BsonValue?,
+) {
+    /** The `ops` entry with [nsIndex], the namespace's position in its command's nsInfo. */
+    fun document(nsIndex: Int): BsonDocument =
+        BsonDocument(kind.name.lowercase(), BsonInt32(nsIndex)).also { it.putAll(fields) }
+
+    val size: Int = RawBsonDocument(document(0), CODEC).sizeInBytes
+
+    private companion object {
+        val CODEC = BsonDocumentCodec()
+    }
+}
+
+/**
+ * Client bulk write models into [ClientWriteOp]s (bulk-write.md "Write Models" and "Building a
+ * bulkWrite Command"): an insert's document gets an `_id` first when it has none; update
+ * documents must start with an operator and replacements must not (crud.md's validation, before
+ * anything is sent); `multi` is always sent; optional fields only when given. Stateless.
+ */
+internal object ClientWriteOps {
+    fun of(index: Int, m: ClientNamespacedWriteModel<*>): ClientWriteOp {
+        @Suppress("UNCHECKED_CAST")
+        val model = m as ClientNamespacedWriteModel<Any>
+        return of(index, model.namespace, model.model, model.codec)
+    }
+
+    private fun of(index: Int, ns: String, model: WriteModel<Any>, codec: Codec<Any>): ClientWriteOp = when (model) {
+        is WriteModel.InsertOne -> {
+            val (doc, id) = DocumentCodec.withId(encode(model.document, codec))
+            ClientWriteOp(index, ns, ClientOpKind.INSERT, BsonDocument("document", doc), false, id)
+        }
+        is WriteModel.UpdateOne -> update(index, ns, model.filter, WriteStatements.updateValue(model.update), false, model.upsert, model.arrayFilters, model.collation, model.hint, model.sort)
+        is WriteModel.UpdateMany -> update(index, ns, model.filter, WriteStatements.updateValue(model.update), true, model.upsert, model.arrayFilters, model.collation, model.hint, null)
+        is WriteModel.ReplaceOne -> {
+            val replacement = encode(model.replacement, codec)
+            WriteStatements.checkReplacement(replacement)
+            update(index, ns, model.filter, replacement, false, model.upsert, null, model.collation, model.hint, model.sort)
+        }
+        is WriteModel.DeleteOne -> delete(index, ns, model.filter, false, model.collation, model.hint)
+        is WriteModel.DeleteMany -> delete(index, ns, model.filter, true, model.collation, model.hint)
+    }
+
+    private fun update(
+        index: Int,
+        ns: String,
+        filter: Bson,
+        mods: BsonValue,
+        multi: Boolean,
+        upsert: Boolean?,
+        arrayFilters: List<Bson>?,
+        collation: Bson?,
+        hint: dev.mooring.driver.Hint?,
+        sort: Bson?,
+    ): ClientWriteOp {
+        val d = BsonDocument("filter", filter.toDoc()).append("updateMods", mods)
+        arrayFilters?.let { d["arrayFilters"] = it.toArray() }
+        d.optDoc("collation", collation).opt("hint", hint).opt("upsert", upsert).optDoc("sort", sort)
+        d["multi"] = BsonBoolean.valueOf(multi)
+        return ClientWriteOp(index, ns, ClientOpKind.UPDATE, d, multi, null)
+    }
+
+    private fun delete(index: Int, ns: String, filter: Bson, multi: Boolean, collation: Bson?, hint: dev.mooring.driver.Hint?): ClientWriteOp {
+        val d = BsonDocument("filter", filter.toDoc())
+        d.optDoc("collation", collation).opt("hint", hint)
+        d["multi"] = BsonBoolean.valueOf(multi)
+        return ClientWriteOp(index, ns, ClientOpKind.DELETE, d, multi, null)
+    }
+
+    private fun encode(document: Any, codec: Codec<Any>): RawBsonDocument =
+        document as? RawBsonDocument ?: RawBsonDocument(document, codec)
+
+    /** The nsInfo entry of [namespace]. */
+    fun nsInfo(namespace: String): BsonDocument = BsonDocument("ns", BsonString(namespace))
+}
