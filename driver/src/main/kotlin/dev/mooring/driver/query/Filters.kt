@@ -1,8 +1,5 @@
-@file:Suppress("INVISIBLE_REFERENCE", "INVISIBLE_MEMBER") // the standard library's @OnlyInputTypes (as in Iterable.contains): no widening of value types
-
 package dev.mooring.driver.query
 
-import kotlin.internal.OnlyInputTypes
 import dev.mooring.driver.internal.query.BsonValueEncoder
 import dev.mooring.driver.internal.query.TypedBson
 import kotlinx.serialization.modules.SerializersModule
@@ -18,15 +15,16 @@ import org.bson.conversions.Bson
 
 // Query filters on field paths (query operators of the MongoDB manual). Each returns an immutable,
 // thread-safe Bson whose values are encoded as the document class stores them, when rendered.
-// Every value is of the field's own type (its element type for array operators), checked by the
-// compiler: `Movie::year eq "x"` and `Movie::year gt "x"` do not compile (the value type
-// parameters are @OnlyInputTypes: Kotlin may not widen them to a common supertype such as Any).
+// Ordering operators (gt, gte, lt, lte) take a value of the field's own Comparable type, so
+// `Movie::year gt "x"` does not compile. The others accept the field's type; Kotlin may widen it
+// (`Movie::year eq "x"` infers Any), and such a value fails with IllegalArgumentException naming
+// the field when the filter is rendered, before anything is sent.
 
 /** `{field: value}`: the field equals [value] (an array field: also when it contains it). */
-public infix fun <T, @OnlyInputTypes V> FieldPath<T, V>.eq(value: V): Bson = TypedBson { m -> BsonDocument(name, encode(value, m)) }
+public infix fun <T, V> FieldPath<T, V>.eq(value: V): Bson = TypedBson { m -> BsonDocument(name, encode(value, m)) }
 
 /** `{field: {$ne: value}}`. */
-public infix fun <T, @OnlyInputTypes V> FieldPath<T, V>.ne(value: V): Bson = op("\$ne") { encode(value, it) }
+public infix fun <T, V> FieldPath<T, V>.ne(value: V): Bson = op("\$ne") { encode(value, it) }
 
 /** `{field: {$gt: value}}`. */
 public infix fun <T, V : Comparable<V>> FieldPath<T, V?>.gt(value: V): Bson = op("\$gt") { encode(value, it) }
@@ -41,10 +39,10 @@ public infix fun <T, V : Comparable<V>> FieldPath<T, V?>.lt(value: V): Bson = op
 public infix fun <T, V : Comparable<V>> FieldPath<T, V?>.lte(value: V): Bson = op("\$lte") { encode(value, it) }
 
 /** `{field: {$in: [values]}}`: the field equals one of [values]. */
-public infix fun <T, @OnlyInputTypes V> FieldPath<T, V>.`in`(values: Iterable<V>): Bson = op("\$in") { m -> BsonArray(values.map { encode(it, m) }) }
+public infix fun <T, V> FieldPath<T, V>.`in`(values: Iterable<V>): Bson = op("\$in") { m -> BsonArray(values.map { encode(it, m) }) }
 
 /** `{field: {$nin: [values]}}`: the field equals none of [values] (or is missing). */
-public infix fun <T, @OnlyInputTypes V> FieldPath<T, V>.nin(values: Iterable<V>): Bson = op("\$nin") { m -> BsonArray(values.map { encode(it, m) }) }
+public infix fun <T, V> FieldPath<T, V>.nin(values: Iterable<V>): Bson = op("\$nin") { m -> BsonArray(values.map { encode(it, m) }) }
 
 /** `{field: {$exists: exists}}`. */
 public infix fun <T> FieldPath<T, *>.exists(exists: Boolean): Bson = op("\$exists") { BsonBoolean.valueOf(exists) }
@@ -64,7 +62,7 @@ public fun <T> FieldPath<T, Number?>.mod(divisor: Long, remainder: Long): Bson =
     op("\$mod") { BsonArray(listOf(BsonInt64(divisor), BsonInt64(remainder))) }
 
 /** `{field: {$all: [values]}}`: the array field contains every one of [values]. */
-public infix fun <T, @OnlyInputTypes E> FieldPath<T, Iterable<E>?>.all(values: Iterable<E>): Bson =
+public infix fun <T, E> FieldPath<T, Iterable<E>?>.all(values: Iterable<E>): Bson =
     op("\$all") { m -> BsonValueEncoder.encodeElements(name, serializer, values.toList(), m) }
 
 /** `{field: {$elemMatch: filter}}`: an element of the array field matches [filter] (built on the element's properties). */

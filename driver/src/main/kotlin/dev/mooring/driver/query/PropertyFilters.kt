@@ -1,21 +1,18 @@
-@file:Suppress("INVISIBLE_REFERENCE", "INVISIBLE_MEMBER") // the standard library's @OnlyInputTypes (as in Iterable.contains): no widening of value types
-
 package dev.mooring.driver.query
 
-import kotlin.internal.OnlyInputTypes
 import kotlin.reflect.KProperty1
 import org.bson.BsonType
 import org.bson.conversions.Bson
 
 // The filters of Filters.kt on a document property directly (`Movie::year gt 2000`): the
 // property's serial name and serializer, as `path(property)` gives them. Immutable, thread-safe
-// results; the value types are checked by the compiler as in Filters.kt.
+// results; the value types are checked as in Filters.kt.
 
 /** `{field: value}`, see [FieldPath.eq]. */
-public inline infix fun <reified T, @OnlyInputTypes V> KProperty1<T, V>.eq(value: V): Bson = path(this) eq value
+public inline infix fun <reified T, V> KProperty1<T, V>.eq(value: V): Bson = path(this) eq value
 
 /** `{field: {$ne: value}}`. */
-public inline infix fun <reified T, @OnlyInputTypes V> KProperty1<T, V>.ne(value: V): Bson = path(this) ne value
+public inline infix fun <reified T, V> KProperty1<T, V>.ne(value: V): Bson = path(this) ne value
 
 /** `{field: {$gt: value}}`. */
 public inline infix fun <reified T, V : Comparable<V>> KProperty1<T, V?>.gt(value: V): Bson = path(this) gt value
@@ -30,10 +27,10 @@ public inline infix fun <reified T, V : Comparable<V>> KProperty1<T, V?>.lt(valu
 public inline infix fun <reified T, V : Comparable<V>> KProperty1<T, V?>.lte(value: V): Bson = path(this) lte value
 
 /** `{field: {$in: [values]}}`. */
-public inline infix fun <reified T, @OnlyInputTypes V> KProperty1<T, V>.`in`(values: Iterable<V>): Bson = path(this) `in` values
+public inline infix fun <reified T, V> KProperty1<T, V>.`in`(values: Iterable<V>): Bson = path(this) `in` values
 
 /** `{field: {$nin: [values]}}`. */
-public inline infix fun <reified T, @OnlyInputTypes V> KProperty1<T, V>.nin(values: Iterable<V>): Bson = path(this) nin values
+public inline infix fun <reified T, V> KProperty1<T, V>.nin(values: Iterable<V>): Bson = path(this) nin values
 
 /** `{field: {$exists: exists}}`. */
 public inline infix fun <reified T> KProperty1<T, *>.exists(exists: Boolean): Bson = path(this) exists exists
@@ -51,7 +48,7 @@ public inline infix fun <reified T> KProperty1<T, String?>.regex(pattern: String
 public inline fun <reified T> KProperty1<T, Number?>.mod(divisor: Long, remainder: Long): Bson = path(this).mod(divisor, remainder)
 
 /** `{field: {$all: [values]}}`, each value encoded as an element of the array is stored. */
-public inline infix fun <reified T, @OnlyInputTypes E> KProperty1<T, Iterable<E>?>.all(values: Iterable<E>): Bson = path(this) all values
+public inline infix fun <reified T, E> KProperty1<T, Iterable<E>?>.all(values: Iterable<E>): Bson = path(this) all values
 
 /** `{field: {$elemMatch: filter}}`: `Movie::cast elemMatch (Person::name eq "Ada")`. */
 public inline infix fun <reified T, E> KProperty1<T, Iterable<E>?>.elemMatch(filter: Bson): Bson = path(this) elemMatch filter

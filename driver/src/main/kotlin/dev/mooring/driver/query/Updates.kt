@@ -1,8 +1,5 @@
-@file:Suppress("INVISIBLE_REFERENCE", "INVISIBLE_MEMBER") // the standard library's @OnlyInputTypes (as in Iterable.contains): no widening of value types
-
 package dev.mooring.driver.query
 
-import kotlin.internal.OnlyInputTypes
 import dev.mooring.driver.Update
 import dev.mooring.driver.internal.query.BsonValueEncoder
 import dev.mooring.driver.internal.query.TypedBson
@@ -17,8 +14,9 @@ import org.bson.conversions.Bson
 
 // Update operators on field paths, each a one-operator document (`{$set: {title: "x"}}`) that
 // [update] combines into an Update.Operators. Values are encoded as the document class stores
-// them, and are of the field's own type (its element type for array operators): another type
-// does not compile (@OnlyInputTypes value type parameters). Immutable, thread-safe results.
+// them. min, max, inc and mul take the field's own Comparable type (another type does not
+// compile); for the others a widened value of another type fails with IllegalArgumentException
+// naming the field when the update is rendered. Immutable, thread-safe results.
 
 /**
  * The update of [operations] (each from [set], [inc], ...): one document with the fields of
@@ -44,10 +42,10 @@ public fun update(vararg operations: Bson): Update.Operators {
 }
 
 /** `{$set: {field: value}}`. */
-public fun <T, @OnlyInputTypes V> set(field: FieldPath<T, V>, value: V): Bson = update("\$set", field) { field.encode(value, it) }
+public fun <T, V> set(field: FieldPath<T, V>, value: V): Bson = update("\$set", field) { field.encode(value, it) }
 
 /** `{$setOnInsert: {field: value}}`: set only when an upsert inserts the document. */
-public fun <T, @OnlyInputTypes V> setOnInsert(field: FieldPath<T, V>, value: V): Bson = update("\$setOnInsert", field) { field.encode(value, it) }
+public fun <T, V> setOnInsert(field: FieldPath<T, V>, value: V): Bson = update("\$setOnInsert", field) { field.encode(value, it) }
 
 /** `{$unset: {field: ""}}`: removes the field. */
 public fun <T> unset(field: FieldPath<T, *>): Bson = update("\$unset", field) { BsonString("") }
@@ -65,24 +63,24 @@ public fun <T, V : Comparable<V>> min(field: FieldPath<T, V?>, value: V): Bson =
 public fun <T, V : Comparable<V>> max(field: FieldPath<T, V?>, value: V): Bson = update("\$max", field) { field.encode(value, it) }
 
 /** `{$push: {field: value}}`: appends [value] to the array field. */
-public fun <T, @OnlyInputTypes E> push(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$push", field) { field.element(value, it) }
+public fun <T, E> push(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$push", field) { field.element(value, it) }
 
 /** `{$push: {field: {$each: [values]}}}`: appends [values] to the array field. */
-public fun <T, @OnlyInputTypes E> pushAll(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
+public fun <T, E> pushAll(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
     update("\$push", field) { BsonDocument("\$each", field.elements(values, it)) }
 
 /** `{$addToSet: {field: value}}`: adds [value] to the array field unless it is there. */
-public fun <T, @OnlyInputTypes E> addToSet(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$addToSet", field) { field.element(value, it) }
+public fun <T, E> addToSet(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$addToSet", field) { field.element(value, it) }
 
 /** `{$addToSet: {field: {$each: [values]}}}`: adds each of [values] that is not there. */
-public fun <T, @OnlyInputTypes E> addAllToSet(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
+public fun <T, E> addAllToSet(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
     update("\$addToSet", field) { BsonDocument("\$each", field.elements(values, it)) }
 
 /** `{$pull: {field: value}}`: removes every element equal to [value]. */
-public fun <T, @OnlyInputTypes E> pull(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$pull", field) { field.element(value, it) }
+public fun <T, E> pull(field: FieldPath<T, Iterable<E>?>, value: E): Bson = update("\$pull", field) { field.element(value, it) }
 
 /** `{$pullAll: {field: [values]}}`: removes every element equal to one of [values]. */
-public fun <T, @OnlyInputTypes E> pullAll(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
+public fun <T, E> pullAll(field: FieldPath<T, Iterable<E>?>, values: Iterable<E>): Bson =
     update("\$pullAll", field) { field.elements(values, it) }
 
 /** `{$pop: {field: 1}}` (the last element), or `{$pop: {field: -1}}` with [first] (the first one). */
