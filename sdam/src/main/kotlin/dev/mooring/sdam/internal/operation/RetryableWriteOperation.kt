@@ -7,6 +7,7 @@ import dev.mooring.sdam.internal.retry.DefaultWriteConcern
 import dev.mooring.sdam.internal.retry.RetryableWrite
 import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
 import dev.mooring.sdam.internal.topology.AttemptReply
+import dev.mooring.sdam.internal.topology.OperationRetry
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
 
@@ -26,6 +27,7 @@ internal object RetryableWriteOperation {
         val op = ctx.monitoredOperation()
         val timeout = ctx.operationTimeout(timeoutMS)
         val s = ctx.operationSession(session)
+        if (s.inTransaction) return inTransaction(ctx, database, checked, session!!, s, timeout, op)
         return try {
             RetryableWrite(doc, ctx.settings.retryWrites, ctx.sessions, s.current).use { write ->
                 try {
@@ -48,6 +50,39 @@ internal object RetryableWriteOperation {
                     e.reply
                 }
             }
+        } finally {
+            s.release()
+        }
+    }
+
+    /**
+     * The write in [session]'s transaction: sent once (transactions.md: a write in a transaction
+     * is not a retryable write; server overload aside) with the transaction's fields, no write
+     * concern of its own, on the primary or the pinned mongos.
+     */
+    private suspend fun inTransaction(
+        ctx: OperationContext,
+        database: String,
+        doc: BsonDocument,
+        session: ClientSession,
+        s: dev.mooring.sdam.internal.session.OperationSession,
+        timeout: dev.mooring.sdam.internal.csot.OperationTimeout,
+        op: dev.mooring.cmap.internal.command.MonitoredOperation?,
+    ): BsonDocument {
+        try {
+            val retry = OperationRetry.withOverloadRetries(OperationRetry.NONE, ctx.settings.retryWrites)
+            return ctx.runner.run(ctx.selection(s, null), doc.firstKey, timeout.timeoutMS, retry, AttemptReply.COMMAND, mayRunOnLoops = true) { selected, connection ->
+                val sent = timeout.withMaxTimeMS(s.attach(doc, connection), selected.description)
+                val reply = try {
+                    ctx.monitored(connection, op, s, timeout).command(database, sent)
+                } catch (e: Throwable) {
+                    s.onError(e)
+                    throw timeout.translate(e)
+                }
+                timeout.checkReply(reply)
+            }
+        } catch (e: Throwable) {
+            throw s.failed(e)
         } finally {
             s.release()
         }
