@@ -60,6 +60,8 @@ public class ClientSession internal constructor(
     /** The cluster's transaction defaults (its read concern level, write concern, read preference). */
     private val clusterDefaults: TransactionOptions = TransactionOptions(),
     private val ends: TransactionEnds? = null,
+    /** The cluster's timeoutMS (withTransaction's limit when set). */
+    internal val clusterTimeoutMS: Long? = null,
 ) : AutoCloseable {
     private val ended = AtomicBoolean(false)
 

@@ -181,7 +181,7 @@ internal class DefaultMongoCluster(
 
     override fun startSession(options: ClientSessionOptions): ClientSession {
         if (live.isClosed || runner.isClosing) throw MongoClusterClosedException("the cluster is closed; cannot start a session")
-        return ClientSession(live.id, sessions.acquire(ops.sessionTimeoutMinutes()), { sessions.release(it, ops.sessionTimeoutMinutes()) }, options, transactionDefaults, transactionEnds)
+        return ClientSession(live.id, sessions.acquire(ops.sessionTimeoutMinutes()), { sessions.release(it, ops.sessionTimeoutMinutes()) }, options, transactionDefaults, transactionEnds, settings.timeoutMS)
     }
 
     /** The transaction options a session inherits from the settings. */
