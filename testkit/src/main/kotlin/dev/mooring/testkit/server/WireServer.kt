@@ -340,7 +340,7 @@ class WireServer private constructor(
         if (reply is Reply.Document) Reply.Document(labelled(cmd, reply.document)) else reply
 
     private fun labelled(cmd: BsonDocument, reply: BsonDocument): BsonDocument =
-        if (labelsRetryableWriteErrors) RetryableWriteLabels.apply(cmd, reply) else reply
+        TransactionLabels.apply(cmd, if (labelsRetryableWriteErrors) RetryableWriteLabels.apply(cmd, reply) else reply)
 
     private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
         WhereSleep.millis(cmd)?.let { delay(it) }

@@ -32,6 +32,8 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             // client bulkWrite came with MongoDB 8.0 (wire version 25)
             ClientBulkWriteCommand.NAME -> if (member.maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) err(59, "CommandNotFound", "no such command: 'bulkWrite'") else write(db, cmd)
             in InMemoryCollections.WRITES -> write(db, cmd)
+            // a transaction ends on the primary (NotWritablePrimary elsewhere, as a write)
+            "commitTransaction", "abortTransaction" -> write(db, cmd)
             "aggregate" -> if (isAggregateWrite(cmd)) write(db, cmd) else read(ctx, db, cmd)
             // a cursor lives on the member that opened it: its server's built-in cursor commands answer
             "getMore", "killCursors" -> null
