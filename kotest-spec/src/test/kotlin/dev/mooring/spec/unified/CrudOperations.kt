@@ -1,5 +1,6 @@
 package dev.mooring.spec.unified
 
+import dev.mooring.driver.database
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.events.MooringException
 import dev.mooring.sdam.ClientSession
@@ -89,6 +90,7 @@ class CrudOperations {
             "createCollection" -> createCollection(target, a)
             "modifyCollection" -> modifyCollection(target, a)
             "dropCollection" -> dropCollection(target, a.string("collection"))
+            "dropDatabase" -> { target.cluster.database(target.database).drop(target.session); null }
             "rename" -> rename(target, a)
             "runCommand" -> runCommand(target, a)
             // DRIVER-PENDING: mapReduce (deprecated) is not in the driver
@@ -315,7 +317,7 @@ class CrudOperations {
             "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete", "bulkWrite", "find", "findOne", "aggregate",
             "countDocuments", "estimatedDocumentCount", "count", "distinct", "createIndex", "dropIndex", "dropIndexes",
             "listIndexes", "listIndexNames", "listCollections", "listCollectionNames", "listCollectionObjects",
-            "listDatabases", "listDatabaseNames", "listDatabaseObjects", "createCollection", "modifyCollection", "dropCollection", "drop", "rename", "runCommand",
+            "listDatabases", "listDatabaseNames", "listDatabaseObjects", "createCollection", "modifyCollection", "dropCollection", "dropDatabase", "drop", "rename", "runCommand",
             "mapReduce",
         )
 

@@ -58,10 +58,6 @@ object KnownGaps {
     private const val GRIDFS = "needs GridFS (%s %s): Mooring has no GridFS API"
     private const val ENCRYPTION = "needs client-side encryption (%s %s): Mooring has no encryption support"
     private const val CHANGE_STREAMS = "needs change streams (%s %s): Mooring has no change stream API"
-    private const val TRANSACTIONS = "needs transactions (%s %s): Mooring has sessions but no transactions (and so no " +
-        "transaction-pinned connections in load-balanced mode)"
-    private const val SESSION_OPTIONS = "needs session options (%s %s): Mooring's sessions have no snapshot reads, causal " +
-        "consistency or default transaction options"
 
     private const val SEARCH_INDEXES = "needs search index management (%s %s): the driver module has the helpers " +
         "(createSearchIndex(es), updateSearchIndex, dropSearchIndex, listSearchIndexes; the driver's IndexManagementSpec tests them on " +
@@ -73,11 +69,7 @@ object KnownGaps {
             "createSearchIndex" to SEARCH_INDEXES, "createSearchIndexes" to SEARCH_INDEXES, "updateSearchIndex" to SEARCH_INDEXES,
             "dropSearchIndex" to SEARCH_INDEXES, "listSearchIndexes" to SEARCH_INDEXES,
             "createChangeStream" to CHANGE_STREAMS,
-            "startTransaction" to TRANSACTIONS, "commitTransaction" to TRANSACTIONS, "abortTransaction" to TRANSACTIONS,
-            "withTransaction" to TRANSACTIONS, "assertSessionTransactionState" to TRANSACTIONS, "assertSessionPinned" to TRANSACTIONS,
-            "assertSessionUnpinned" to TRANSACTIONS,
         ),
-        "sessionOptions" to mapOf("snapshot" to SESSION_OPTIONS, "causalConsistency" to SESSION_OPTIONS, "defaultTransactionOptions" to SESSION_OPTIONS),
         "entity" to mapOf("bucket" to GRIDFS, "clientEncryption" to ENCRYPTION),
         "runOnRequirements" to mapOf("csfle" to ENCRYPTION),
         "client" to mapOf("autoEncryptOpts" to ENCRYPTION),

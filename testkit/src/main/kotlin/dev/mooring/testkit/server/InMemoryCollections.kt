@@ -50,15 +50,16 @@ class InMemoryCollections {
      * [cmd] is not one of [COMMANDS]. A retryable write (`lsid` + `txnNumber`) runs statement by
      * statement, remembered for retries ([RetryableWriteHistory]), under the
      * `onPrimaryTransactionalWrite` [failPoint] if any: when it closes the connection,
-     * [FailPointClosedConnection] is thrown.
+     * [FailPointClosedConnection] is thrown. [router] is the mongos a command came through (null: a mongod).
      */
     @Synchronized
-    fun execute(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null): BsonDocument? {
+    fun execute(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, router: Any? = null): BsonDocument? {
         val name = cmd.keys.firstOrNull()
         if (ServerTransactions.inTransaction(cmd) && (name in COMMANDS || name == ServerTransactions.COMMIT || name == ServerTransactions.ABORT)) {
-            return transactions.execute(db, cmd, onView = { view, c -> onBackend(view) { dispatch(db, c) } }, replay = { d, c -> dispatch(d, c) })
+            return transactions.execute(db, cmd, onView = { view, c -> onBackend(view) { dispatch(db, c) } }, replay = { d, c -> dispatch(d, c) }, router)
         }
         if (name !in COMMANDS) return null
+        snapshotRefusal(cmd)?.let { return it }
         if (name in WRITES) ServerTransactions.namespace(db, cmd)?.let { transactions.changed(it) }
         return try {
             if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one) } else dispatch(db, cmd, failPoint)
@@ -76,6 +77,13 @@ class InMemoryCollections {
         transactions.abortAll()
     }
 
+    /** mongod's refusal of `readConcern: {level: "snapshot"}` outside a transaction for anything but find, aggregate and distinct. */
+    private fun snapshotRefusal(cmd: BsonDocument): BsonDocument? {
+        val level = (cmd["readConcern"] as? BsonDocument)?.get("level")?.takeIf { it.isString }?.asString()?.value
+        if (level != "snapshot" || cmd.firstKey in setOf("find", "aggregate", "distinct")) return null
+        return WireServer.error(72, "InvalidOptions", "readConcern level snapshot is only valid in multi-statement transactions or for find, aggregate and distinct")
+    }
+
     /** Runs [block] with the commands going to [view] (a transaction's), then back to the shared data. */
     private fun <T> onBackend(view: MemoryBackend, block: () -> T): T {
         backend = view
@@ -90,6 +98,8 @@ class InMemoryCollections {
     private fun copyInto(view: MemoryBackend, ns: String) {
         val db = ns.substringBefore('.')
         val collection = ns.substringAfter('.')
+        val names = (backendCommand(db, BsonDocument("listCollections", BsonInt32(1)))["cursor"] as? BsonDocument)?.getArray("firstBatch")
+        if (names?.any { (it as? BsonDocument)?.get("name") == BsonString(collection) } != true) return
         val indexes = (backendCommand(db, BsonDocument("listIndexes", BsonString(collection)))["cursor"] as? BsonDocument)?.getArray("firstBatch") ?: return
         val docs = documents(db, collection)
         onBackend(view) {

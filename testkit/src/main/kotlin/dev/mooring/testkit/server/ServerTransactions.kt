@@ -19,6 +19,10 @@ import org.bson.BsonValue
  *   transaction's copy of it (a committed write of someone else), fails with WriteConflict (112,
  *   `TransientTransactionError`) and aborts the transaction; so does a commit whose collections
  *   changed meanwhile (outside writes are not blocked, as mongod's would be, but fail the commit);
+ * - through a mongos (a [execute] `router`): a commit reaching another router than the one that
+ *   started the transaction recovers its outcome: committed stays committed, an open one is aborted
+ *   (NoSuchTransaction), as a sharded cluster's recovery of a transaction whose commit never began;
+ * - a command that fails (an error reply, a write error) aborts its transaction, as on mongod;
  * - a command for a transaction that is not open (aborted, unknown, replaced by a newer
  *   `txnNumber`) fails with NoSuchTransaction (251, `TransientTransactionError`); an abort aborts.
  *
@@ -30,7 +34,7 @@ import org.bson.BsonValue
 internal class ServerTransactions(private val copyInto: (view: MemoryBackend, ns: String) -> Unit) {
     private enum class State { OPEN, COMMITTED, ABORTED }
 
-    private class Txn(val number: Long) {
+    private class Txn(val number: Long, val router: Any?) {
         var state = State.OPEN
         val view = MemoryBackend()
         val copied = HashMap<String, Long>() // namespace -> its version when copied
@@ -60,6 +64,7 @@ internal class ServerTransactions(private val copyInto: (view: MemoryBackend, ns
         cmd: BsonDocument,
         onView: (MemoryBackend, BsonDocument) -> BsonDocument,
         replay: (String, BsonDocument) -> BsonDocument,
+        router: Any? = null,
     ): BsonDocument {
         val lsid = (cmd["lsid"] as? BsonDocument)?.get("id") ?: return WireServer.error(50768, "InvalidOptions", "a transaction needs an lsid")
         val number = cmd["txnNumber"]?.takeIf { it.isNumber }?.asNumber()?.longValue()
@@ -73,11 +78,12 @@ internal class ServerTransactions(private val copyInto: (view: MemoryBackend, ns
             if (current != null && current.number == number) {
                 return WireServer.error(CONFLICTING_OPERATION, "ConflictingOperationInProgress", "transaction $number already started")
             }
-            bySession[lsid] = Txn(number)
+            bySession[lsid] = Txn(number, router)
         }
         val txn = bySession[lsid]?.takeIf { it.number == number } ?: return noSuchTransaction(number)
         return when (name) {
-            COMMIT -> commit(txn, replay)
+            // a commit reaching another mongos (with the recoveryToken) recovers the outcome: a transaction never committed is aborted
+            COMMIT -> if (txn.router != null && router != txn.router && txn.state == State.OPEN) { txn.state = State.ABORTED; noSuchTransaction(number) } else commit(txn, replay)
             ABORT -> if (txn.state == State.OPEN) { txn.state = State.ABORTED; WireServer.ok() } else noSuchTransaction(number)
             else -> if (txn.state != State.OPEN) noSuchTransaction(number) else inTransaction(db, txn, stripped(cmd), onView)
         }
@@ -95,6 +101,11 @@ internal class ServerTransactions(private val copyInto: (view: MemoryBackend, ns
             if (other || (versions[ns] ?: 0) != txn.copied[ns]) return writeConflict(txn)
         }
         val reply = onView(txn.view, cmd)
+        // mongod aborts a transaction whose statement failed (a write error, a command error)
+        if (reply["ok"]?.let { it.isNumber && it.asNumber().doubleValue() == 1.0 } != true || reply.containsKey("writeErrors")) {
+            txn.state = State.ABORTED
+            return reply
+        }
         if (writes) {
             txn.writes += db to cmd
             ns?.let { txn.written += it }

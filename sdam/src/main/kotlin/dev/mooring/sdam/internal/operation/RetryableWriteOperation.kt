@@ -23,18 +23,19 @@ internal object RetryableWriteOperation {
         require(!checked.containsKey("lsid") && !checked.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
         val doc = DefaultWriteConcern.applyTo(checked, ctx.settings.writeConcern, (timeoutMS ?: ctx.settings.timeoutMS) != null)
         val unacknowledged = RetryableWrite.isUnacknowledged(doc)
-        require(session == null || !unacknowledged) { "an explicit session cannot be used with an unacknowledged write (w: 0)" }
         val op = ctx.monitoredOperation()
         val timeout = ctx.operationTimeout(timeoutMS)
+        // in a transaction the write's own write concern is not sent (transactions.md): w: 0 is no unacknowledged write there
+        if (session != null && session.isInTransaction) return inTransaction(ctx, database, checked, session, ctx.operationSession(session), timeout, op)
+        require(session == null || !unacknowledged) { "an explicit session cannot be used with an unacknowledged write (w: 0)" }
         val s = ctx.operationSession(session)
-        if (s.inTransaction) return inTransaction(ctx, database, checked, session!!, s, timeout, op)
         return try {
             RetryableWrite(doc, ctx.settings.retryWrites, ctx.sessions, s.current).use { write ->
                 try {
                     ctx.runner.run(ServerSelectionOperation.Write, doc.firstKey, timeout.timeoutMS, write, AttemptReply.COMMAND, mayRunOnLoops = true) { selected, connection ->
                         // a write that is not retryable still runs in the (implicit or explicit) session, unless unacknowledged
                         val sent = write.commandFor(selected.description, ctx.topology.description.value)
-                            .let { if (it.containsKey("lsid") || unacknowledged) it else s.attach(it, connection) }
+                            .let { if (it.containsKey("lsid")) s.sessionFields(it, connection) else if (unacknowledged) it else s.attach(it, connection) }
                             .let { timeout.withMaxTimeMS(it, selected.description) }
                         val wire = connection.description?.maxWireVersion
                         val reply = try {

@@ -69,9 +69,13 @@ internal class OperationSession(
             }
         } ?: return command
         pool.markUsed(session)
-        val withLsid = AppendedCommand.append(command, "lsid", session.lsid) // appended, not copied (see AppendedCommand)
-        val c = client ?: return withLsid
-        return SessionCommandFields.apply(withLsid, c.transaction, c.clock, c.options.isCausallyConsistent, c.options.snapshot, connection)
+        return sessionFields(AppendedCommand.append(command, "lsid", session.lsid), connection) // appended, not copied (see AppendedCommand)
+    }
+
+    /** [command] (carrying this session's `lsid`) with the explicit session's fields ([SessionCommandFields]); as is for an implicit session. */
+    fun sessionFields(command: BsonDocument, connection: Connection): BsonDocument {
+        val c = client ?: return command
+        return SessionCommandFields.apply(command, c.transaction, c.clock, c.options.isCausallyConsistent, c.options.snapshot, connection)
     }
 
     /**

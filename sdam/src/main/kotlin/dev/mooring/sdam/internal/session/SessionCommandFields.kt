@@ -1,6 +1,7 @@
 package dev.mooring.sdam.internal.session
 
 import dev.mooring.cmap.Connection
+import dev.mooring.sdam.MongoTransactionStateException
 import dev.mooring.sdam.TransactionState
 import org.bson.BsonBoolean
 import org.bson.BsonDocument
@@ -18,13 +19,30 @@ import org.bson.BsonTimestamp
  *   saw an operation time); every other `readConcern`, and every `writeConcern` but
  *   commitTransaction's and abortTransaction's, removed (the transaction's own apply). The
  *   first command sent moves the transaction to in progress, and on a mongos pins it there.
- * - outside one, for a read that takes a read concern ([READS]): in a snapshot session
- *   `readConcern: {level: "snapshot", atClusterTime}` (once the snapshot time is known); in a
- *   causally consistent one `afterClusterTime` (causal-consistency.md), the level kept.
+ * - outside one: in a snapshot session every command but a cursor's continuation
+ *   ([NO_READ_CONCERN]) `readConcern: {level: "snapshot", atClusterTime}` (atClusterTime once the
+ *   snapshot time is known; the server refuses it for anything but find, aggregate and
+ *   distinct; before MongoDB 5.0 the driver refuses it); for
+ *   the reads and writes that take `afterClusterTime` ([CAUSAL], read-write-concern.md
+ *   "afterClusterTime") in a causally consistent session `afterClusterTime` (causal-consistency.md),
+ *   the level kept. The operation path cannot tell a generic `runCommand` from a helper's
+ *   command, so a runCommand in a causally consistent session gets it too.
  */
 internal object SessionCommandFields {
     /** The commands that take a read concern and get afterClusterTime / a snapshot (causal-consistency.md, driver-sessions.md). */
     val READS: Set<String> = setOf("find", "aggregate", "count", "distinct", "mapReduce", "geoNear")
+
+    /** The commands that take `afterClusterTime` in a causally consistent session (read-write-concern.md "afterClusterTime"). */
+    val CAUSAL: Set<String> = READS + setOf(
+        "parallelCollectionScan", "geoSearch", "insert", "update", "findAndModify", "delete", "bulkWrite", "create", "createIndexes",
+        "drop", "dropDatabase", "dropIndexes",
+    )
+
+    /** Commands a snapshot session sends as they are: a cursor's continuation and the session's own housekeeping. */
+    private val NO_READ_CONCERN: Set<String> = setOf("getMore", "killCursors", "endSessions")
+
+    /** MongoDB 5.0, the first server with snapshot reads outside transactions (driver-sessions.md). */
+    private const val SNAPSHOT_WIRE_VERSION = 13
 
     /** The commands that end a transaction: sent with its fields and their own writeConcern. */
     val ENDS: Set<String> = setOf("commitTransaction", "abortTransaction")
@@ -35,10 +53,13 @@ internal object SessionCommandFields {
         if (transaction.isActive || (name in ENDS && transaction.state != TransactionState.None)) {
             return inTransaction(command, name, transaction, clock, causal, connection)
         }
-        if (name !in READS) return command
+        val snapshotted = snapshot && name !in NO_READ_CONCERN
+        if (snapshotted && (connection.description?.maxWireVersion ?: SNAPSHOT_WIRE_VERSION) < SNAPSHOT_WIRE_VERSION) {
+            throw MongoTransactionStateException("Snapshot reads require MongoDB 5.0 or later")
+        }
         return when {
-            snapshot -> withReadConcern(command, BsonDocument("level", BsonString("snapshot")), clock.snapshotTime?.let { "atClusterTime" to it })
-            causal -> clock.operationTime?.let { t ->
+            snapshotted -> withReadConcern(command, BsonDocument("level", BsonString("snapshot")), clock.snapshotTime?.let { "atClusterTime" to it })
+            causal && name in CAUSAL && !unacknowledged(command) -> clock.operationTime?.let { t ->
                 withReadConcern(command, (command["readConcern"] as? BsonDocument)?.clone() ?: BsonDocument(), "afterClusterTime" to t)
             } ?: command
             else -> command
@@ -70,6 +91,10 @@ internal object SessionCommandFields {
         sent["readConcern"] = readConcern
         return sent
     }
+
+    /** True for a `w: 0` write (causal-consistency.md: an unacknowledged write is not causally consistent). */
+    private fun unacknowledged(command: BsonDocument): Boolean =
+        (command["writeConcern"] as? BsonDocument)?.get("w")?.let { it.isNumber && it.asNumber().intValue() == 0 } == true
 
     /** True when [connection] is to a mongos (its hello said `msg: "isdbgrid"`). */
     fun isMongos(connection: Connection): Boolean =
