@@ -90,7 +90,8 @@ class CrudOperations {
             "createCollection" -> createCollection(target, a)
             "modifyCollection" -> modifyCollection(target, a)
             "dropCollection" -> dropCollection(target, a.string("collection"))
-            "dropDatabase" -> { target.cluster.database(target.database).drop(target.session); null }
+            // a client operation naming the database (unified-test-format.md "dropDatabase")
+            "dropDatabase" -> { target.cluster.database(a.string("database")).drop(target.session); null }
             "rename" -> rename(target, a)
             "runCommand" -> runCommand(target, a)
             // DRIVER-PENDING: mapReduce (deprecated) is not in the driver
@@ -190,7 +191,7 @@ class CrudOperations {
         val command = BsonDocument("listDatabases", BsonInt32(1))
         a.copy(command, "filter", "authorizedDatabases", "comment")
         if (name == "listDatabaseNames") command["nameOnly"] = BsonBoolean.TRUE
-        val dbs = read(CrudTarget(t.cluster, "admin", null, t.options), command).getArray("databases")
+        val dbs = read(CrudTarget(t.cluster, "admin", null, t.options, t.session), command).getArray("databases")
         return if (name == "listDatabaseNames") BsonArray(dbs.map { it.asDocument()["name"]!! }) else dbs
     }
 
