@@ -34,7 +34,32 @@ object KnownGaps {
         "crud.md makes BulkWriteException.writeResult NOT REQUIRED, and Mooring's bulkWrite rethrows a non-write error as it is " +
         "(its type and error labels intact), reporting partial results only with write errors (MongoBulkWriteException)"
 
+    private const val LB_TRANSACTION_PIN = "needs a transaction's connection pinned in load-balanced mode (transactions.md, " +
+        "load-balancers.md \"Behaviour With Transactions\"): Mooring's transactions pin a mongos by selection, not yet a load balancer's " +
+        "connection (issue 31, left open)"
+
+    private const val SESSION_TIMEOUT = "needs a session-level timeoutMS (ClientSession defaultTimeoutMS, client-side-operations-timeout.md " +
+        "\"Convenient Transactions API\"): Mooring's sessions take the cluster's timeoutMS only (issue 31, left open)"
+
     private val gaps = mapOf(
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "all operations go to the same mongos") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "transaction can be committed multiple times") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is not released after a non-transient CRUD error") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is not released after a non-transient commit error") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released after a non-transient abort error") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released after a transient non-network commit error") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released after a transient network commit error") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released after a transient non-network abort error") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released after a transient network abort error") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released on successful abort") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is returned when a new transaction is started") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is returned when a non-transaction operation uses the session") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "a connection can be shared by a transaction and a cursor") to LB_TRANSACTION_PIN,
+        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released when session ended") to LB_TRANSACTION_PIN,
+        ("wait queue timeout errors include details about checked out connections" to "wait queue timeout errors include transaction statistics") to LB_TRANSACTION_PIN,
+        ("timeoutMS can be overridden at the level of a ClientSession" to "timeoutMS applied to commitTransaction") to SESSION_TIMEOUT,
+        ("timeoutMS can be overridden at the level of a ClientSession" to "timeoutMS applied to abortTransaction") to SESSION_TIMEOUT,
+        ("timeoutMS can be overridden at the level of a ClientSession" to "timeoutMS applied to withTransaction") to SESSION_TIMEOUT,
         ("client bulkWrite errors" to "Requesting unacknowledged write with ordered is a client-side error") to
             CLIENT_BULK_WRITE_STAND_IN.format("an unacknowledged ordered write is refused before sending"),
         ("client bulkWrite errors" to "Requesting unacknowledged write with verboseResults is a client-side error") to
