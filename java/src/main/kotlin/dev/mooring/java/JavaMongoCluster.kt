@@ -16,6 +16,7 @@ import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.RunCursorCommandOptions
 import dev.mooring.sdam.TopologyDescription
 import dev.mooring.sdam.TopologyId
+import dev.mooring.sdam.TransactionOptions
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
 import java.time.Duration
@@ -121,6 +122,22 @@ public interface JavaMongoCluster : AutoCloseable {
      * close it (try-with-resources) to return its server session. Never blocks.
      */
     public fun startSession(): ClientSession
+
+    /**
+     * `withTransaction` in a session of its own (`MongoCluster.withTransaction`,
+     * transactions-convenient-api.md): starts a session and a transaction, completes with the
+     * value of the stage [function] returns after committing it, and ends the session. **The
+     * function may be called several times**: the whole transaction is retried when it (or the
+     * commit) fails with an error labelled `TransientTransactionError`, the commit alone on
+     * `UnknownTransactionCommitResult`, for up to 120 s (or the cluster's timeoutMS). When the
+     * stage fails, or the returned future is cancelled while the function's stage runs, the
+     * transaction is aborted before the future completes. Operations of the function must be given
+     * the session to run in the transaction. Never blocks.
+     */
+    public fun <T> withTransaction(function: Function<ClientSession, out CompletionStage<T>>): CompletableFuture<T>
+
+    /** [withTransaction] with the transaction's [options] (read concern level, write concern, read preference, maxCommitTimeMS). */
+    public fun <T> withTransaction(options: TransactionOptions, function: Function<ClientSession, out CompletionStage<T>>): CompletableFuture<T>
 
     /** [runCursorCommand] with the default options (primary, implicit session, the cluster's timeoutMS). */
     public fun runCursorCommand(database: String, command: Bson): Flow.Publisher<BsonDocument>

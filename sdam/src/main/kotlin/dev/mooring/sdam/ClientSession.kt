@@ -1,15 +1,40 @@
 package dev.mooring.sdam
 
+import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.internal.session.ClusterClock
 import dev.mooring.sdam.internal.session.ServerSession
+import dev.mooring.sdam.internal.session.SessionClock
+import dev.mooring.sdam.internal.session.Transaction
+import dev.mooring.sdam.internal.session.TransactionEnds
 import org.bson.BsonDocument
+import org.bson.BsonTimestamp
 import java.util.concurrent.atomic.AtomicBoolean
 
 /**
  * An explicit client session (driver-sessions.md), from [MongoCluster.startSession]: the
  * operations given it ([MongoCluster.runCommand], [MongoCluster.runCursorCommand],
  * [MongoCluster.runRetryableRead], [MongoCluster.runRetryableWrite], [MongoCluster.withConnection])
- * send its [lsid]. Transactions are not supported.
+ * send its [lsid], and so do the collections of `mooring-driver` given it.
+ *
+ * **Transactions** (transactions.md): [startTransaction], then operations given this session run
+ * in the transaction until [commitTransaction] or [abortTransaction] (or [withTransaction], which
+ * retries as transactions-convenient-api.md says). Their commands carry `txnNumber` and
+ * `autocommit: false`, the first one `startTransaction: true` and the transaction's read concern;
+ * the operations' own read and write concerns are not sent (the transaction's write concern goes
+ * with the commit and the abort); their reads go to the transaction's read preference, which
+ * must be primary; nothing in a transaction is retried but the commit and the abort (once) and
+ * server overload. In a sharded cluster the transaction is pinned to the mongos of its first
+ * command. A network or server selection error inside a transaction is labelled
+ * `TransientTransactionError` (retry the whole transaction); a commit whose outcome is unknown
+ * `UnknownTransactionCommitResult` (retry the commit). Misuse fails with
+ * [MongoTransactionStateException].
+ *
+ * **Causal consistency** (causal-consistency.md, on unless [ClientSessionOptions.causalConsistency]
+ * says otherwise or the session is a snapshot session): reads (find, aggregate, count, distinct)
+ * are sent with `afterClusterTime` = the [operationTime] of the session's earlier operations.
+ * **Snapshot sessions** ([ClientSessionOptions.snapshot]): reads are sent with
+ * `readConcern: {level: "snapshot"}` and, after the first, the `atClusterTime` it reported
+ * ([snapshotTime]); transactions are refused.
  *
  * The server session is taken from the cluster's pool when the session starts: a session left
  * unused for more than a minute after [MongoCluster.startSession] risks errors from a server
@@ -30,6 +55,13 @@ public class ClientSession internal constructor(
     internal val clusterId: TopologyId,
     internal val serverSession: ServerSession,
     private val onEnd: (ServerSession) -> Unit,
+    /** This session's options. */
+    public val options: ClientSessionOptions = ClientSessionOptions(),
+    /** The cluster's transaction defaults (its read concern level, write concern, read preference). */
+    private val clusterDefaults: TransactionOptions = TransactionOptions(),
+    private val ends: TransactionEnds? = null,
+    /** The cluster's timeoutMS (withTransaction's limit when set). */
+    internal val clusterTimeoutMS: Long? = null,
 ) : AutoCloseable {
     private val ended = AtomicBoolean(false)
 
@@ -43,8 +75,88 @@ public class ClientSession internal constructor(
     /** True once a network error happened in this session: its server session is discarded, never reused. */
     public val isDirty: Boolean get() = serverSession.isDirty
 
-    /** This session's cluster time, gossiped with its operations only. */
-    internal val clock: ClusterClock = ClusterClock()
+    /** This session's transaction state machine. */
+    internal val transaction: Transaction = Transaction()
+
+    /** This session's cluster time (gossiped with its operations only), operation time and snapshot time. */
+    internal val clock: SessionClock = SessionClock(options.snapshot, transaction)
+
+    /** The state of this session's transaction (transactions.md); [TransactionState.None] when none ran. Thread-safe read. */
+    public val transactionState: TransactionState get() = transaction.state
+
+    /** True between [startTransaction] and [commitTransaction] / [abortTransaction]. */
+    public val isInTransaction: Boolean get() = transaction.isActive
+
+    /** The mongos this session's transaction is pinned to (sharded clusters), or null. */
+    public val pinnedServer: ServerAddress? get() = transaction.pinned
+
+    /**
+     * The highest `operationTime` the replies to this session's operations carried, or one given
+     * to [advanceOperationTime] (causal-consistency.md); null before either.
+     */
+    public val operationTime: BsonTimestamp? get() = clock.operationTime
+
+    /** Advances [operationTime] to [operationTime] when it is higher (causal-consistency.md `advanceOperationTime`). Thread-safe. */
+    public fun advanceOperationTime(operationTime: BsonTimestamp) {
+        clock.advanceOperationTime(operationTime)
+    }
+
+    /** A snapshot session's read time (`atClusterTime` of its first read's reply); null before it, and in other sessions. */
+    public val snapshotTime: BsonTimestamp? get() = clock.snapshotTime
+
+    /**
+     * Starts a transaction (transactions.md `startTransaction`): [options]' null fields come from
+     * [ClientSessionOptions.defaultTransactionOptions], then from the cluster's settings. Sends
+     * nothing; the transaction starts on the server with its first command. Fails with
+     * [MongoTransactionStateException] in a snapshot session, while a transaction is in progress,
+     * and for an unacknowledged write concern; with [IllegalStateException] after [close].
+     */
+    public fun startTransaction(options: TransactionOptions = TransactionOptions()) {
+        check(!ended.get()) { "this session has ended" }
+        if (this.options.snapshot) throw MongoTransactionStateException("Transactions are not supported in snapshot sessions")
+        transaction.checkCanStart()
+        val resolved = options.withDefaults(this.options.defaultTransactionOptions).withDefaults(clusterDefaults)
+        if (resolved.writeConcern?.w == WriteAcknowledgement.Nodes(0)) {
+            throw MongoTransactionStateException("Transactions do not support unacknowledged write concern")
+        }
+        transaction.start(resolved, serverSession.nextTxnNumber())
+    }
+
+    /**
+     * Commits the transaction (transactions.md `commitTransaction`): sends `commitTransaction`
+     * to the primary (or the pinned mongos, with the `recoveryToken`) with the transaction's write
+     * concern and `maxTimeMS` = maxCommitTimeMS, retried once on a retryable error with
+     * `w: "majority"` (and `wtimeout: 10000` unless set). A transaction in which no command ran
+     * sends nothing. Calling it again after a commit sends it again (as a retry). Errors are
+     * labelled `UnknownTransactionCommitResult` when the outcome is unknown (network, selection,
+     * retryable, MaxTimeMSExpired and most write concern errors); a write concern error is
+     * thrown as a `MongoCommandException`. Fails with [MongoTransactionStateException] without a
+     * transaction or after [abortTransaction].
+     */
+    public suspend fun commitTransaction() {
+        val send = transaction.beginCommit()
+        if (send) endsFor().end(this, commit = true)
+    }
+
+    /**
+     * Aborts the transaction (transactions.md `abortTransaction`): sends `abortTransaction` (once
+     * more on a retryable error) when commands ran in it; its errors are ignored. The session is
+     * unpinned. Fails with [MongoTransactionStateException] without a transaction, after a commit
+     * or a second time.
+     */
+    public suspend fun abortTransaction() {
+        val send = transaction.beginAbort()
+        try {
+            if (send) endsFor().end(this, commit = false)
+        } finally {
+            transaction.unpin()
+        }
+    }
+
+    private fun endsFor(): TransactionEnds {
+        check(!ended.get()) { "this session has ended" }
+        return checkNotNull(ends) { "this session cannot run transactions" }
+    }
 
     /**
      * The most recent cluster time this session has seen (driver-sessions.md `clusterTime`): the
@@ -71,10 +183,20 @@ public class ClientSession internal constructor(
 
     /**
      * Ends the session (endSession): returns its server session to the pool, or once the
-     * operations still running in it (an open cursor) have ended. Idempotent, non-blocking.
+     * operations still running in it (an open cursor) have ended. A transaction in progress is
+     * aborted first (driver-sessions.md `endSession`), in the cluster's scope, the server session
+     * held until the abort ends. Idempotent, non-blocking.
      */
     override fun close() {
-        if (ended.compareAndSet(false, true)) returnWhenUnused()
+        if (!ended.compareAndSet(false, true)) return
+        if (transaction.state == TransactionState.InProgress && ends != null) {
+            transaction.beginAbort()
+            synchronized(this) { holders++ }
+            ends.abortAfterClose(this) { releaseHold() }
+        } else if (transaction.state == TransactionState.Starting) {
+            transaction.beginAbort()
+        }
+        returnWhenUnused()
     }
 
     /** The server session for an operation of the cluster [id]; fails for another cluster or an ended session. */

@@ -253,6 +253,14 @@ public interface MongoCluster : AutoCloseable {
     public fun startSession(): ClientSession
 
     /**
+     * Starts an explicit session with [options] (causal consistency, snapshot reads, default
+     * transaction options; see [ClientSessionOptions]), as [startSession] does. The session's
+     * transactions inherit what [options] leaves unset from this cluster's settings (read concern
+     * level, write concern, read preference).
+     */
+    public fun startSession(options: ClientSessionOptions): ClientSession
+
+    /**
      * Runs the write [command] (insert, update, delete, findAndModify, ...) on [database] on
      * the primary (or a mongos) as a retryable write (retryable-writes.md) and returns the reply.
      *

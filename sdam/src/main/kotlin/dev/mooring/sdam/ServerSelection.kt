@@ -127,7 +127,9 @@ internal object ServerSelection {
         servers: List<ServerDescription>,
         operation: ServerSelectionOperation,
         heartbeatFrequencyMS: Long,
-    ): List<ServerDescription> = when (topology.type) {
+    ): List<ServerDescription> = if (operation is ServerSelectionOperation.Pinned) {
+        servers.filterFew { it.address == operation.address && it.type == ServerType.MONGOS }
+    } else when (topology.type) {
         TopologyType.UNKNOWN -> emptyList()
         TopologyType.SINGLE -> servers.filterFew { it.isAvailable }
         TopologyType.LOAD_BALANCED -> servers.filterFew { it.type == ServerType.LOAD_BALANCER }
@@ -136,6 +138,7 @@ internal object ServerSelection {
             is ServerSelectionOperation.Write -> servers.filterFew { it.type == ServerType.RS_PRIMARY }
             is ServerSelectionOperation.Read ->
                 ReplicaSetSelector.read(topology, servers, operation.readPreference, heartbeatFrequencyMS)
+            is ServerSelectionOperation.Pinned -> emptyList() // answered above
         }
     }
 

@@ -10,4 +10,10 @@ internal sealed interface ServerSelectionOperation {
 
     /** A write (or any operation that needs a writable server). */
     public data object Write : ServerSelectionOperation
+
+    /** The mongos at [address] only (a sharded transaction's pinned mongos, transactions.md "Mongos Pinning"). */
+    public data class Pinned(
+        /** The pinned mongos. */
+        val address: dev.mooring.events.ServerAddress,
+    ) : ServerSelectionOperation
 }

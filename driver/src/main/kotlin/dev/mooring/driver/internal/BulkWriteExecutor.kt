@@ -40,7 +40,8 @@ internal class BulkWriteExecutor<T : Any>(
         val deadline = MultiCommandDeadline(defaults)
         val limits = defaults.limits.get(cluster, deadline.next())
         val statements = WriteStatements.of(models, codec, limits.maxBsonObjectSize)
-        val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern)
+        // in a transaction the collection's write concern is not sent (transactions.md): every write is acknowledged
+        val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern) && session?.isInTransaction != true
         limits.checkUnacknowledgedHint(unacknowledged, statements.any { it.hinted })
         val acc = Accumulator(options.ordered)
         for (batch in batches(statements, limits)) {

@@ -53,7 +53,7 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
     }
 
     private suspend fun run(cmd: BsonDocument, session: ClientSession?, deadline: MultiCommandDeadline = MultiCommandDeadline(defaults), known: ServerLimits? = null): T? {
-        val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern)
+        val unacknowledged = Concerns.isUnacknowledged(defaults.writeConcern) && session?.isInTransaction != true
         if (unacknowledged && cmd.containsKey("hint")) {
             (known ?: defaults.limits.get(defaults.cluster, deadline.next())).checkUnacknowledgedHint(true, true)
         }

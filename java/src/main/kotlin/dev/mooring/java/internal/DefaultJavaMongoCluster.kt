@@ -1,5 +1,7 @@
 package dev.mooring.java.internal
 
+import dev.mooring.sdam.withTransaction
+import dev.mooring.sdam.TransactionOptions
 import dev.mooring.cmap.ConnectionPoolStatistics
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
@@ -122,6 +124,16 @@ internal class DefaultJavaMongoCluster(
 
     override fun bulkWrite(models: List<ClientNamespacedWriteModel<*>>, options: ClientBulkWriteOptions, session: ClientSession?): CompletableFuture<ClientBulkWriteResult> =
         future { cluster.bulkWrite(models, options, session) }
+
+    override fun <T> withTransaction(function: Function<ClientSession, out CompletionStage<T>>): CompletableFuture<T> =
+        withTransaction(TransactionOptions(), function)
+
+    override fun <T> withTransaction(options: TransactionOptions, function: Function<ClientSession, out CompletionStage<T>>): CompletableFuture<T> =
+        future {
+            cluster.withTransaction(options) { session ->
+                (function.apply(session) ?: throw NullPointerException("the withTransaction function returned null instead of a CompletionStage")).await()
+            }
+        }
 
     override fun runCursorCommand(database: String, command: Bson): Flow.Publisher<BsonDocument> =
         runCursorCommand(database, command, RunCursorCommandOptions())

@@ -1,5 +1,6 @@
 package dev.mooring.spec.unified
 
+import dev.mooring.driver.database
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.events.MooringException
 import dev.mooring.sdam.ClientSession

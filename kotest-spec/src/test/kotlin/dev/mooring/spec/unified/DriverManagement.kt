@@ -16,6 +16,7 @@ import dev.mooring.driver.TimeSeriesOptions
 import dev.mooring.driver.ValidationAction
 import dev.mooring.driver.ValidationLevel
 import dev.mooring.driver.listDatabaseNames
+import dev.mooring.driver.database
 import dev.mooring.driver.listDatabases
 import kotlinx.coroutines.flow.toList
 import org.bson.BsonArray
@@ -89,6 +90,12 @@ class DriverManagement(private val crud: DriverCrud) {
             "createCollection" -> {
                 DriverOptions.requireKnown(name, a, setOf("collection") + CREATE_COLLECTION_OPTIONS)
                 crud.database(t).createCollection(a.string("collection"), createCollectionOptions(a), s)
+                null
+            }
+            // a client operation naming its database (unified-test-format.md "dropDatabase")
+            "dropDatabase" -> {
+                DriverOptions.requireKnown(name, a, setOf("database"))
+                t.cluster.database(a.string("database")).drop(s)
                 null
             }
             "dropCollection" -> {
@@ -187,7 +194,7 @@ class DriverManagement(private val crud: DriverCrud) {
         val OPERATIONS: Set<String> = setOf(
             "createIndex", "dropIndex", "dropIndexes", "listIndexes", "listIndexNames",
             "createSearchIndex", "createSearchIndexes", "updateSearchIndex", "dropSearchIndex", "listSearchIndexes",
-            "createCollection", "dropCollection", "rename", "listCollections", "listCollectionObjects", "listCollectionNames",
+            "createCollection", "dropCollection", "dropDatabase", "rename", "listCollections", "listCollectionObjects", "listCollectionNames",
             "listDatabases", "listDatabaseObjects", "listDatabaseNames",
         )
 

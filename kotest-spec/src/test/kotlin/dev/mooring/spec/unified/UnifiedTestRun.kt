@@ -195,7 +195,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     entityOptions(o["collectionOptions"]?.jsonObject),
                 )
                 "thread" -> threads[id] = ArrayList()
-                "session" -> sessionOps.create(id, entityOf("client", o["client"], clients).cluster, o)
+                "session" -> entityOf("client", o["client"], clients).let { sessionOps.create(id, it.cluster, o, it.options) }
                 "bucket" -> gridfs.create(id, crudTarget(entityOf("database", o["database"], databases).let { o["database"]!!.jsonPrimitive.content }), o["bucketOptions"] as? JsonObject)
                 else -> throw UnsupportedOperationException("entity $kind")
             }
@@ -254,7 +254,8 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
         }
     }
 
-    private suspend fun operation(scope: CoroutineScope, op: JsonObject) {
+    /** Runs the test operation [op] with its assertions; with [propagate] (a withTransaction callback's) its error is rethrown after them. */
+    private suspend fun operation(scope: CoroutineScope, op: JsonObject, propagate: Boolean = false) {
         val name = (op["name"] as? JsonPrimitive)?.contentOrNull ?: invalidTest("an operation has no name (required): $op")
         val target = (op["object"] as? JsonPrimitive)?.contentOrNull ?: invalidTest("operation $name has no object (required)")
         val args = op["arguments"]?.let { it as? JsonObject ?: invalidTest("operation $name: arguments must be a document") } ?: JsonObject(emptyMap())
@@ -277,7 +278,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             is AssertionError -> throw UnifiedTestFailure.ExpectationFailed(error.message ?: error.toString(), error)
             else -> Unit
         }
-        if (ignore) return
+        if (ignore) { if (propagate && error != null) throw error; return }
         if (expectError == null) {
             if (error != null) throw UnifiedTestFailure.ExpectationFailed("operation $name on $target failed: $error", error)
             op["expectResult"]?.let { expected ->
@@ -338,6 +339,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 else -> throw UnsupportedOperationException("expectError.$k")
             }
         }
+        if (propagate) throw error
     }
 
     /** The server's reply behind [error] (a command error's response, a write error's reply), or null. */
@@ -425,7 +427,14 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 val on = if (cursorOps.isCursor(target)) null else crudTarget(target, args)
                 return cursorOps.execute(name, on, target, args, sessionOps.argument(args), saveAs)
             }
-            in SessionOperations.OPERATIONS -> sessionOps.execute(name, target, args) { entityOf("client", JsonPrimitive(it), clients).snapshot() }
+            in SessionOperations.OPERATIONS -> sessionOps.execute(
+                name, target, args, { entityOf("client", JsonPrimitive(it), clients).snapshot() },
+                callback = { op -> operation(scope, op, propagate = true) },
+                failPointOn = { address, command ->
+                    failPoints += command.getString("configureFailPoint").value
+                    MongoCluster("mongodb://$address/?directConnection=true").use { it.runCommand("admin", command) }
+                },
+            )
             "assertCollectionExists", "assertCollectionNotExists" -> {
                 val db = args["databaseName"]!!.jsonPrimitive.content
                 val coll = args["collectionName"]!!.jsonPrimitive.content

@@ -25,6 +25,10 @@ import dev.mooring.sdam.TopologyEvent
 import dev.mooring.sdam.TopologyId
 import dev.mooring.sdam.internal.cursor.CursorFlow
 import dev.mooring.sdam.internal.cursor.CursorPage
+import dev.mooring.sdam.ClientSessionOptions
+import dev.mooring.sdam.TransactionOptions
+import dev.mooring.sdam.internal.operation.EndTransactionOperation
+import dev.mooring.sdam.internal.session.TransactionEnds
 import dev.mooring.sdam.internal.operation.CommandOperation
 import dev.mooring.sdam.internal.operation.CursorCommandOperation
 import dev.mooring.sdam.internal.operation.EndSessionsOperation
@@ -173,9 +177,35 @@ internal class DefaultMongoCluster(
     internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false, limit: Int? = null): Flow<CursorPage> =
         CursorCommandOperation.pages(ops, database, command, options, retryableRead, limit)
 
-    override fun startSession(): ClientSession {
+    override fun startSession(): ClientSession = startSession(ClientSessionOptions())
+
+    override fun startSession(options: ClientSessionOptions): ClientSession {
         if (live.isClosed || runner.isClosing) throw MongoClusterClosedException("the cluster is closed; cannot start a session")
-        return ClientSession(live.id, sessions.acquire(ops.sessionTimeoutMinutes())) { sessions.release(it, ops.sessionTimeoutMinutes()) }
+        return ClientSession(live.id, sessions.acquire(ops.sessionTimeoutMinutes()), { sessions.release(it, ops.sessionTimeoutMinutes()) }, options, transactionDefaults, transactionEnds, settings.timeoutMS)
+    }
+
+    /** The transaction options a session inherits from the settings. */
+    private val transactionDefaults = TransactionOptions(
+        settings.readConcernLevel, settings.writeConcern.takeUnless { it.isServerDefault }, settings.readPreference, null,
+    )
+
+    /** The cluster's part of commitTransaction / abortTransaction ([EndTransactionOperation]). */
+    private val transactionEnds = object : TransactionEnds {
+        override suspend fun end(session: ClientSession, commit: Boolean) {
+            tracer.trace(if (commit) "commitTransaction" else "abortTransaction", "admin") { EndTransactionOperation.run(ops, session, commit, held = true) }
+        }
+
+        override fun abortAfterClose(session: ClientSession, done: () -> Unit) {
+            scope.launch {
+                try {
+                    EndTransactionOperation.run(ops, session, commit = false, held = false)
+                } catch (e: Exception) {
+                    // driver-sessions.md: the abort of endSession ignores errors (EndTransactionOperation ignores an abort's)
+                } finally {
+                    done()
+                }
+            }
+        }
     }
 
     override suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession?, timeoutMS: Long?): BsonDocument =

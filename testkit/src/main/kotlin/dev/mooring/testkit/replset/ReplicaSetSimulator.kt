@@ -390,11 +390,15 @@ class ReplicaSetSimulator private constructor(
     }
 
     /** Steps [member] down if it is the primary; false otherwise. */
-    internal fun stepDownIfPrimary(member: SimulatedMember): Boolean = synchronized(lock) {
-        if (closed || primaryMember !== member) return false
-        primaryMember = null
-        bumpAll()
-        true
+    internal fun stepDownIfPrimary(member: SimulatedMember): Boolean {
+        synchronized(lock) {
+            if (closed || primaryMember !== member) return false
+            primaryMember = null
+            bumpAll()
+        }
+        // mongod aborts its open transactions when it steps down
+        collections.abortOpenTransactions()
+        return true
     }
 
     /**

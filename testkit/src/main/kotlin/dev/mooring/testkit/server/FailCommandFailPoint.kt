@@ -123,7 +123,8 @@ internal object ErrorCodes {
         189 to "PrimarySteppedDown", 262 to "ExceededTimeLimit", 9001 to "SocketException", 10107 to "NotWritablePrimary",
         11600 to "InterruptedAtShutdown", 11602 to "InterruptedDueToReplStateChange", 13435 to "NotPrimaryNoSecondaryOk",
         13436 to "NotPrimaryOrSecondary", 64 to "WriteConcernFailed", 100 to "UnsatisfiableWriteConcern",
-        462 to "IngressRequestRateLimitExceeded",
+        462 to "IngressRequestRateLimitExceeded", 11601 to "Interrupted", 112 to "WriteConflict", 251 to "NoSuchTransaction",
+        24 to "LockTimeout", 79 to "UnknownReplWriteConcern", 244 to "TransactionAborted",
     )
 
     fun nameOf(code: Int): String? = names[code]

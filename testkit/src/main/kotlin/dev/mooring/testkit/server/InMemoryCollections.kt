@@ -23,10 +23,17 @@ import org.bson.BsonValue
  * ([WhereSleep]: the server sleeps, the clause matches every document). Features the backend
  * lacks are refused with the error a server that does not know them returns ([UnsupportedFeatures]);
  * `mapReduce` is CommandNotFound; the search index commands are refused as by a server without
- * Atlas Search ([SearchIndexCommands]). Thread-safe (one lock per instance).
+ * Atlas Search ([SearchIndexCommands]). Commands with `autocommit: false` run in multi-document
+ * transactions ([ServerTransactions]: each on a view of its own, applied at commit). Thread-safe
+ * (one lock per instance).
  */
 class InMemoryCollections {
-    private val backend = MemoryBackend()
+    private val shared = MemoryBackend()
+
+    /** The backend the commands run on: [shared], or a transaction's view while one of its commands runs. */
+    private var backend = shared
+
+    private val transactions = ServerTransactions(::copyInto)
 
     /** The backend keeps per-connection state (getLastError) by channel; the test kit's servers share one. */
     private val channel = EmbeddedChannel()
@@ -44,15 +51,64 @@ class InMemoryCollections {
      * [cmd] is not one of [COMMANDS]. A retryable write (`lsid` + `txnNumber`) runs statement by
      * statement, remembered for retries ([RetryableWriteHistory]), under the
      * `onPrimaryTransactionalWrite` [failPoint] if any: when it closes the connection,
-     * [FailPointClosedConnection] is thrown.
+     * [FailPointClosedConnection] is thrown. [router] is the mongos a command came through (null: a mongod).
      */
     @Synchronized
-    fun execute(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null): BsonDocument? {
-        if (cmd.keys.firstOrNull() !in COMMANDS) return null
+    fun execute(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, router: Any? = null): BsonDocument? {
+        val name = cmd.keys.firstOrNull()
+        if (ServerTransactions.inTransaction(cmd) && (name in COMMANDS || name == ServerTransactions.COMMIT || name == ServerTransactions.ABORT)) {
+            return transactions.execute(db, cmd, onView = { view, c -> onBackend(view) { dispatch(db, c) } }, replay = { d, c -> dispatch(d, c) }, router)
+        }
+        if (name !in COMMANDS) return null
+        snapshotRefusal(cmd)?.let { return it }
+        if (name in WRITES) ServerTransactions.namespace(db, cmd)?.let { transactions.changed(it) }
         return try {
             if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one) } else dispatch(db, cmd, failPoint)
         } catch (e: FailPointStatementError) {
             FailCommandFailPoint.errorDocument(e.code, e.message!!)
+        }
+    }
+
+    /**
+     * Aborts every open transaction, as a primary that steps down (or restarts) does: their
+     * next command or commit fails with NoSuchTransaction.
+     */
+    @Synchronized
+    fun abortOpenTransactions() {
+        transactions.abortAll()
+    }
+
+    /** mongod's refusal of `readConcern: {level: "snapshot"}` outside a transaction for anything but find, aggregate and distinct. */
+    private fun snapshotRefusal(cmd: BsonDocument): BsonDocument? {
+        val level = (cmd["readConcern"] as? BsonDocument)?.get("level")?.takeIf { it.isString }?.asString()?.value
+        if (level != "snapshot" || cmd.firstKey in setOf("find", "aggregate", "distinct")) return null
+        return WireServer.error(72, "InvalidOptions", "readConcern level snapshot is only valid in multi-statement transactions or for find, aggregate and distinct")
+    }
+
+    /** Runs [block] with the commands going to [view] (a transaction's), then back to the shared data. */
+    private fun <T> onBackend(view: MemoryBackend, block: () -> T): T {
+        backend = view
+        try {
+            return block()
+        } finally {
+            backend = shared
+        }
+    }
+
+    /** Copies the collection [ns] of the shared data (its indexes and documents) into a transaction's [view]. */
+    private fun copyInto(view: MemoryBackend, ns: String) {
+        val db = ns.substringBefore('.')
+        val collection = ns.substringAfter('.')
+        val names = (backendCommand(db, BsonDocument("listCollections", BsonInt32(1)))["cursor"] as? BsonDocument)?.getArray("firstBatch")
+        if (names?.any { (it as? BsonDocument)?.get("name") == BsonString(collection) } != true) return
+        val indexes = (backendCommand(db, BsonDocument("listIndexes", BsonString(collection)))["cursor"] as? BsonDocument)?.getArray("firstBatch") ?: return
+        val docs = documents(db, collection)
+        onBackend(view) {
+            backendCommand(db, BsonDocument("create", BsonString(collection)))
+            val secondary = indexes.map { it.asDocument() }.filter { it.getString("name", BsonString("")).value != "_id_" }
+                .map { BsonDocument("key", it["key"]).append("name", it["name"]).also { d -> it["unique"]?.let { u -> d["unique"] = u } } }
+            if (secondary.isNotEmpty()) backendCommand(db, BsonDocument("createIndexes", BsonString(collection)).append("indexes", BsonArray(secondary)))
+            if (docs.isNotEmpty()) backendCommand(db, BsonDocument("insert", BsonString(collection)).append("documents", BsonArray(docs)))
         }
     }
 

@@ -6,7 +6,7 @@ import org.bson.BsonString
 
 /**
  * What MongoDB 4.4+ does to the reply of a retryable write (a command with `txnNumber` outside
- * a multi-document transaction): an error with a retryable code, or a writeConcernError with
+ * a multi-document transaction, or the commitTransaction / abortTransaction that ends one): an error with a retryable code, or a writeConcernError with
  * one, gets the `RetryableWriteError` label in the top-level `errorLabels`. Pure; thread-safe.
  */
 object RetryableWriteLabels {
@@ -15,9 +15,10 @@ object RetryableWriteLabels {
     /** The codes mongod labels: retryable-writes.md's list of retryable errors. */
     private val codes = setOf(11600, 11602, 10107, 13435, 13436, 189, 91, 7, 6, 89, 9001, 262)
 
-    /** True when [command] is a retryable write as mongod sees it. */
+    /** True when [command] is a retryable write as mongod sees it (commitTransaction and abortTransaction included). */
     fun isRetryableWrite(command: BsonDocument): Boolean =
-        command.containsKey("txnNumber") && command["autocommit"]?.let { it.isBoolean && !it.asBoolean().value } != true
+        command.containsKey("txnNumber") &&
+            (command["autocommit"]?.let { it.isBoolean && !it.asBoolean().value } != true || command.firstKey == "commitTransaction" || command.firstKey == "abortTransaction")
 
     /** [reply] with the label added when mongod would add it to the reply of [command]; [reply] itself otherwise. */
     fun apply(command: BsonDocument, reply: BsonDocument): BsonDocument {

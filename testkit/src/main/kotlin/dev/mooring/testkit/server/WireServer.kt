@@ -335,12 +335,22 @@ class WireServer private constructor(
         return ok()
     }
 
-    /** The reply with the `RetryableWriteError` label MongoDB 4.4+ adds to retryable write errors. */
+    /**
+     * True for a mongos: the replies to commands in a transaction (`autocommit: false`) carry a
+     * `recoveryToken` (transactions.md "recoveryToken field"), which any router accepts back.
+     */
+    @Volatile var sendsRecoveryTokens: Boolean = false
+
+    /** The reply with the `RetryableWriteError` label MongoDB 4.4+ adds to retryable write errors (and a mongos's recoveryToken). */
     private fun labelled(cmd: BsonDocument, reply: Reply): Reply =
-        if (reply is Reply.Document) Reply.Document(labelled(cmd, reply.document)) else reply
+        if (reply is Reply.Document) Reply.Document(withRecoveryToken(cmd, labelled(cmd, reply.document))) else reply
+
+    private fun withRecoveryToken(cmd: BsonDocument, reply: BsonDocument): BsonDocument =
+        if (!sendsRecoveryTokens || !ServerTransactions.inTransaction(cmd) || reply.containsKey("recoveryToken")) reply
+        else reply.clone().append("recoveryToken", BsonDocument("recoveryShardId", BsonString("shard0")))
 
     private fun labelled(cmd: BsonDocument, reply: BsonDocument): BsonDocument =
-        if (labelsRetryableWriteErrors) RetryableWriteLabels.apply(cmd, reply) else reply
+        TransactionLabels.apply(cmd, if (labelsRetryableWriteErrors) RetryableWriteLabels.apply(cmd, reply) else reply)
 
     private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
         WhereSleep.millis(cmd)?.let { delay(it) }
@@ -367,7 +377,7 @@ class WireServer private constructor(
             .append("ok", BsonInt32(1))
         "setParameter" -> if (db == "admin") setParameter(cmd) else error(13, "Unauthorized", "setParameter may only be run against the admin database.")
         ClientBulkWriteCommand.NAME -> if (maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) notFound(ctx) else collections.execute(db, cmd, transactionalWriteFailPoint.get())!!
-        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get()) ?: notFound(ctx)
+        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get(), if (sendsRecoveryTokens) this else null) ?: notFound(ctx)
     }
 
     private fun notFound(ctx: RequestContext) = error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")

@@ -1,5 +1,7 @@
 package dev.mooring.testkit.sharded
 
+import dev.mooring.testkit.server.InMemoryCollections
+
 import dev.mooring.testkit.server.WireServer
 import dev.mooring.testkit.server.ClusterTimeKeeper
 import org.bson.BsonDocument
@@ -7,8 +9,9 @@ import org.bson.BsonDocument
 /**
  * A sharded deployment as a driver sees it: [mongoses] routers on 127.0.0.1, each a
  * [WireServer] answering hello as a mongos ([MongosHello.mongos]) with the built-in commands
- * behind it. Each router keeps its own in-memory collections (there is no shard layer: data
- * written through one router is not visible through another).
+ * behind it. The routers share one [InMemoryCollections] (a single shard behind them all: data
+ * and transactions written through one router are seen through every other, so a transaction
+ * pinned to one router can be committed through another with its `recoveryToken`).
  *
  * Thread-safe; [close] closes every router and is idempotent.
  */
@@ -43,9 +46,11 @@ class ShardedClusterSimulator private constructor(
             require(maxWireVersion >= 6) { "a mongos reports wire version 6 (MongoDB 3.6) or later, got $maxWireVersion" }
             val clock = if (clusterTime) ClusterTimeKeeper() else null
             val started = ArrayList<WireServer>()
+            val shard = InMemoryCollections()
             try {
                 repeat(count) {
-                    val s = WireServer.start()
+                    val s = WireServer.start(collections = shard)
+                    s.sendsRecoveryTokens = true
                     s.maxWireVersion = maxWireVersion
                     s.hello = MongosHello::mongos
                     s.handler = { ctx, db, cmd -> MongosCommands.answer(ctx, db, cmd) }

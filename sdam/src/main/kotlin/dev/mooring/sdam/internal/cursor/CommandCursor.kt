@@ -6,6 +6,7 @@ import dev.mooring.cmap.MongoNetworkException
 import dev.mooring.sdam.CursorType
 import dev.mooring.sdam.RunCursorCommandOptions
 import dev.mooring.sdam.ServerDescription
+import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.ServerSelectionOperation
 import dev.mooring.sdam.TopologyType
 import dev.mooring.sdam.WireVersions
@@ -69,13 +70,16 @@ internal class CommandCursor(
     /** Runs the opening command; returns the first batch. */
     suspend fun open(): List<BsonDocument> {
         val pin = ConnectionPin()
-        val readPreference = options.readPreference
+        // in a transaction: the transaction's selection and read preference, no retry but server overload's
+        val selection = session.transactionSelection(write = false) ?: ServerSelectionOperation.Read(options.readPreference)
+        val readPreference = if (session.inTransaction) ReadPreference.PRIMARY else options.readPreference
+        val attempts = if (session.inTransaction) OperationRetry.withOverloadRetries(OperationRetry.NONE, retry.retriesOverload) else retry
         val name = command.firstKey
         // OpenTelemetry: the opening command runs in an operation span named after it (find, aggregate, ...)
-        return context.tracer.traceCommand(database, command) {
+        return try { context.tracer.traceCommand(database, command) {
             withContext(pin) {
                 // the reply goes to the runner as a command reply: its writeConcernError ($out/$merge) reaches SDAM error handling
-                context.runner.run(ServerSelectionOperation.Read(readPreference), name, timeout.timeoutMS, retry, OPENED_REPLY, mayRunOnLoops = true) { selected, connection ->
+                context.runner.run(selection, name, timeout.timeoutMS, attempts, OPENED_REPLY, mayRunOnLoops = true) { selected, connection ->
                     val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, selected.topology.type, selected.description)
                     val reply = send(connection, database, timeout.initial) { timeout.initialCommand(sent, selected.description) }
                     val batch = CursorBatch.first(name, reply, connection.address)
@@ -93,7 +97,9 @@ internal class CommandCursor(
                     Opened(reply, batch.documents)
                 }
             }
-        }.documents
+        }.documents } catch (e: Throwable) {
+            throw session.failed(e)
+        }
     }
 
     /** The opening command's [reply] and its first batch's [documents]. */

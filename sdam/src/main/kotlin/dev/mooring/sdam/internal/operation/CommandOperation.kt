@@ -35,11 +35,14 @@ internal object CommandOperation {
         val op = ctx.monitoredOperation()
         val timeout = ctx.operationTimeout(timeoutMS)
         val s = ctx.operationSession(session)
+        // in a transaction: the transaction's selection and read preference, no retry but server overload's
+        val rp = if (s.inTransaction) ReadPreference.PRIMARY else readPreference
+        val r = if (s.inTransaction) OperationRetry.withOverloadRetries(OperationRetry.NONE, retry.retriesOverload) else retry
         // An object rather than a lambda: a suspend lambda is allocated twice per operation (its
         // instance, then a copy of it as the coroutine that runs it).
         val attempt = object : suspend (SelectedServer, Connection) -> BsonDocument {
             override suspend fun invoke(selected: SelectedServer, connection: Connection): BsonDocument {
-                val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), readPreference, selected.topology.type, selected.description)
+                val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), rp, selected.topology.type, selected.description)
                 val reply = try {
                     // the gossip inline, through its one home: no wrapper object and frame per command
                     ClusterTimeConnection.gossiped(timeout.withMaxTimeMS(sent, selected.description), ctx.clusterClock, s.clusterClock) {
@@ -53,7 +56,9 @@ internal object CommandOperation {
             }
         }
         try {
-            return ctx.runner.run(ctx.readSelection(readPreference), doc.firstKey, timeout.timeoutMS, retry, AttemptReply.COMMAND, mayRunOnLoops = true, attempt)
+            return ctx.runner.run(ctx.selection(s, readPreference), doc.firstKey, timeout.timeoutMS, r, AttemptReply.COMMAND, mayRunOnLoops = true, attempt)
+        } catch (e: Throwable) {
+            throw s.failed(e)
         } finally {
             s.release()
         }

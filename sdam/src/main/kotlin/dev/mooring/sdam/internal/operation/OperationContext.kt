@@ -90,8 +90,13 @@ internal class OperationContext(
         if (explicit == null) {
             OperationSession(sessions, null, sessionTimeout)
         } else {
-            OperationSession(sessions, explicit.hold(topology.id), sessionTimeout, explicit.clock, explicit::releaseHold)
+            OperationSession(sessions, explicit.hold(topology.id), sessionTimeout, explicit.clock, explicit::releaseHold, explicit)
         }
+
+    /** The selection of an operation of [s] by [readPreference] (null: a write), or its transaction's ([OperationSession.transactionSelection]). */
+    fun selection(s: OperationSession, readPreference: ReadPreference?): ServerSelectionOperation =
+        s.transactionSelection(write = readPreference == null)
+            ?: if (readPreference == null) ServerSelectionOperation.Write else readSelection(readPreference)
 
     /** [command] as a document, after the checks every command-sending operation makes. */
     fun checkCommand(database: String, command: Bson): BsonDocument {

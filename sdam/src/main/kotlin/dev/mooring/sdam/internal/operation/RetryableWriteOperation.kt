@@ -7,6 +7,7 @@ import dev.mooring.sdam.internal.retry.DefaultWriteConcern
 import dev.mooring.sdam.internal.retry.RetryableWrite
 import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
 import dev.mooring.sdam.internal.topology.AttemptReply
+import dev.mooring.sdam.internal.topology.OperationRetry
 import org.bson.BsonDocument
 import org.bson.conversions.Bson
 
@@ -22,9 +23,11 @@ internal object RetryableWriteOperation {
         require(!checked.containsKey("lsid") && !checked.containsKey("txnNumber")) { "a retryable write's command must not carry lsid or txnNumber" }
         val doc = DefaultWriteConcern.applyTo(checked, ctx.settings.writeConcern, (timeoutMS ?: ctx.settings.timeoutMS) != null)
         val unacknowledged = RetryableWrite.isUnacknowledged(doc)
-        require(session == null || !unacknowledged) { "an explicit session cannot be used with an unacknowledged write (w: 0)" }
         val op = ctx.monitoredOperation()
         val timeout = ctx.operationTimeout(timeoutMS)
+        // in a transaction the write's own write concern is not sent (transactions.md): w: 0 is no unacknowledged write there
+        if (session != null && session.isInTransaction) return inTransaction(ctx, database, checked, session, ctx.operationSession(session), timeout, op)
+        require(session == null || !unacknowledged) { "an explicit session cannot be used with an unacknowledged write (w: 0)" }
         val s = ctx.operationSession(session)
         return try {
             RetryableWrite(doc, ctx.settings.retryWrites, ctx.sessions, s.current).use { write ->
@@ -32,7 +35,7 @@ internal object RetryableWriteOperation {
                     ctx.runner.run(ServerSelectionOperation.Write, doc.firstKey, timeout.timeoutMS, write, AttemptReply.COMMAND, mayRunOnLoops = true) { selected, connection ->
                         // a write that is not retryable still runs in the (implicit or explicit) session, unless unacknowledged
                         val sent = write.commandFor(selected.description, ctx.topology.description.value)
-                            .let { if (it.containsKey("lsid") || unacknowledged) it else s.attach(it, connection) }
+                            .let { if (it.containsKey("lsid")) s.sessionFields(it, connection) else if (unacknowledged) it else s.attach(it, connection) }
                             .let { timeout.withMaxTimeMS(it, selected.description) }
                         val wire = connection.description?.maxWireVersion
                         val reply = try {
@@ -48,6 +51,39 @@ internal object RetryableWriteOperation {
                     e.reply
                 }
             }
+        } finally {
+            s.release()
+        }
+    }
+
+    /**
+     * The write in [session]'s transaction: sent once (transactions.md: a write in a transaction
+     * is not a retryable write; server overload aside) with the transaction's fields, no write
+     * concern of its own, on the primary or the pinned mongos.
+     */
+    private suspend fun inTransaction(
+        ctx: OperationContext,
+        database: String,
+        doc: BsonDocument,
+        session: ClientSession,
+        s: dev.mooring.sdam.internal.session.OperationSession,
+        timeout: dev.mooring.sdam.internal.csot.OperationTimeout,
+        op: dev.mooring.cmap.internal.command.MonitoredOperation?,
+    ): BsonDocument {
+        try {
+            val retry = OperationRetry.withOverloadRetries(OperationRetry.NONE, ctx.settings.retryWrites)
+            return ctx.runner.run(ctx.selection(s, null), doc.firstKey, timeout.timeoutMS, retry, AttemptReply.COMMAND, mayRunOnLoops = true) { selected, connection ->
+                val sent = timeout.withMaxTimeMS(s.attach(doc, connection), selected.description)
+                val reply = try {
+                    ctx.monitored(connection, op, s, timeout).command(database, sent)
+                } catch (e: Throwable) {
+                    s.onError(e)
+                    throw timeout.translate(e)
+                }
+                timeout.checkReply(reply)
+            }
+        } catch (e: Throwable) {
+            throw s.failed(e)
         } finally {
             s.release()
         }

@@ -30,7 +30,7 @@ internal object WithConnectionOperation {
         val s = session?.let { ctx.operationSession(it) }
         try {
             return ctx.tracer.trace("withConnection", null) {
-                ctx.runner.run(ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE, AttemptReply.NONE) { _, c ->
+                ctx.runner.run(s?.transactionSelection(write = false) ?: ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE, AttemptReply.NONE) { _, c ->
                     val monitoredConnection = ctx.monitored(c, op, s, timeout)
                     yield()
                     block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicReference
  * cluster (advanced only with cluster times received from servers), one to each explicit
  * session. Thread-safe and lock-free.
  */
-internal class ClusterClock {
+internal open class ClusterClock {
     private val highest = AtomicReference<BsonDocument?>(null)
 
     /** The highest cluster time seen, or null before the first one. Do not modify. */
@@ -32,6 +32,13 @@ internal class ClusterClock {
             if (highest.compareAndSet(now, candidate)) return true
         }
     }
+
+    /**
+     * Called with every reply (an `ok: 0` one too) to an operation that gossips with this clock,
+     * before its `$clusterTime` is taken; nothing for the cluster's clock. An explicit session's
+     * clock ([SessionClock]) records its operation time, snapshot time and recovery token here.
+     */
+    open fun observed(reply: BsonDocument) {}
 
     companion object {
         /** The `clusterTime` timestamp of the cluster time [value], or null when [value] is no cluster time. */

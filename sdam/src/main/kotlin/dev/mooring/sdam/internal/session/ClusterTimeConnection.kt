@@ -50,6 +50,7 @@ internal class ClusterTimeConnection(
 
         /** Advances [cluster] and [session] to the `$clusterTime` of [reply] (an `ok: 0` reply too). */
         fun observe(reply: BsonDocument, cluster: ClusterClock, session: ClusterClock?) {
+            session?.observed(reply)
             val time = reply[FIELD] ?: return
             cluster.advance(time)
             session?.advance(time)

@@ -3,7 +3,14 @@ package dev.mooring.sdam.internal.session
 import dev.mooring.cmap.internal.wire.AppendedCommand
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.events.MooringException
+import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.MongoSessionNotSupportedException
+import dev.mooring.sdam.MongoTransactionStateException
+import dev.mooring.sdam.ReadPreference
+import dev.mooring.sdam.ReadPreferenceMode
+import dev.mooring.sdam.ServerSelectionOperation
+import dev.mooring.sdam.internal.retry.RetryableErrors
 import kotlinx.coroutines.CancellationException
 import org.bson.BsonDocument
 
@@ -14,8 +21,11 @@ import org.bson.BsonDocument
  * [timeoutMinutes] gives the topology's `logicalSessionTimeoutMinutes` for the pool (null in
  * load-balanced mode). [clusterClock] is the explicit session's cluster time (null for an
  * implicit session), gossiped with the cluster's. [onRelease] runs once, at [release] (an
- * explicit session's hold ends). Used from the operation's coroutine only; [release] is
- * idempotent.
+ * explicit session's hold ends). [client] is the explicit session itself: its commands get
+ * the transaction, causal consistency and snapshot fields ([SessionCommandFields]), and
+ * [inTransaction] tells whether the operation runs in its transaction (decided when the
+ * operation starts: an operation outside a transaction forgets an ended one). Used from the
+ * operation's coroutine only; [release] is idempotent.
  */
 internal class OperationSession(
     private val pool: ServerSessionPool,
@@ -23,7 +33,17 @@ internal class OperationSession(
     private val timeoutMinutes: () -> Int?,
     val clusterClock: ClusterClock? = null,
     private val onRelease: () -> Unit = {},
+    private val client: ClientSession? = null,
+    /** True for `commitTransaction` and `abortTransaction`, which end [client]'s transaction. */
+    endsTransaction: Boolean = false,
 ) {
+    /** True when the operation runs in [client]'s transaction (or ends it: commit, abort). */
+    val inTransaction: Boolean = client != null && (endsTransaction || client.transaction.isActive)
+
+    init {
+        if (client != null && !inTransaction) client.transaction.operationOutside()
+    }
+
     private var implicit: ServerSession? = null
     private var released = false
     private var decided = false
@@ -49,7 +69,41 @@ internal class OperationSession(
             }
         } ?: return command
         pool.markUsed(session)
-        return AppendedCommand.append(command, "lsid", session.lsid) // appended, not copied (see AppendedCommand)
+        return sessionFields(AppendedCommand.append(command, "lsid", session.lsid), connection) // appended, not copied (see AppendedCommand)
+    }
+
+    /** [command] (carrying this session's `lsid`) with the explicit session's fields ([SessionCommandFields]); as is for an implicit session. */
+    fun sessionFields(command: BsonDocument, connection: Connection): BsonDocument {
+        val c = client ?: return command
+        return SessionCommandFields.apply(command, c.transaction, c.clock, c.options.isCausallyConsistent, c.options.snapshot, connection)
+    }
+
+    /**
+     * The selection of an operation in [client]'s transaction, or null outside one: the pinned
+     * mongos when pinned, else the primary (a [write], or a read by the transaction's read
+     * preference, which must be primary: transactions.md, [MongoTransactionStateException] otherwise).
+     */
+    fun transactionSelection(write: Boolean): ServerSelectionOperation? {
+        if (!inTransaction) return null
+        val txn = client!!.transaction
+        txn.pinned?.let { return ServerSelectionOperation.Pinned(it) }
+        if (write) return ServerSelectionOperation.Write
+        val rp = txn.options.readPreference ?: ReadPreference.PRIMARY
+        if (rp.mode != ReadPreferenceMode.PRIMARY) throw MongoTransactionStateException("read preference in a transaction must be primary, was ${rp.mode.value}")
+        return READ_PRIMARY
+    }
+
+    /**
+     * [error], the operation's, with the labels of a transaction (transactions.md "Error
+     * labels"): a network error or a server selection error inside a transaction is labelled
+     * `TransientTransactionError` (commitTransaction's are not: see `EndTransactionOperation`),
+     * and an error so labelled unpins the session. Returns [error].
+     */
+    fun failed(error: Throwable, commit: Boolean = false): Throwable {
+        if (!inTransaction || error !is MooringException) return error
+        if (!commit && (error is MongoNetworkException || RetryableErrors.isSelectionFailure(error))) error.addErrorLabel(TRANSIENT_TRANSACTION_ERROR)
+        if (error.hasErrorLabel(TRANSIENT_TRANSACTION_ERROR)) client!!.transaction.unpin()
+        return error
     }
 
     /**
@@ -72,6 +126,9 @@ internal class OperationSession(
     }
 
     companion object {
+        const val TRANSIENT_TRANSACTION_ERROR = "TransientTransactionError"
+        private val READ_PRIMARY = ServerSelectionOperation.Read(ReadPreference.PRIMARY)
+
         /** True when [connection]'s handshake reported `logicalSessionTimeoutMinutes` or it is behind a load balancer. */
         fun supportsSessions(connection: Connection): Boolean {
             val d = connection.description ?: return false

@@ -168,6 +168,7 @@ internal class ServerSelector(
     private fun describe(operation: ServerSelectionOperation): String = when (operation) {
         is ServerSelectionOperation.Write -> "writable server"
         is ServerSelectionOperation.Read -> operation.readPreference.toString()
+        is ServerSelectionOperation.Pinned -> "pinned mongos ${operation.address}"
     }
 
     private fun failed(error: Exception, operationName: String, selector: ServerSelectionOperation, seen: TopologyDescription): Exception {

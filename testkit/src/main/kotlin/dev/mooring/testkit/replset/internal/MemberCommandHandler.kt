@@ -32,6 +32,8 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             // client bulkWrite came with MongoDB 8.0 (wire version 25)
             ClientBulkWriteCommand.NAME -> if (member.maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) err(59, "CommandNotFound", "no such command: 'bulkWrite'") else write(db, cmd)
             in InMemoryCollections.WRITES -> write(db, cmd)
+            // a transaction ends on the primary (NotWritablePrimary elsewhere, as a write)
+            "commitTransaction", "abortTransaction" -> write(db, cmd).let { unsatisfiable(cmd, it) }
             "aggregate" -> if (isAggregateWrite(cmd)) write(db, cmd) else read(ctx, db, cmd)
             // a cursor lives on the member that opened it: its server's built-in cursor commands answer
             "getMore", "killCursors" -> null
@@ -68,6 +70,19 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
 
     private fun write(db: String, cmd: BsonDocument): Reply = guarded {
         sim.writeOnPrimary(member) { sim.collections.execute(db, cmd, member.server?.activeTransactionalWriteFailPoint)!! }
+    }
+
+    /**
+     * [reply] with mongod's UnsatisfiableWriteConcern (100) writeConcernError when [cmd] asks for
+     * more acknowledgements (numeric `w`) than the set has data-bearing members.
+     */
+    private fun unsatisfiable(cmd: BsonDocument, reply: Reply): Reply {
+        val w = (cmd["writeConcern"] as? BsonDocument)?.get("w")?.takeIf { it.isNumber }?.asNumber()?.intValue() ?: return reply
+        val dataBearing = sim.currentConfig.members.count { !it.arbiterOnly }
+        if (w <= dataBearing || reply !is Reply.Document || reply.document["ok"]?.asNumber()?.intValue() != 1) return reply
+        val wce = BsonDocument("code", org.bson.BsonInt32(100)).append("codeName", org.bson.BsonString("UnsatisfiableWriteConcern"))
+            .append("errmsg", org.bson.BsonString("Not enough data-bearing nodes"))
+        return Reply.Document(reply.document.clone().append("writeConcernError", wce))
     }
 
     private fun isAggregateWrite(cmd: BsonDocument): Boolean =

@@ -1,0 +1,13 @@
+package dev.mooring.spec.unified
+
+import io.kotest.core.spec.style.FunSpec
+import kotlin.time.Duration.Companion.seconds
+
+/**
+ * The `causal-consistency (unified format)` suite over the test kit; see [unifiedSuite]. Tests needing a feature Mooring or
+ * the test kit lacks are skipped with the reason.
+ */
+class CausalConsistencyUnifiedSpec : FunSpec({
+    timeout = 600.seconds.inWholeMilliseconds
+    unifiedSuite("causal-consistency")
+})

@@ -1,0 +1,94 @@
+package dev.mooring.sdam.internal.session
+
+import dev.mooring.events.ServerAddress
+import dev.mooring.sdam.MongoTransactionStateException
+import dev.mooring.sdam.TransactionOptions
+import dev.mooring.sdam.TransactionState
+import org.bson.BsonDocument
+
+/**
+ * Internal API, not stable: one session's transaction state machine (transactions.md
+ * "Transaction states"), the one home of its transitions and misuse errors, with what the
+ * running transaction carries: its resolved [options], [txnNumber], the mongos it is [pinned]
+ * to (sharded) and the last `recoveryToken` a mongos sent. A session runs one operation at a
+ * time, so the fields are only made visible across threads (volatile), not locked.
+ */
+internal class Transaction {
+    @Volatile var state: TransactionState = TransactionState.None
+        private set
+
+    /** The running (or last) transaction's options, resolved against the session's and cluster's defaults. */
+    @Volatile var options: TransactionOptions = TransactionOptions()
+        private set
+
+    /** The running (or last) transaction's number. */
+    @Volatile var txnNumber: Long = 0
+        private set
+
+    /** The mongos the transaction's commands go to (sharded clusters: its first command's), or null. */
+    @Volatile var pinned: ServerAddress? = null
+
+    /** The `recoveryToken` of the last mongos reply in this transaction, sent with commit and abort. */
+    @Volatile var recoveryToken: BsonDocument? = null
+
+    /** True once `commitTransaction` was sent for the current transaction: a second commit is a retry (`w: "majority"`). */
+    @Volatile var commitSent: Boolean = false
+
+    /** True while commands run in the transaction (started, not yet committed or aborted). */
+    val isActive: Boolean get() = state == TransactionState.Starting || state == TransactionState.InProgress
+
+    /** Starts a transaction numbered [number] with [resolved] options (misuse checked by the caller, see [checkCanStart]). */
+    fun start(resolved: TransactionOptions, number: Long) {
+        options = resolved
+        txnNumber = number
+        pinned = null
+        recoveryToken = null
+        commitSent = false
+        state = TransactionState.Starting
+    }
+
+    /** Fails unless a new transaction may start now. */
+    fun checkCanStart() {
+        if (isActive) throw MongoTransactionStateException("Transaction already in progress: commit or abort it before starting another")
+    }
+
+    /** The first command of the transaction was sent. */
+    fun sent() {
+        if (state == TransactionState.Starting) state = TransactionState.InProgress
+    }
+
+    /**
+     * Moves to committed for `commitTransaction`; true when the command must be sent (a
+     * transaction whose commands ran, or a commit called again), false for an empty one.
+     */
+    fun beginCommit(): Boolean = when (state) {
+        TransactionState.None -> throw MongoTransactionStateException("No transaction started: call startTransaction before commitTransaction")
+        TransactionState.Aborted -> throw MongoTransactionStateException("Cannot call commitTransaction after calling abortTransaction")
+        TransactionState.Starting, TransactionState.CommittedEmpty -> { state = TransactionState.CommittedEmpty; false }
+        TransactionState.InProgress, TransactionState.Committed -> { state = TransactionState.Committed; true }
+    }
+
+    /** Moves to aborted for `abortTransaction`; true when the command must be sent (commands ran in the transaction). */
+    fun beginAbort(): Boolean = when (state) {
+        TransactionState.None -> throw MongoTransactionStateException("No transaction started: call startTransaction before abortTransaction")
+        TransactionState.Committed, TransactionState.CommittedEmpty ->
+            throw MongoTransactionStateException("Cannot call abortTransaction after calling commitTransaction")
+        TransactionState.Aborted -> throw MongoTransactionStateException("Cannot call abortTransaction twice")
+        TransactionState.Starting -> { state = TransactionState.Aborted; false }
+        TransactionState.InProgress -> { state = TransactionState.Aborted; true }
+    }
+
+    /** An operation outside a transaction starts: an ended transaction is forgotten (state none, unpinned). */
+    fun operationOutside() {
+        val s = state
+        if (s == TransactionState.Committed || s == TransactionState.CommittedEmpty || s == TransactionState.Aborted) {
+            state = TransactionState.None
+            pinned = null
+        }
+    }
+
+    /** Unpins the session (transactions.md: after a transient error, an unknown commit result, an abort, a new transaction). */
+    fun unpin() {
+        pinned = null
+    }
+}

@@ -1,0 +1,16 @@
+package dev.mooring.sdam.internal.session
+
+import dev.mooring.sdam.ClientSession
+
+/**
+ * Internal API, not stable: how a session sends the commands that end its transaction, the
+ * cluster's part of `commitTransaction` / `abortTransaction` (the operation is
+ * `EndTransactionOperation`). Thread-safe.
+ */
+internal interface TransactionEnds {
+    /** Sends `commitTransaction` ([commit]) or `abortTransaction` for [session], with their retry rules. */
+    suspend fun end(session: ClientSession, commit: Boolean)
+
+    /** Aborts [session]'s transaction after the session was closed, in the cluster's scope (errors ignored), then calls [done]. */
+    fun abortAfterClose(session: ClientSession, done: () -> Unit)
+}
