@@ -178,6 +178,17 @@ public class ClientSession internal constructor(
         clock.advance(clusterTime.clone())
     }
 
+    /**
+     * Ends the session as [close] does, and first, when a transaction is in progress, aborts it
+     * and waits for the abort (driver-sessions.md `endSession`; its errors are ignored, as
+     * [abortTransaction]'s are). [close] aborts in the background instead, for callers that cannot
+     * suspend. Idempotent.
+     */
+    public suspend fun endSession() {
+        if (!ended.get() && transaction.state == TransactionState.InProgress && ends != null) abortTransaction()
+        close()
+    }
+
     /** True once [close] was called. */
     public val isEnded: Boolean get() = ended.get()
 

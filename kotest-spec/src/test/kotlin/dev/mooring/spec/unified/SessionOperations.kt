@@ -85,7 +85,8 @@ class SessionOperations {
                 val pinned = argument(args)!!.pinnedServer ?: invalidTest("targetedFailPoint: session ${args["session"]} is not pinned to a mongos")
                 failPointOn(pinned, BsonDocument.parse(args["failPoint"]!!.toString()))
             }
-            "endSession" -> (sessions[target] ?: invalidTest("endSession on '$target', which is not a session entity")).close()
+            // the suspending endSession: a transaction in progress is aborted before the next operation's events are checked
+            "endSession" -> (sessions[target] ?: invalidTest("endSession on '$target', which is not a session entity")).endSession()
             "assertSessionDirty" -> expectThat(argument(args)!!.isDirty) { "session ${args["session"]} is not dirty" }
             "assertSessionNotDirty" -> expectThat(!argument(args)!!.isDirty) { "session ${args["session"]} is dirty" }
             "assertSameLsidOnLastTwoCommands", "assertDifferentLsidOnLastTwoCommands" -> {

@@ -257,6 +257,22 @@ class TransactionSpec : FunSpec({
         }
     }
 
+    test("endSession aborts a transaction in progress before it returns; without a transaction it sends nothing") {
+        scripted { c ->
+            val session = c.startSession()
+            session.startTransaction()
+            c.runRetryableWrite("db", BsonDocument.parse("{insert: 'c3', documents: [{_id: 3}]}"), session)
+            session.endSession()
+            commands("abortTransaction").size shouldBe 1 // sent and answered before endSession returned: no waiting
+            commands("abortTransaction").single()["lsid"] shouldBe session.lsid
+            session.isEnded shouldBe true
+            session.endSession() // idempotent
+            val plain = c.startSession()
+            plain.endSession()
+            commands("abortTransaction").size shouldBe 1
+        }
+    }
+
     test("a causally consistent session sends afterClusterTime with its reads once it saw an operation time; a snapshot session atClusterTime") {
         scripted(clusterTime = true) { c ->
             c.startSession().use { session ->
