@@ -25,6 +25,7 @@ import dev.mooring.sdam.TopologyEvent
 import dev.mooring.sdam.TopologyId
 import dev.mooring.sdam.internal.cursor.CursorFlow
 import dev.mooring.sdam.internal.cursor.CursorPage
+import dev.mooring.sdam.internal.cursor.PageCursor
 import dev.mooring.sdam.internal.operation.CommandOperation
 import dev.mooring.sdam.internal.operation.CursorCommandOperation
 import dev.mooring.sdam.internal.operation.EndSessionsOperation
@@ -170,6 +171,10 @@ internal class DefaultMongoCluster(
      * is retried as [runCommand] is (a pool-cleared error; server overload when retryReads and
      * retryWrites are both on). A positive [limit] caps the documents returned (see [CursorPage.pages]).
      */
+    /** One cursor of [command] for its caller to iterate (see [PageCursor]). */
+    internal fun pageCursor(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean, initialTimeoutMS: Long?): PageCursor =
+        CursorCommandOperation.pageCursor(ops, database, command, options, retryableRead, initialTimeoutMS)
+
     internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false, limit: Int? = null): Flow<CursorPage> =
         CursorCommandOperation.pages(ops, database, command, options, retryableRead, limit)
 
