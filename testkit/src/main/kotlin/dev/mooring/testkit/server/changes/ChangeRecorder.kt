@@ -1,0 +1,140 @@
+package dev.mooring.testkit.server.changes
+
+import org.bson.BsonArray
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonString
+import org.bson.BsonValue
+
+/**
+ * Records in [log] the change events of the writes the test kit's data engine applies, found by
+ * comparing the written collection before and after each write statement: insert, update (with
+ * its `updateDescription`: updated fields by dotted path, removed fields, truncated arrays),
+ * replace, delete (also of findAndModify and upserts), drop and rename (which invalidate the
+ * collection's streams), dropDatabase, and the expanded events create (also when an insert
+ * creates the collection), createIndexes and dropIndexes. [read] returns a collection's
+ * documents, [collections] a database's collection names. Used under the data engine's lock.
+ */
+class ChangeRecorder(
+    private val log: ChangeEventLog,
+    private val read: (db: String, coll: String) -> List<BsonDocument>,
+    private val collections: (db: String) -> List<String>,
+) {
+    /** Applies the write [cmd] on [db] with [apply] (the engine's reply) and records its events. */
+    fun recorded(db: String, cmd: BsonDocument, apply: () -> BsonDocument): BsonDocument {
+        val name = cmd.firstKey
+        if (name !in RECORDED) return apply()
+        if (name == "renameCollection") return renamed(cmd, apply)
+        if (name == "dropDatabase") return droppedDatabase(db, apply)
+        val coll = cmd[name]?.takeIf { it.isString }?.asString()?.value ?: return apply()
+        val existed = coll in collections(db)
+        // an insert's event is its document; the other writes are found by comparing the collection before and after
+        val before = if (name in DOCUMENT_DIFFS && name != "insert") read(db, coll) else emptyList()
+        val reply = apply()
+        if (!ok(reply)) return reply
+        if (!existed && name != "drop" && name != "dropIndexes" && coll in collections(db)) log.append(db, coll, "create", expanded = true)
+        when (name) {
+            "drop" -> if (existed) log.append(db, coll, "drop", invalidates = true)
+            "create" -> Unit
+            "insert" -> (cmd["documents"] as? BsonArray)?.filterIsInstance<BsonDocument>()?.forEach { doc ->
+                val key = doc["_id"]?.let { BsonDocument("_id", it) } ?: BsonDocument()
+                log.append(db, coll, "insert", BsonDocument("documentKey", key).append("fullDocument", doc), after = doc)
+            }
+            "createIndexes" -> log.append(db, coll, "createIndexes", BsonDocument("operationDescription", BsonDocument("indexes", cmd["indexes"] ?: BsonArray())), expanded = true)
+            "dropIndexes" -> log.append(db, coll, "dropIndexes", BsonDocument("operationDescription", BsonDocument("indexes", BsonArray())), expanded = true)
+            else -> diff(db, coll, cmd, before, read(db, coll))
+        }
+        return reply
+    }
+
+    private fun renamed(cmd: BsonDocument, apply: () -> BsonDocument): BsonDocument {
+        val from = cmd["renameCollection"]?.takeIf { it.isString }?.asString()?.value ?: return apply()
+        val to = cmd["to"]?.takeIf { it.isString }?.asString()?.value ?: return apply()
+        val reply = apply()
+        if (!ok(reply)) return reply
+        val (db, coll) = split(from)
+        val (toDb, toColl) = split(to)
+        log.append(db, coll, "rename", BsonDocument("to", BsonDocument("db", BsonString(toDb)).append("coll", BsonString(toColl))), invalidates = true)
+        return reply
+    }
+
+    private fun droppedDatabase(db: String, apply: () -> BsonDocument): BsonDocument {
+        val before = collections(db)
+        val reply = apply()
+        if (!ok(reply)) return reply
+        before.forEach { log.append(db, it, "drop", invalidates = true) }
+        log.append(db, null, "dropDatabase")
+        return reply
+    }
+
+    /** The document events of a write to [db].[coll] that turned [before] into [after]. */
+    private fun diff(db: String, coll: String, cmd: BsonDocument, before: List<BsonDocument>, after: List<BsonDocument>) {
+        val old = before.associateBy { it["_id"] }
+        val new = after.associateBy { it["_id"] }
+        val replacement = isReplacement(cmd)
+        for (doc in after) {
+            val id = doc["_id"]
+            val key = BsonDocument("_id", id ?: continue)
+            val was = old[id]
+            when {
+                was == null -> log.append(db, coll, "insert", BsonDocument("documentKey", key).append("fullDocument", doc), after = doc)
+                was == doc -> Unit
+                replacement -> log.append(db, coll, "replace", BsonDocument("documentKey", key).append("fullDocument", doc), before = was, after = doc)
+                else -> log.append(db, coll, "update", BsonDocument("documentKey", key).append("updateDescription", UpdateDiff.of(was, doc)), before = was, after = doc)
+            }
+        }
+        for (doc in before) {
+            val id = doc["_id"] ?: continue
+            if (id !in new) log.append(db, coll, "delete", BsonDocument("documentKey", BsonDocument("_id", id)), before = doc)
+        }
+    }
+
+    /** True when the write's update document is a replacement (no operator), as an event of type `replace`. */
+    private fun isReplacement(cmd: BsonDocument): Boolean {
+        val u: BsonValue? = when (cmd.firstKey) {
+            "update" -> (cmd["updates"] as? BsonArray)?.firstOrNull()?.asDocument()?.get("u")
+            "findAndModify" -> cmd["update"]
+            else -> null
+        }
+        return u is BsonDocument && u.keys.none { it.startsWith("$") }
+    }
+
+    private fun ok(reply: BsonDocument): Boolean = reply["ok"]?.takeIf { it.isNumber }?.asNumber()?.doubleValue() == 1.0 &&
+        (reply["writeErrors"] as? BsonArray).isNullOrEmpty()
+
+    private fun split(ns: String): Pair<String, String> = ns.substringBefore('.') to ns.substringAfter('.')
+
+    private companion object {
+        val RECORDED = setOf("insert", "update", "delete", "findAndModify", "create", "drop", "dropDatabase", "createIndexes", "dropIndexes", "renameCollection")
+        val DOCUMENT_DIFFS = setOf("insert", "update", "delete", "findAndModify")
+    }
+}
+
+/** An update's `updateDescription`: the changes between two versions of a document. Pure. */
+internal object UpdateDiff {
+    fun of(before: BsonDocument, after: BsonDocument): BsonDocument {
+        val updated = BsonDocument()
+        val removed = BsonArray()
+        val truncated = BsonArray()
+        walk("", before, after, updated, removed, truncated)
+        return BsonDocument("updatedFields", updated).append("removedFields", removed).append("truncatedArrays", truncated)
+    }
+
+    private fun walk(prefix: String, before: BsonDocument, after: BsonDocument, updated: BsonDocument, removed: BsonArray, truncated: BsonArray) {
+        for ((k, v) in after) {
+            val path = prefix + k
+            val old = before[k]
+            when {
+                old == v -> Unit
+                old is BsonDocument && v is BsonDocument -> walk("$path.", old, v, updated, removed, truncated)
+                old is BsonArray && v is BsonArray && v.size < old.size -> {
+                    // a shortened array: truncated, with the elements that changed before its new end
+                    truncated.add(BsonDocument("field", BsonString(path)).append("newSize", BsonInt32(v.size)))
+                    v.withIndex().filter { (i, e) -> old[i] != e }.forEach { (i, e) -> updated["$path.$i"] = e }
+                }
+                else -> updated[path] = v
+            }
+        }
+        for (k in before.keys) if (k !in after) removed.add(BsonString(prefix + k))
+    }
+}
