@@ -128,13 +128,14 @@ public fun MongoCluster.database(name: String): MongoDatabase = DefaultMongoData
  * The changes to every database of this cluster but `admin`, `local` and `config`
  * (change-streams.md `MongoClient.watch`: `aggregate: 1` on `admin` with `allChangesForCluster`;
  * MongoDB 4.0+) as a resumable cold flow of events (see [ChangeStream]), with the cluster settings'
- * read preference, read concern and timeoutMS.
+ * read preference and read concern; [timeoutMS] as [MongoCluster.runCommand]'s (null: the cluster's).
  */
 public fun MongoCluster.watch(
     pipeline: List<Bson> = emptyList(),
     options: ChangeStreamOptions = ChangeStreamOptions(),
     session: ClientSession? = null,
-): ChangeStream<BsonDocument> = DefaultMongoDatabase.watchCluster(this, pipeline, options, session)
+    timeoutMS: Long? = null,
+): ChangeStream<BsonDocument> = DefaultMongoDatabase.watchCluster(this, pipeline, options, session, timeoutMS)
 
 /** The collection [name] with documents of [T] ([MongoDatabase.collection]). */
 public inline fun <reified T : Any> MongoDatabase.collection(name: String): MongoCollection<T> = collection(name, T::class)

@@ -151,4 +151,21 @@ class ChangeStreamSpec : FunSpec({
             recorder.aggregates().size shouldBe 0
         }
     }
+
+    test("timeoutMS: the opening aggregate and each next get timeoutMS each; a next that times out leaves the stream to resume") {
+        withSet { rs, cluster, recorder ->
+            val items = cluster.database("shop").collection<Item>("items").withTimeout(400)
+            rs.primary!!.configureFailPoint(failPoint("{configureFailPoint: 'failCommand', mode: {times: 2}, data: {failCommands: ['aggregate', 'getMore'], blockConnection: true, blockTimeMS: 250}}"))
+            val stream = items.watch(options = ChangeStreamOptions(maxAwaitTimeMS = 1, batchSize = 2))
+            val cursor = stream.cursor()
+            cursor.tryNext() shouldBe null
+            rs.primary!!.configureFailPoint(failPoint("{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['getMore'], blockConnection: true, blockTimeMS: 600}}"))
+            shouldThrow<dev.mooring.sdam.MongoOperationTimeoutException> { cursor.next() }
+            items.insertOne(Item(1, "a"))
+            // the next call resumes first (an aggregate), then reads on
+            cursor.next()!!.fullDocument shouldBe Item(1, "a")
+            cursor.close()
+            recorder.aggregates().size shouldBe 2
+        }
+    }
 })

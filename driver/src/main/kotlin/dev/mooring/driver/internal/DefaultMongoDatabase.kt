@@ -78,8 +78,8 @@ internal class DefaultMongoDatabase private constructor(private val defaults: De
 
     companion object {
         /** `MongoCluster.watch`: a database-less stream on `admin` with `allChangesForCluster`, under the cluster settings' defaults. */
-        fun watchCluster(cluster: MongoCluster, pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): ChangeStream<BsonDocument> {
-            val defaults = (of(cluster, "admin") as DefaultMongoDatabase).defaults
+        fun watchCluster(cluster: MongoCluster, pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?, timeoutMS: Long?): ChangeStream<BsonDocument> {
+            val defaults = (of(cluster, "admin") as DefaultMongoDatabase).defaults.copy(timeoutMS = timeoutMS)
             val command = ChangeStreamCommand(defaults, null, true, pipeline, options, session)
             return DefaultChangeStream(command, ChangeStreamEvents(DocumentCodec.of(BsonDocument::class, defaults.module, "admin")))
         }

@@ -30,6 +30,7 @@ object TestKitEngineGaps {
             val args = op["arguments"] as? JsonObject ?: JsonObject(emptyMap())
             if (name == "mapReduce") return "needs mapReduce, which $ENGINE does not have"
             if (name == "find") FIND_OPTIONS.firstOrNull { args[it] == JsonPrimitive(true) }?.let { return "needs the find option $it, which $ENGINE ignores" }
+            if (projectsDottedValue(args)) return "needs a \$project stage that sets a dotted path to a value, which $ENGINE takes as a field name"
             if (pipelineUpdate(args)) return "needs an update given as a pipeline, which $ENGINE does not have"
             if (name in LISTINGS && (args["filter"] as? JsonObject)?.isNotEmpty() == true) return "needs a $name filter, which $ENGINE ignores"
             if (name == "createCollection" && args["capped"] == JsonPrimitive(true)) return "needs a capped collection, which $ENGINE does not have"
@@ -42,6 +43,12 @@ object TestKitEngineGaps {
     private val FIND_OPTIONS = listOf("returnKey", "showRecordId")
 
     private val LISTINGS = setOf("listCollections", "listCollectionNames", "listCollectionObjects", "listDatabases", "listDatabaseNames", "listDatabaseObjects")
+
+    /** A `pipeline` of [args] with a `$project` stage that sets a dotted path (`{"a.b": value}`, not an inclusion or exclusion). */
+    private fun projectsDottedValue(args: JsonObject): Boolean = (args["pipeline"] as? JsonArray).orEmpty().any { stage ->
+        val project = (stage as? JsonObject)?.get("\$project") as? JsonObject ?: return@any false
+        project.any { (k, v) -> '.' in k && (v as? JsonPrimitive)?.let { it.isString || (it.content != "0" && it.content != "1" && it.content != "true" && it.content != "false") } != false }
+    }
 
     /** An update of [args] (or of one of its bulk write requests or models) given as a pipeline. */
     private fun pipelineUpdate(args: JsonObject): Boolean {

@@ -17,7 +17,10 @@ object CursorCommands {
     /** The reply to a cursor-opening read, or null when [cmd] is not one. */
     fun open(ctx: RequestContext, db: String, cmd: BsonDocument, collections: InMemoryCollections): BsonDocument? {
         if (ctx.commandName !in opening) return null
-        if (ChangeStreamCursors.isChangeStream(cmd)) return ctx.server.changeStreams.open(db, cmd, ctx.server.cursorOwner(ctx), collections.changeEvents, collections::documents)
+        if (ChangeStreamCursors.isChangeStream(cmd)) {
+            val hello = ctx.server.hello(ctx, BsonDocument("hello", org.bson.BsonInt32(1)))
+            return ctx.server.changeStreams.open(db, cmd, ctx.server.cursorOwner(ctx), collections.changeEvents, collections::documents, hello)
+        }
         val whole = unbatched(cmd)
         val full = collections.execute(db, whole) ?: return null
         val tail = if (ctx.commandName == "find") tailOf(db, whole, collections) else null

@@ -1,6 +1,8 @@
 package dev.mooring.testkit.server.changes
 
+import java.util.UUID
 import org.bson.BsonArray
+import org.bson.BsonBinary
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
@@ -20,6 +22,19 @@ class ChangeRecorder(
     private val read: (db: String, coll: String) -> List<BsonDocument>,
     private val collections: (db: String) -> List<String>,
 ) {
+    /** Each collection's UUID (`collectionUUID` of its events), new after a drop. */
+    private val uuids = HashMap<String, BsonBinary>()
+
+    private fun uuid(db: String, coll: String): BsonBinary = uuids.getOrPut("$db.$coll") { BsonBinary(UUID.randomUUID()) }
+
+    private fun forget(db: String, coll: String) {
+        uuids.remove("$db.$coll")
+    }
+
+    /** [log]'s append with the collection's UUID (shown with showExpandedEvents). */
+    private fun event(db: String, coll: String, type: String, fields: BsonDocument = BsonDocument(), expanded: Boolean = false, invalidates: Boolean = false, before: BsonDocument? = null, after: BsonDocument? = null) =
+        log.append(db, coll, type, fields.append("collectionUUID", uuid(db, coll)), expanded, invalidates, before, after)
+
     /** Applies the write [cmd] on [db] with [apply] (the engine's reply) and records its events. */
     fun recorded(db: String, cmd: BsonDocument, apply: () -> BsonDocument): BsonDocument {
         val name = cmd.firstKey
@@ -32,16 +47,19 @@ class ChangeRecorder(
         val before = if (name in DOCUMENT_DIFFS && name != "insert") read(db, coll) else emptyList()
         val reply = apply()
         if (!ok(reply)) return reply
-        if (!existed && name != "drop" && name != "dropIndexes" && coll in collections(db)) log.append(db, coll, "create", expanded = true)
+        if (!existed && name != "drop" && name != "dropIndexes" && coll in collections(db)) event(db, coll, "create", expanded = true)
         when (name) {
-            "drop" -> if (existed) log.append(db, coll, "drop", invalidates = true)
+            "drop" -> if (existed) {
+                event(db, coll, "drop", invalidates = true)
+                forget(db, coll)
+            }
             "create" -> Unit
             "insert" -> (cmd["documents"] as? BsonArray)?.filterIsInstance<BsonDocument>()?.forEach { doc ->
                 val key = doc["_id"]?.let { BsonDocument("_id", it) } ?: BsonDocument()
-                log.append(db, coll, "insert", BsonDocument("documentKey", key).append("fullDocument", doc), after = doc)
+                event(db, coll, "insert", BsonDocument("documentKey", key).append("fullDocument", doc), after = doc)
             }
-            "createIndexes" -> log.append(db, coll, "createIndexes", BsonDocument("operationDescription", BsonDocument("indexes", cmd["indexes"] ?: BsonArray())), expanded = true)
-            "dropIndexes" -> log.append(db, coll, "dropIndexes", BsonDocument("operationDescription", BsonDocument("indexes", BsonArray())), expanded = true)
+            "createIndexes" -> event(db, coll, "createIndexes", BsonDocument("operationDescription", BsonDocument("indexes", cmd["indexes"] ?: BsonArray())), expanded = true)
+            "dropIndexes" -> event(db, coll, "dropIndexes", BsonDocument("operationDescription", BsonDocument("indexes", BsonArray())), expanded = true)
             else -> diff(db, coll, cmd, before, read(db, coll))
         }
         return reply
@@ -50,11 +68,16 @@ class ChangeRecorder(
     private fun renamed(cmd: BsonDocument, apply: () -> BsonDocument): BsonDocument {
         val from = cmd["renameCollection"]?.takeIf { it.isString }?.asString()?.value ?: return apply()
         val to = cmd["to"]?.takeIf { it.isString }?.asString()?.value ?: return apply()
-        val reply = apply()
-        if (!ok(reply)) return reply
         val (db, coll) = split(from)
         val (toDb, toColl) = split(to)
-        log.append(db, coll, "rename", BsonDocument("to", BsonDocument("db", BsonString(toDb)).append("coll", BsonString(toColl))), invalidates = true)
+        val target = if (toColl in collections(toDb)) uuid(toDb, toColl) else null
+        val reply = apply()
+        if (!ok(reply)) return reply
+        val toNs = BsonDocument("db", BsonString(toDb)).append("coll", BsonString(toColl))
+        // the expanded description: the new namespace and the UUID of the collection it replaced (dropTarget)
+        val description = BsonDocument("to", toNs).apply { target?.let { put("dropTarget", it) } }
+        event(db, coll, "rename", BsonDocument("to", toNs).append("operationDescription", description), invalidates = true)
+        uuids.remove("$db.$coll")?.let { uuids["$toDb.$toColl"] = it }
         return reply
     }
 
@@ -62,7 +85,10 @@ class ChangeRecorder(
         val before = collections(db)
         val reply = apply()
         if (!ok(reply)) return reply
-        before.forEach { log.append(db, it, "drop", invalidates = true) }
+        before.forEach {
+            event(db, it, "drop", invalidates = true)
+            forget(db, it)
+        }
         log.append(db, null, "dropDatabase")
         return reply
     }
@@ -77,15 +103,15 @@ class ChangeRecorder(
             val key = BsonDocument("_id", id ?: continue)
             val was = old[id]
             when {
-                was == null -> log.append(db, coll, "insert", BsonDocument("documentKey", key).append("fullDocument", doc), after = doc)
+                was == null -> event(db, coll, "insert", BsonDocument("documentKey", key).append("fullDocument", doc), after = doc)
                 was == doc -> Unit
-                replacement -> log.append(db, coll, "replace", BsonDocument("documentKey", key).append("fullDocument", doc), before = was, after = doc)
-                else -> log.append(db, coll, "update", BsonDocument("documentKey", key).append("updateDescription", UpdateDiff.of(was, doc)), before = was, after = doc)
+                replacement -> event(db, coll, "replace", BsonDocument("documentKey", key).append("fullDocument", doc), before = was, after = doc)
+                else -> event(db, coll, "update", BsonDocument("documentKey", key).append("updateDescription", UpdateDiff.of(was, doc)), before = was, after = doc)
             }
         }
         for (doc in before) {
             val id = doc["_id"] ?: continue
-            if (id !in new) log.append(db, coll, "delete", BsonDocument("documentKey", BsonDocument("_id", id)), before = doc)
+            if (id !in new) event(db, coll, "delete", BsonDocument("documentKey", BsonDocument("_id", id)), before = doc)
         }
     }
 
@@ -110,31 +136,47 @@ class ChangeRecorder(
     }
 }
 
-/** An update's `updateDescription`: the changes between two versions of a document. Pure. */
+/**
+ * An update's `updateDescription`: the changes between two versions of a document, by dotted
+ * path, with `disambiguatedPaths` for the paths a dotted string cannot tell apart (a numeric or
+ * dotted field name, an array index: each path's components, indexes as integers). Pure.
+ */
 internal object UpdateDiff {
     fun of(before: BsonDocument, after: BsonDocument): BsonDocument {
+        val d = Diff()
+        d.walk(emptyList(), before, after)
+        val description = BsonDocument("updatedFields", d.updated).append("removedFields", d.removed).append("truncatedArrays", d.truncated)
+        if (d.ambiguous.isNotEmpty()) description["disambiguatedPaths"] = d.ambiguous
+        return description
+    }
+
+    private class Diff {
         val updated = BsonDocument()
         val removed = BsonArray()
         val truncated = BsonArray()
-        walk("", before, after, updated, removed, truncated)
-        return BsonDocument("updatedFields", updated).append("removedFields", removed).append("truncatedArrays", truncated)
-    }
+        val ambiguous = BsonDocument()
 
-    private fun walk(prefix: String, before: BsonDocument, after: BsonDocument, updated: BsonDocument, removed: BsonArray, truncated: BsonArray) {
-        for ((k, v) in after) {
-            val path = prefix + k
-            val old = before[k]
+        fun walk(path: List<BsonValue>, before: BsonDocument, after: BsonDocument) {
+            for ((k, v) in after) changed(path + BsonString(k), before[k], v)
+            for (k in before.keys) if (k !in after) removed.add(BsonString(name(path + BsonString(k))))
+        }
+
+        private fun changed(path: List<BsonValue>, old: BsonValue?, v: BsonValue) {
             when {
                 old == v -> Unit
-                old is BsonDocument && v is BsonDocument -> walk("$path.", old, v, updated, removed, truncated)
-                old is BsonArray && v is BsonArray && v.size < old.size -> {
-                    // a shortened array: truncated, with the elements that changed before its new end
-                    truncated.add(BsonDocument("field", BsonString(path)).append("newSize", BsonInt32(v.size)))
-                    v.withIndex().filter { (i, e) -> old[i] != e }.forEach { (i, e) -> updated["$path.$i"] = e }
+                old is BsonDocument && v is BsonDocument -> walk(path, old, v)
+                old is BsonArray && v is BsonArray && v.size <= old.size -> {
+                    if (v.size < old.size) truncated.add(BsonDocument("field", BsonString(name(path))).append("newSize", BsonInt32(v.size)))
+                    v.withIndex().forEach { (i, e) -> changed(path + BsonInt32(i), old[i], e) }
                 }
-                else -> updated[path] = v
+                else -> {
+                    val n = name(path)
+                    updated[n] = v
+                    if (path.any { it.isInt32 || it.asString().value.let { s -> '.' in s || s.all(Char::isDigit) } }) ambiguous[n] = BsonArray(path)
+                }
             }
         }
-        for (k in before.keys) if (k !in after) removed.add(BsonString(prefix + k))
+
+        private fun name(path: List<BsonValue>): String = path.joinToString(".") { if (it.isInt32) it.asInt32().value.toString() else it.asString().value }
     }
 }

@@ -57,8 +57,15 @@ class ChangeStreamCursors {
     /** The number of change streams open on this server now. */
     val openCount: Int get() = synchronized(this) { open.size }
 
-    /** The reply to the change stream `aggregate` [cmd] on [db] from [owner], over [log]; [read] looks documents up (updateLookup). */
-    fun open(db: String, cmd: BsonDocument, owner: Int, log: ChangeEventLog, read: (String, String) -> List<BsonDocument>): BsonDocument {
+    /**
+     * The reply to the change stream `aggregate` [cmd] on [db] from [owner], over [log]; [read] looks
+     * documents up (updateLookup); [hello] is the server's hello reply: a standalone (no setName, not a
+     * mongos) refuses change streams as mongod does (40573).
+     */
+    fun open(db: String, cmd: BsonDocument, owner: Int, log: ChangeEventLog, read: (String, String) -> List<BsonDocument>, hello: BsonDocument): BsonDocument {
+        if (!hello.containsKey("setName") && hello["msg"] != BsonString("isdbgrid")) {
+            return WireServer.error(40573, "Location40573", "The \$changeStream stage is only supported on replica sets")
+        }
         val pipeline = cmd.getArray("pipeline")
         val spec = pipeline[0].asDocument().getDocument(STAGE)
         spec.keys.firstOrNull { it !in OPTIONS }?.let { return WireServer.error(40415, "Location40415", "BSON field '\$changeStream.$it' is an unknown field.") }
@@ -127,7 +134,8 @@ class ChangeStreamCursors {
             if (stream.done) synchronized(this) { open.remove(id) }
             if (batch.isNotEmpty() || stream.done || System.nanoTime() >= deadline) return reply("nextBatch", batch, if (stream.done) 0L else id, stream)
             if (synchronized(this) { open[id] } !== stream) return WireServer.error(43, "CursorNotFound", "cursor id $id not found")
-            delay(POLL_MS)
+            // polled, never past the getMore's maxTimeMS by more than the clock's grain
+            delay(((deadline - System.nanoTime()) / 1_000_000).coerceIn(1, POLL_MS))
         }
     }
 
@@ -193,6 +201,12 @@ class ChangeStreamCursors {
     private fun rendered(e: ChangeEventLog.Entry, spec: BsonDocument, read: (String, String) -> List<BsonDocument>): BsonDocument {
         val event = BsonDocument("_id", ChangeEventLog.token(e.position))
         e.event.forEach { (k, v) -> event[k] = v }
+        // the fields of the expanded format (MongoDB 6.0+) only with showExpandedEvents
+        if (spec["showExpandedEvents"]?.let { it.isBoolean && it.asBoolean().value } != true) {
+            event.remove("collectionUUID")
+            if (e.event.getString("operationType").value == "rename") event.remove("operationDescription")
+            (event["updateDescription"] as? BsonDocument)?.let { event["updateDescription"] = it.clone().apply { remove("disambiguatedPaths") } }
+        }
         val type = e.event.getString("operationType").value
         val full = spec["fullDocument"]?.takeIf { it.isString }?.asString()?.value
         if (type == "update") {
