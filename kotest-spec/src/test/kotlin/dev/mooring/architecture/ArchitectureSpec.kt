@@ -153,6 +153,7 @@ private val INTERNAL_API_OPT_INS = setOf(
     "dev.mooring.cmap.internal.pool.CheckOutGuard",
     "dev.mooring.cmap.internal.wire.AppendedCommand",
     "dev.mooring.sdam.internal.cursor.CursorPage",
+    "dev.mooring.sdam.internal.cursor.PageCursor",
     "dev.mooring.sdam.internal.tracing.CallerTracingContext",
 )
 
