@@ -65,7 +65,7 @@ class ChangeEventLog {
     /** The entries after [position], at most [max]. */
     @Synchronized
     fun after(position: Long, max: Int = Int.MAX_VALUE): List<Entry> =
-        if (position >= entries.size) emptyList() else entries.subList(position.toInt(), minOf(entries.size, position.toInt() + max)).toList()
+        if (position >= entries.size) emptyList() else entries.subList(position.toInt(), minOf(entries.size.toLong(), position + max).toInt()).toList()
 
     /** The position before the first event at or after [time] (startAtOperationTime). */
     @Synchronized
