@@ -102,6 +102,14 @@ public interface MongoCollection<T : Any> {
     public fun aggregate(pipeline: List<Bson>, options: AggregateOptions = AggregateOptions(), session: ClientSession? = null): Flow<T>
 
     /**
+     * The changes to this collection (change-streams.md `Collection.watch`: an `aggregate` with a
+     * `$changeStream` stage followed by [pipeline]) as a resumable cold flow of events whose full
+     * documents are [T] (see [ChangeStream]); with this collection's read preference, read concern
+     * (`majority` or none) and timeoutMS. Prefer it to [aggregate] with `$changeStream`: only this resumes.
+     */
+    public fun watch(pipeline: List<Bson> = emptyList(), options: ChangeStreamOptions = ChangeStreamOptions(), session: ClientSession? = null): ChangeStream<T>
+
+    /**
      * The number of documents matching [filter], counted by an aggregate
      * (`$match`, `$skip`, `$limit`, `$group`; crud.md `countDocuments`). `$where`, `$near` and
      * `$nearSphere` cannot be used in [filter] (the `$match` stage's restrictions).

@@ -103,6 +103,13 @@ public interface MongoDatabase {
      */
     public fun aggregate(pipeline: List<Bson>, options: AggregateOptions = AggregateOptions(), session: ClientSession? = null): Flow<BsonDocument>
 
+    /**
+     * The changes to every collection of this database but the system ones (change-streams.md
+     * `Database.watch`, `aggregate: 1`; MongoDB 4.0+) as a resumable cold flow of events (see
+     * [ChangeStream]), with this database's read preference, read concern and timeoutMS.
+     */
+    public fun watch(pipeline: List<Bson> = emptyList(), options: ChangeStreamOptions = ChangeStreamOptions(), session: ClientSession? = null): ChangeStream<BsonDocument>
+
     /** A copy with [readPreference]. */
     public fun withReadPreference(readPreference: ReadPreference): MongoDatabase
 
@@ -125,6 +132,19 @@ public interface MongoDatabase {
  * one containing `.`, `/`, `\`, `"`, `$`, a space or a NUL.
  */
 public fun MongoCluster.database(name: String): MongoDatabase = DefaultMongoDatabase.of(this, name)
+
+/**
+ * The changes to every database of this cluster but `admin`, `local` and `config`
+ * (change-streams.md `MongoClient.watch`: `aggregate: 1` on `admin` with `allChangesForCluster`;
+ * MongoDB 4.0+) as a resumable cold flow of events (see [ChangeStream]), with the cluster settings'
+ * read preference and read concern; [timeoutMS] as [MongoCluster.runCommand]'s (null: the cluster's).
+ */
+public fun MongoCluster.watch(
+    pipeline: List<Bson> = emptyList(),
+    options: ChangeStreamOptions = ChangeStreamOptions(),
+    session: ClientSession? = null,
+    timeoutMS: Long? = null,
+): ChangeStream<BsonDocument> = DefaultMongoDatabase.watchCluster(this, pipeline, options, session, timeoutMS)
 
 /** The collection [name] with documents of [T] ([MongoDatabase.collection]). */
 public inline fun <reified T : Any> MongoDatabase.collection(name: String): MongoCollection<T> = collection(name, T::class)

@@ -1,6 +1,7 @@
 package dev.mooring.java
 
 import dev.mooring.driver.AggregateOptions
+import dev.mooring.driver.ChangeStreamOptions
 import dev.mooring.driver.BulkWriteOptions
 import dev.mooring.driver.BulkWriteResult
 import dev.mooring.driver.CountOptions
@@ -140,6 +141,16 @@ public interface JavaMongoCollection<T : Any> {
      * pipeline ending in `$out` or `$merge` is sent with the write concern and returns nothing.
      */
     public fun aggregate(pipeline: List<Bson>, options: AggregateOptions, session: ClientSession?): Flow.Publisher<T>
+
+    /** The changes to this collection with no pipeline and the default options (see the other overload). */
+    public fun watch(): JavaChangeStream<T>
+
+    /**
+     * The changes to this collection (`watch` with [pipeline] after the `$changeStream` stage and
+     * [options]; a null session runs in an implicit one) as a resumable cold publisher of events
+     * whose full documents are decoded as [T] (see [JavaChangeStream]).
+     */
+    public fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): JavaChangeStream<T>
 
     /** The number of documents in the collection, counted by an aggregate. */
     public fun countDocuments(): CompletableFuture<Long>

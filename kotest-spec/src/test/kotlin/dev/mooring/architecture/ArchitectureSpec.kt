@@ -154,6 +154,7 @@ private val INTERNAL_API_OPT_INS = setOf(
     "dev.mooring.cmap.internal.wire.AppendedCommand",
     "dev.mooring.sdam.internal.cursor.CursorPage",
     "dev.mooring.sdam.internal.cursor.GetMoreDemand",
+    "dev.mooring.sdam.internal.cursor.PageCursor",
     "dev.mooring.sdam.internal.tracing.CallerTracingContext",
 )
 

@@ -3,6 +3,8 @@ package dev.mooring.driver.internal
 import kotlinx.coroutines.flow.emitAll
 import kotlinx.coroutines.flow.flow
 import dev.mooring.driver.AggregateOptions
+import dev.mooring.driver.ChangeStream
+import dev.mooring.driver.ChangeStreamOptions
 import dev.mooring.driver.BulkWriteOptions
 import dev.mooring.driver.BulkWriteResult
 import dev.mooring.driver.CountOptions
@@ -100,6 +102,9 @@ internal class DefaultMongoCollection<T : Any>(
             emitAll(CursorPage.pages(cluster, databaseName, cmd, defaults.cursorOptions(readPreference, session, options.timeoutMode, options.batchSize, options.comment), retryableRead = false))
         })
     }
+
+    override fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): ChangeStream<T> =
+        DefaultChangeStream(ChangeStreamCommand(defaults, collectionName, false, pipeline, options, session), ChangeStreamEvents(documents))
 
     private fun decoded(pages: Flow<CursorPage>): Flow<T> = pages.transform { page ->
         page.error?.let { throw it }

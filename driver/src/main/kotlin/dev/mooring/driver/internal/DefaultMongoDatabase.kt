@@ -1,6 +1,8 @@
 package dev.mooring.driver.internal
 
 import dev.mooring.driver.AggregateOptions
+import dev.mooring.driver.ChangeStream
+import dev.mooring.driver.ChangeStreamOptions
 import dev.mooring.driver.CreateCollectionOptions
 import dev.mooring.driver.ListCollectionsOptions
 import dev.mooring.driver.MongoCollection
@@ -65,6 +67,9 @@ internal class DefaultMongoDatabase private constructor(private val defaults: De
     override fun aggregate(pipeline: List<Bson>, options: AggregateOptions, session: ClientSession?): Flow<BsonDocument> =
         DatabaseAdmin(defaults).aggregate(pipeline, options, session)
 
+    override fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): ChangeStream<BsonDocument> =
+        DefaultChangeStream(ChangeStreamCommand(defaults, null, false, pipeline, options, session), ChangeStreamEvents(DocumentCodec.of(BsonDocument::class, defaults.module, name)))
+
     override fun withReadPreference(readPreference: ReadPreference): MongoDatabase = DefaultMongoDatabase(defaults.copy(readPreference = readPreference))
 
     override fun withReadConcern(readConcern: ReadConcern): MongoDatabase = DefaultMongoDatabase(defaults.copy(readConcern = readConcern))
@@ -78,6 +83,13 @@ internal class DefaultMongoDatabase private constructor(private val defaults: De
     override fun toString(): String = "MongoDatabase($name)"
 
     companion object {
+        /** `MongoCluster.watch`: a database-less stream on `admin` with `allChangesForCluster`, under the cluster settings' defaults. */
+        fun watchCluster(cluster: MongoCluster, pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?, timeoutMS: Long?): ChangeStream<BsonDocument> {
+            val defaults = (of(cluster, "admin") as DefaultMongoDatabase).defaults.copy(timeoutMS = timeoutMS)
+            val command = ChangeStreamCommand(defaults, null, true, pipeline, options, session)
+            return DefaultChangeStream(command, ChangeStreamEvents(DocumentCodec.of(BsonDocument::class, defaults.module, "admin")))
+        }
+
         fun of(cluster: MongoCluster, name: String): MongoDatabase {
             Names.checkDatabase(name)
             val s = cluster.settings

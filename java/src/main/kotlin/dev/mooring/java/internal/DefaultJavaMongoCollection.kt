@@ -1,6 +1,9 @@
 package dev.mooring.java.internal
 
 import dev.mooring.driver.AggregateOptions
+import dev.mooring.driver.ChangeStreamDocument
+import dev.mooring.driver.ChangeStreamOptions
+import dev.mooring.java.JavaChangeStream
 import dev.mooring.driver.BulkWriteOptions
 import dev.mooring.driver.BulkWriteResult
 import dev.mooring.driver.CountOptions
@@ -97,6 +100,25 @@ internal class DefaultJavaMongoCollection<T : Any>(
 
     override fun find(filter: Bson, options: FindOptions, session: ClientSession?): Flow.Publisher<T> =
         facade.publisher(collection.find(filter, options, session))
+
+    override fun watch(): JavaChangeStream<T> = watch(emptyList(), ChangeStreamOptions(), null)
+
+    override fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): JavaChangeStream<T> {
+        val stream = collection.watch(pipeline, options, session)
+        val events = stream.map { e ->
+            ChangeStreamDocument(
+                e.resumeToken, e.operationType, e.ns, e.to, e.documentKey, e.updateDescription,
+                e.fullDocument?.let(documents::decode), e.fullDocumentBeforeChange?.let(documents::decode),
+                e.clusterTime, e.wallTime, e.collectionUUID, e.txnNumber, e.lsid, e.splitEvent, e.raw,
+            )
+        }
+        val publisher = facade.publisher(events)
+        return object : JavaChangeStream<T> {
+            override fun getResumeToken(): BsonDocument? = stream.resumeToken
+
+            override fun subscribe(subscriber: Flow.Subscriber<in ChangeStreamDocument<T>>) = publisher.subscribe(subscriber)
+        }
+    }
 
     override fun aggregate(pipeline: List<Bson>): Flow.Publisher<T> = aggregate(pipeline, AggregateOptions(), null)
 

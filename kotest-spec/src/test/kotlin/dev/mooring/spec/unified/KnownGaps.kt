@@ -64,12 +64,7 @@ object KnownGaps {
     )
 
     private const val ENCRYPTION = "needs client-side encryption (%s %s): Mooring has no encryption support"
-    private const val CHANGE_STREAMS = "needs change streams (%s %s): Mooring has no change stream API"
-
     private val features = mapOf(
-        "operation" to mapOf(
-            "createChangeStream" to CHANGE_STREAMS,
-        ),
         "entity" to mapOf("clientEncryption" to ENCRYPTION),
         "runOnRequirements" to mapOf("csfle" to ENCRYPTION),
         "client" to mapOf("autoEncryptOpts" to ENCRYPTION),

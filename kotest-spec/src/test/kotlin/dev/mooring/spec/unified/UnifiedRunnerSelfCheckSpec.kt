@@ -162,6 +162,13 @@ class UnifiedRunnerSelfCheckSpec : FunSpec({
         ValueMatching.matches(BsonDocument.parse("""{"j": {"${'$'}${'$'}matchAsDocument": {"x": 1}}}"""), BsonDocument("j", BsonString("{\"x\": 1}"))) shouldBe true
     }
 
+    test("\$\$unsetOrMatches around \$\$exists applies to the field: unset or present as \$\$exists says") {
+        val expected = BsonDocument.parse("""{"r": {"${'$'}${'$'}unsetOrMatches": {"${'$'}${'$'}exists": true}}}""")
+        ValueMatching.matches(expected, BsonDocument()) shouldBe true
+        ValueMatching.matches(expected, BsonDocument("r", BsonString("t"))) shouldBe true
+        ValueMatching.matches(BsonDocument.parse("""{"r": {"${'$'}${'$'}unsetOrMatches": {"${'$'}${'$'}exists": false}}}"""), BsonDocument("r", BsonString("t"))) shouldBe false
+    }
+
     test("initialData: the collection and its queryable-encryption collections are dropped, then created with createOptions") {
         val deployment = TestKitDeployment.start("single")
         val server = (deployment as TestKitDeployment.Single).server

@@ -60,6 +60,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
     private val sessionOps = SessionOperations()
     private val gridfs = GridFsOperations()
     private lateinit var cursorOps: CursorOperations
+    private val changeStreamOps = ChangeStreamOperations()
 
     private val clients = LinkedHashMap<String, Client>()
     private val databases = HashMap<String, Database>()
@@ -123,6 +124,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 test["expectTracingMessages"]?.jsonArray?.forEach { UnifiedTracing.expect(it.jsonObject) }
                 test["outcome"]?.jsonArray?.forEach { outcome(it.jsonObject) }
                 cursorOps.closeAll()
+                changeStreamOps.closeAll()
             }
         } finally {
             // a timed-out test's fail points are turned off too: the deployment may outlive the test
@@ -398,7 +400,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 }
             }
             "waitForThread" -> entityOf("thread", args["thread"], threads).forEach { withTimeout(30.seconds) { it.await() } }
-            "close" -> if (cursorOps.isCursor(target)) cursorOps.execute(name, null, target, args, null, null) else entityOf("client", JsonPrimitive(target), clients).cluster.closeSuspending()
+            "close" -> if (changeStreamOps.isChangeStream(target)) changeStreamOps.close(target) else if (cursorOps.isCursor(target)) cursorOps.execute(name, null, target, args, null, null) else entityOf("client", JsonPrimitive(target), clients).cluster.closeSuspending()
             "appendMetadata", "appendClientMetadata" -> entityOf("client", JsonPrimitive(target), clients).cluster.appendMetadata(driverInfo(args["driverInfoOptions"]!!.jsonObject))
             "recordTopologyDescription" -> args["id"]!!.jsonPrimitive.content.let { id ->
                 recorded[id] = clientArg(args).cluster.topology.value
@@ -423,7 +425,9 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                 }
             }
             in CrudOperations.OPERATIONS -> return crud.execute(name, crudTarget(target, args), args).also { refuseToSave(name, saveAs) }
+            "createChangeStream" -> return changeStreamOps.create(crudTarget(target), target in clients, args, sessionOps.argument(args), saveAs)
             in CursorOperations.OPERATIONS -> {
+                if (changeStreamOps.isChangeStream(target)) return changeStreamOps.iterate(name, target)
                 val on = if (cursorOps.isCursor(target)) null else crudTarget(target, args)
                 return cursorOps.execute(name, on, target, args, sessionOps.argument(args), saveAs)
             }
@@ -555,7 +559,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
             "createEntities", "failPoint", "wait", "waitForEvent", "assertEventCount", "runOnThread", "waitForThread", "close",
             "recordTopologyDescription", "assertTopologyType", "waitForPrimaryChange", "appendMetadata", "appendClientMetadata",
             "assertNumberConnectionsCheckedOut", "clientBulkWrite", "assertCollectionExists", "assertCollectionNotExists",
-            "assertIndexExists", "assertIndexNotExists",
+            "assertIndexExists", "assertIndexNotExists", "createChangeStream",
         ) + CrudOperations.OPERATIONS + CursorOperations.OPERATIONS + SessionOperations.OPERATIONS + GridFsOperations.OPERATIONS
 
         /** The unified format's `driverInfoOptions` (name, version, platform) as a [dev.mooring.cmap.DriverInfo]. */

@@ -25,7 +25,16 @@ object ValueMatching {
                     if (value is BsonDocument && isOperator(value)) {
                         when (value.firstKey) {
                             "\$\$exists" -> if (value[value.firstKey]!!.asBoolean().value != actual.containsKey(key)) return false
-                            "\$\$unsetOrMatches" -> if (actual.containsKey(key) && !matches(value[value.firstKey]!!, actual[key], false)) return false
+                            "\$\$unsetOrMatches" -> {
+                                val inner = value[value.firstKey]!!
+                                // {$$unsetOrMatches: {$$exists: b}} (change-streams' resume checks): $$exists still applies to the field
+                                val present = actual.containsKey(key)
+                                if (inner is BsonDocument && isOperator(inner) && inner.firstKey == "\$\$exists") {
+                                    if (present && !inner[inner.firstKey]!!.asBoolean().value) return false
+                                } else if (present && !matches(inner, actual[key], false)) {
+                                    return false
+                                }
+                            }
                             else -> if (!operator(value, actual[key], false)) return false
                         }
                         continue

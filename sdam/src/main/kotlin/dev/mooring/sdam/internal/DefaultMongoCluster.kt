@@ -29,6 +29,7 @@ import dev.mooring.sdam.ClientSessionOptions
 import dev.mooring.sdam.TransactionOptions
 import dev.mooring.sdam.internal.operation.EndTransactionOperation
 import dev.mooring.sdam.internal.session.TransactionEnds
+import dev.mooring.sdam.internal.cursor.PageCursor
 import dev.mooring.sdam.internal.operation.CommandOperation
 import dev.mooring.sdam.internal.operation.CursorCommandOperation
 import dev.mooring.sdam.internal.operation.EndSessionsOperation
@@ -174,6 +175,10 @@ internal class DefaultMongoCluster(
      * is retried as [runCommand] is (a pool-cleared error; server overload when retryReads and
      * retryWrites are both on). A positive [limit] caps the documents returned (see [CursorPage.pages]).
      */
+    /** One cursor of [command] for its caller to iterate (see [PageCursor]). */
+    internal fun pageCursor(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean, initialTimeoutMS: Long?): PageCursor =
+        CursorCommandOperation.pageCursor(ops, database, command, options, retryableRead, initialTimeoutMS)
+
     internal fun runCursorPages(database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean = false, limit: Int? = null): Flow<CursorPage> =
         CursorCommandOperation.pages(ops, database, command, options, retryableRead, limit)
 

@@ -79,7 +79,7 @@ class ReplicaSetSimulator private constructor(
     private var closed = false
 
     /** The documents every member reads and writes (instant replication). */
-    val collections: InMemoryCollections = InMemoryCollections()
+    val collections: InMemoryCollections = InMemoryCollections().also { c -> clusterTime?.let { c.changeEvents.clock = it } }
 
     /** The current configuration. */
     val currentConfig: ReplicaSetConfig get() = synchronized(lock) { config!! }

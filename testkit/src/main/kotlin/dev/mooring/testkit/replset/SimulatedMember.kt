@@ -72,7 +72,7 @@ class SimulatedMember internal constructor(
     val counters: WireServerCounters? get() = server?.counters
 
     /** The number of cursors open on the running server (0 while the member is down; a restart loses them). */
-    val openCursors: Int get() = server?.cursors?.openCount ?: 0
+    val openCursors: Int get() = server?.let { it.cursors.openCount + it.changeStreams.openCount } ?: 0
 
     /**
      * Sets the `failCommand` fail point on the running server (the usual

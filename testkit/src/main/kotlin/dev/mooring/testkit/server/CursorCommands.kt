@@ -1,5 +1,6 @@
 package dev.mooring.testkit.server
 
+import dev.mooring.testkit.server.changes.ChangeStreamCursors
 import org.bson.BsonDocument
 
 /**
@@ -16,6 +17,10 @@ object CursorCommands {
     /** The reply to a cursor-opening read, or null when [cmd] is not one. */
     fun open(ctx: RequestContext, db: String, cmd: BsonDocument, collections: InMemoryCollections): BsonDocument? {
         if (ctx.commandName !in opening) return null
+        if (ChangeStreamCursors.isChangeStream(cmd)) {
+            val hello = ctx.server.hello(ctx, BsonDocument("hello", org.bson.BsonInt32(1)))
+            return ctx.server.changeStreams.open(db, cmd, ctx.server.cursorOwner(ctx), collections.changeEvents, collections::documents, hello)
+        }
         val whole = unbatched(cmd)
         val full = collections.execute(db, whole) ?: return null
         val tail = if (ctx.commandName == "find") tailOf(db, whole, collections) else null
@@ -24,8 +29,8 @@ object CursorCommands {
 
     /** The reply to `getMore` or `killCursors`, or null for any other command. */
     suspend fun continued(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument? = when (ctx.commandName) {
-        "getMore" -> ctx.server.cursors.getMore(db, cmd, ctx.server.cursorOwner(ctx))
-        "killCursors" -> ctx.server.cursors.killCursors(db, cmd, ctx.server.cursorOwner(ctx))
+        "getMore" -> ctx.server.changeStreams.getMore(db, cmd, ctx.server.cursorOwner(ctx)) ?: ctx.server.cursors.getMore(db, cmd, ctx.server.cursorOwner(ctx))
+        "killCursors" -> ctx.server.changeStreams.killCursors(db, cmd, ctx.server.cursorOwner(ctx)) ?: ctx.server.cursors.killCursors(db, cmd, ctx.server.cursorOwner(ctx))
         else -> null
     }
 

@@ -3,6 +3,9 @@ package dev.mooring.testkit.server
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend
 import de.bwaldvogel.mongo.exception.MongoServerError
 import de.bwaldvogel.mongo.exception.MongoServerException
+import dev.mooring.testkit.server.changes.ChangeEventLog
+import dev.mooring.testkit.server.changes.ChangeRecorder
+import dev.mooring.testkit.server.changes.ChangeStreamCursors
 import io.netty.channel.embedded.EmbeddedChannel
 import org.bson.BsonArray
 import org.bson.BsonDocument
@@ -38,6 +41,10 @@ class InMemoryCollections {
     /** The backend keeps per-connection state (getLastError) by channel; the test kit's servers share one. */
     private val channel = EmbeddedChannel()
     private val history = RetryableWriteHistory()
+
+    /** The change events of the writes applied here, which the servers' change streams read ([ChangeStreamCursors]). */
+    val changeEvents: ChangeEventLog = ChangeEventLog()
+    private val recorder = ChangeRecorder(changeEvents, ::documents, ::collectionNames)
 
     /** A copy of the documents in [db].[collection], in the backend's natural order. */
     @Synchronized
@@ -129,10 +136,15 @@ class InMemoryCollections {
     /** [cmd] on the backend; a write statement by statement ([WriteStatements]). */
     private fun run(db: String, cmd: BsonDocument): BsonDocument =
         if (WriteStatements.handles(cmd)) {
-            WriteStatements.execute(cmd) { one -> UnsupportedFeatures.filterError(one) ?: backendCommand(db, one) }
+            WriteStatements.execute(cmd) { one -> recorder.recorded(db, one) { UnsupportedFeatures.filterError(one) ?: backendCommand(db, one) } }
         } else {
-            UnsupportedFeatures.filterError(cmd) ?: backendCommand(db, cmd)
+            recorder.recorded(db, cmd) { UnsupportedFeatures.filterError(cmd) ?: backendCommand(db, cmd) }
         }
+
+    /** The names of [db]'s collections. */
+    private fun collectionNames(db: String): List<String> =
+        (backendCommand(db, BsonDocument("listCollections", BsonInt32(1)).append("nameOnly", org.bson.BsonBoolean.TRUE))["cursor"] as? BsonDocument)
+            ?.getArray("firstBatch")?.mapNotNull { (it as? BsonDocument)?.getString("name")?.value } ?: emptyList()
 
     /** [cmd] answered by the backend, its errors as server error replies, its cursor drained. */
     private fun backendCommand(db: String, cmd: BsonDocument): BsonDocument {

@@ -1,6 +1,8 @@
 package dev.mooring.testkit.server
 
 import dev.mooring.events.ServerAddress
+import dev.mooring.testkit.server.changes.ChangeStreamCursors
+import dev.mooring.testkit.server.changes.ChangeStreamFailPoint
 import dev.mooring.testkit.wire.ClientMessage
 import dev.mooring.testkit.wire.ServerWireCodec
 import dev.mooring.testkit.wire.WireCompressor
@@ -76,6 +78,9 @@ class WireServer private constructor(
     /** Connection and command counters. */
     val counters: WireServerCounters = WireServerCounters()
 
+    /** The change streams open on this server (see [CursorCommands]). */
+    val changeStreams: ChangeStreamCursors = ChangeStreamCursors()
+
     /** The cursors open on this server (see [CursorCommands]). */
     val cursors: ServerCursors = ServerCursors()
 
@@ -130,6 +135,8 @@ class WireServer private constructor(
     fun configureFailPoint(command: BsonDocument) {
         if (command["configureFailPoint"]?.takeIf { it.isString }?.asString()?.value == TransactionalWriteFailPoint.NAME) {
             transactionalWriteFailPoint.set(TransactionalWriteFailPoint.parse(command))
+        } else if (command["configureFailPoint"]?.takeIf { it.isString }?.asString()?.value == ChangeStreamFailPoint.NAME) {
+            failPoint.set(FailCommandFailPoint.parse(ChangeStreamFailPoint.asFailCommand(command)))
         } else {
             failPoint.set(FailCommandFailPoint.parse(command))
         }
@@ -255,6 +262,11 @@ class WireServer private constructor(
      * `operationTime`, and the `$clusterTime` of each request is checked first.
      */
     @Volatile var clusterTime: ClusterTimeKeeper? = null
+        set(value) {
+            field = value
+            // change events carry the cluster time of their write
+            if (value != null) collections.changeEvents.clock = value
+        }
 
     private suspend fun withClusterTime(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
         val clock = clusterTime ?: return dispatch(ctx, db, cmd)

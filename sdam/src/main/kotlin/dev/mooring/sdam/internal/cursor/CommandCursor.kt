@@ -27,6 +27,7 @@ import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonInt64
 import org.bson.BsonString
+import org.bson.BsonTimestamp
 
 /**
  * One server-side cursor (run-command.md "RunCursorCommand"): [open] runs the cursor-opening
@@ -58,6 +59,21 @@ internal class CommandCursor(
     /** True when the last getMore returned no document: the next getMore continues the same `next` (its timeout). */
     private var lastGetMoreEmpty = false
 
+    /** The `postBatchResumeToken` of the latest batch (a change stream's), or null. */
+    var postBatchResumeToken: BsonDocument? = null
+        private set
+
+    /** The `operationTime` of the opening command's reply, or null. */
+    var operationTime: BsonTimestamp? = null
+        private set
+
+    /** The maxWireVersion of the connection of the latest command sent (the opening command or a getMore), 0 before any. */
+    var wireVersion: Int = 0
+        private set
+
+    /** What is left of the current `next`'s timeout (ITERATION mode), or null (see [CursorTimeout.iterationRemainingMS]). */
+    fun iterationRemainingMS(): Long? = timeout.iterationRemainingMS()
+
     /** The documents still to return under [limit] (null: no limit). */
     private val leftUnderLimit: Int? get() = limit?.let { it - returned }
 
@@ -80,12 +96,15 @@ internal class CommandCursor(
             withContext(pin) {
                 // the reply goes to the runner as a command reply: its writeConcernError ($out/$merge) reaches SDAM error handling
                 context.runner.run(selection, name, timeout.timeoutMS, attempts, OPENED_REPLY, mayRunOnLoops = true) { selected, connection ->
+                    wireVersion = connection.description?.maxWireVersion ?: selected.description.maxWireVersion
                     val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, selected.topology.type, selected.description)
                     val reply = send(connection, database, timeout.initial) { timeout.initialCommand(sent, selected.description) }
                     val batch = CursorBatch.first(name, reply, connection.address)
                     id = batch.id
                     ns = batch.ns
                     returned = batch.documents.size
+                    postBatchResumeToken = batch.postBatchResumeToken
+                    operationTime = reply["operationTime"]?.takeIf { it.isTimestamp }?.asTimestamp()
                     route = if (batch.id != 0L && selected.topology.type == TopologyType.LOAD_BALANCED) {
                         pin.pin(connection, selected.pool)
                         selected.pool.pin(connection, ConnectionPurpose.CURSOR)
@@ -123,7 +142,8 @@ internal class CommandCursor(
                 overloadRetried {
                     context.connections.run(r) { c ->
                         // crud.md: the comment goes with getMores on 4.4+ (wire version 9) only; older servers refuse it there
-                        if ((c.description?.maxWireVersion ?: 0) >= WireVersions.MONGODB_4_4) options.comment?.let { getMore["comment"] = it }
+                        wireVersion = c.description?.maxWireVersion ?: 0
+                        if (wireVersion >= WireVersions.MONGODB_4_4) options.comment?.let { getMore["comment"] = it }
                         send(c, ns.substringBefore('.'), t) { session.attach(getMore, c) }
                     }
                 }
@@ -132,6 +152,7 @@ internal class CommandCursor(
         val batch = CursorBatch.next(reply, id, ns, r.address)
         id = batch.id
         returned += batch.documents.size
+        postBatchResumeToken = batch.postBatchResumeToken
         lastGetMoreEmpty = batch.documents.isEmpty()
         if (id == 0L) finish(r)
         return batch.documents

@@ -9,7 +9,13 @@ import org.bson.BsonDocument
  * One batch of a cursor: the cursor [id] after it (0: exhausted on the server), its namespace
  * [ns] (`db.collection`) and the [documents]. Immutable; built from replies by [first] and [next].
  */
-internal class CursorBatch(val id: Long, val ns: String, val documents: List<BsonDocument>) {
+internal class CursorBatch(
+    val id: Long,
+    val ns: String,
+    val documents: List<BsonDocument>,
+    /** The batch's `postBatchResumeToken` (a change stream's, change-streams.md), or null. */
+    val postBatchResumeToken: BsonDocument? = null,
+) {
     companion object {
         /** The batch of the reply to the cursor-opening command [commandName] on [address]. */
         fun first(commandName: String, reply: BsonDocument, address: ServerAddress): CursorBatch {
@@ -35,7 +41,7 @@ internal class CursorBatch(val id: Long, val ns: String, val documents: List<Bso
             val docs = cursor[batchField]?.takeIf { it.isArray }?.asArray()
                 ?: throw MongoCursorProtocolException("cursor document without a $batchField array", address)
             if (docs.any { !it.isDocument }) throw MongoCursorProtocolException("$batchField holds a value that is not a document", address)
-            return CursorBatch(id, ns, docs.map { it.asDocument() })
+            return CursorBatch(id, ns, docs.map { it.asDocument() }, cursor["postBatchResumeToken"]?.takeIf { it.isDocument }?.asDocument())
         }
     }
 }

@@ -36,9 +36,17 @@ internal class CursorTimeout(
     private val mode: TimeoutMode,
     private val cursorType: CursorType,
     private val fallbackCloseBoundMS: Long,
+    /**
+     * The initial command's timeoutMS when not the cursor's (a change stream's resume runs under what
+     * is left of the `next` that needed it, client-side-operations-timeout.md "Cursors"), else null.
+     */
+    initialTimeoutMS: Long? = null,
 ) {
     /** The initial command's timeout; the cursor's lifetime in CURSOR_LIFETIME mode. */
-    val initial: OperationTimeout = OperationTimeout.start(timeoutMS)
+    val initial: OperationTimeout = OperationTimeout.start(initialTimeoutMS ?: timeoutMS)
+
+    /** Milliseconds left of the current `next` in ITERATION mode (see [getMore]), or null without a timeoutMS or before a getMore. */
+    fun iterationRemainingMS(): Long? = iteration?.remainingMS()
 
     /** The initial command as sent: with `maxTimeMS` from [initial] unless the spec forbids it (ITERATION mode, tailable non-await). */
     fun initialCommand(command: BsonDocument, server: ServerDescription?): BsonDocument =

@@ -7,6 +7,7 @@ import dev.mooring.sdam.internal.cursor.CommandCursor
 import dev.mooring.sdam.internal.cursor.CursorFlow
 import dev.mooring.sdam.internal.cursor.CursorPage
 import dev.mooring.sdam.internal.cursor.CursorTimeout
+import dev.mooring.sdam.internal.cursor.PageCursor
 import dev.mooring.sdam.internal.retry.RetryableRead
 import kotlinx.coroutines.flow.Flow
 import org.bson.BsonArray
@@ -30,11 +31,28 @@ internal object CursorCommandOperation {
         options.session?.checkUsable(ctx.topology.id)
         val timeoutMS = options.timeoutMS ?: ctx.settings.timeoutMS
         val mode = timeoutMode(doc, options, timeoutMS)
-        return CursorFlow.pages {
-            val retry = if (retryableRead) RetryableRead(ctx.settings.retryReads) else ctx.runCommandRetry
-            val timeout = CursorTimeout(timeoutMS, mode, options.cursorType, ctx.settings.serverSelectionTimeoutMS)
-            CommandCursor(ctx.cursors, database, doc, options, retry, ctx.operationSession(options.session), timeout, limit)
-        }
+        return CursorFlow.pages { cursor(ctx, database, doc, options, retryableRead, limit, timeoutMS, mode, null) }
+    }
+
+    /**
+     * One cursor of [command], not opened yet, iterated by its caller ([PageCursor]): the checks of
+     * [pages]; the initial command runs under [initialTimeoutMS] when not null (else the cursor's timeoutMS).
+     */
+    fun pageCursor(ctx: OperationContext, database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean, initialTimeoutMS: Long?): PageCursor {
+        val doc = ctx.checkCommand(database, command)
+        options.session?.checkUsable(ctx.topology.id)
+        val timeoutMS = options.timeoutMS ?: ctx.settings.timeoutMS
+        val mode = timeoutMode(doc, options, timeoutMS)
+        return PageCursor(cursor(ctx, database, doc, options, retryableRead, null, timeoutMS, mode, initialTimeoutMS))
+    }
+
+    private fun cursor(
+        ctx: OperationContext, database: String, doc: BsonDocument, options: RunCursorCommandOptions, retryableRead: Boolean,
+        limit: Int?, timeoutMS: Long?, mode: TimeoutMode, initialTimeoutMS: Long?,
+    ): CommandCursor {
+        val retry = if (retryableRead) RetryableRead(ctx.settings.retryReads) else ctx.runCommandRetry
+        val timeout = CursorTimeout(timeoutMS, mode, options.cursorType, ctx.settings.serverSelectionTimeoutMS, initialTimeoutMS)
+        return CommandCursor(ctx.cursors, database, doc, options, retry, ctx.operationSession(options.session), timeout, limit)
     }
 
     /**
