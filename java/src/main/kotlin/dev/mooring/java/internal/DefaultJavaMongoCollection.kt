@@ -104,15 +104,9 @@ internal class DefaultJavaMongoCollection<T : Any>(
     override fun watch(): JavaChangeStream<T> = watch(emptyList(), ChangeStreamOptions(), null)
 
     override fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): JavaChangeStream<T> {
+        // the collection is typed (its codec decodes fullDocument and fullDocumentBeforeChange)
         val stream = collection.watch(pipeline, options, session)
-        val events = stream.map { e ->
-            ChangeStreamDocument(
-                e.resumeToken, e.operationType, e.ns, e.to, e.documentKey, e.updateDescription,
-                e.fullDocument?.let(documents::decode), e.fullDocumentBeforeChange?.let(documents::decode),
-                e.clusterTime, e.wallTime, e.collectionUUID, e.txnNumber, e.lsid, e.splitEvent, e.raw,
-            )
-        }
-        val publisher = facade.publisher(events)
+        val publisher = facade.publisher(stream)
         return object : JavaChangeStream<T> {
             override fun getResumeToken(): BsonDocument? = stream.resumeToken
 

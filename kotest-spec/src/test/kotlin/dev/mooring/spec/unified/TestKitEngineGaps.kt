@@ -39,7 +39,9 @@ object TestKitEngineGaps {
         DOCUMENTS_STAGE("the \$documents aggregation stage"),
         DOTTED_REPLACEMENT("storing a replacement document with a top-level dotted field name"),
         LINEARIZABLE_OUT("refusing a linearizable read concern on an aggregate with \$out"),
-        DOLLAR_ID("refusing a dollar-prefixed field name in _id");
+        DOLLAR_ID("refusing a dollar-prefixed field name in _id"),
+        SHARD_COLLECTION("shardCollection (the sharded cluster simulator has routers and no shards)"),
+        DOTTED_PROJECTION("a \$project stage that sets a dotted path to a value (the engine takes it as a field name)");
 
         /** The skip reason: the feature named, and where such a test runs. */
         val reason: String get() = "needs $feature, which the test kit's in-process server does not have; the test runs against a deployment given by MONGODB_URI"
@@ -84,6 +86,7 @@ object TestKitEngineGaps {
             "updateMany-collation" to "UpdateMany when many documents match with collation", // crud/updateMany-collation.json
         ),
         Gap.PIPELINE_UPDATE to listOf(
+            "change-streams" to "Test array truncation", // change-streams/change-streams.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set dotted key in embedded doc on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set top-level dollar-prefixed key on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
@@ -117,6 +120,7 @@ object TestKitEngineGaps {
             "collectionData-createOptions" to "collection is created with the correct options", // unified-test-format/valid-pass/collectionData-createOptions.json
         ),
         Gap.OLD_SERVER_REFUSAL to listOf(
+            "change-streams" to "Test with document comment - pre 4.4", // change-streams/change-streams.json
             "aggregate" to "aggregate with a document comment - pre 4.4", // crud/aggregate.json
             "countDocuments-comment" to "countDocuments with document comment on less than 4.4.0 - server error", // crud/countDocuments-comment.json
             "deleteMany-comment" to "deleteMany with comment - pre 4.4", // crud/deleteMany-comment.json
@@ -152,6 +156,7 @@ object TestKitEngineGaps {
             "db-aggregate-write-readPreference" to "Database-level aggregate with \$out includes read preference for 5.0+ server", // crud/db-aggregate-write-readPreference.json
         ),
         Gap.COLL_MOD to listOf(
+            "change-streams-showExpandedEvents" to "when showExpandedEvents is true, modify events are reported", // change-streams/change-streams-showExpandedEvents.json
             "modifyCollection-errorResponse" to "modifyCollection prepareUnique violations are accessible", // collection-management/modifyCollection-errorResponse.json
             "modifyCollection-pre_and_post_images" to "modifyCollection to changeStreamPreAndPostImages enabled", // collection-management/modifyCollection-pre_and_post_images.json
             "findOneAndUpdate-errorResponse" to "findOneAndUpdate document validation errInfo is accessible", // crud/findOneAndUpdate-errorResponse.json
@@ -162,6 +167,12 @@ object TestKitEngineGaps {
         ),
         Gap.CLUSTERED_LISTING to listOf(
             "clustered-indexes" to "listIndexes returns the index", // collection-management/clustered-indexes.json
+        ),
+        Gap.SHARD_COLLECTION to listOf(
+            "change-streams-showExpandedEvents" to "when showExpandedEvents is true, shardCollection events are reported", // change-streams/change-streams-showExpandedEvents.json
+        ),
+        Gap.DOTTED_PROJECTION to listOf(
+            "change-streams" to "Test new structure in ns document MUST NOT err", // change-streams/change-streams.json
         ),
         Gap.VIEWS to listOf(
             "estimatedDocumentCount" to "estimatedDocumentCount works correctly on views", // crud/estimatedDocumentCount.json
