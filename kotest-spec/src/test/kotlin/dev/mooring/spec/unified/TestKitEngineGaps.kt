@@ -151,6 +151,7 @@ object TestKitEngineGaps {
             "updateOne-sort" to "UpdateOne with sort option", // crud/updateOne-sort.json
         ),
         Gap.SECONDARY_WRITE_STAGE to listOf(
+            "aggregate-write-readPreference" to "Aggregate with \$merge includes read preference for 5.0+ server", // crud/aggregate-write-readPreference.json
             "aggregate-write-readPreference" to "Aggregate with \$out includes read preference for 5.0+ server", // crud/aggregate-write-readPreference.json
             "db-aggregate-write-readPreference" to "Database-level aggregate with \$merge includes read preference for 5.0+ server", // crud/db-aggregate-write-readPreference.json
             "db-aggregate-write-readPreference" to "Database-level aggregate with \$out includes read preference for 5.0+ server", // crud/db-aggregate-write-readPreference.json
