@@ -1,5 +1,6 @@
 package dev.mooring.sdam
 
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.internal.session.ClusterClock
 import dev.mooring.sdam.internal.session.ServerSession
@@ -60,9 +61,24 @@ public class ClientSession internal constructor(
     /** The cluster's transaction defaults (its read concern level, write concern, read preference). */
     private val clusterDefaults: TransactionOptions = TransactionOptions(),
     private val ends: TransactionEnds? = null,
-    /** The cluster's timeoutMS (withTransaction's limit when set). */
-    internal val clusterTimeoutMS: Long? = null,
+    /** The cluster's timeoutMS (what [ClientSessionOptions.defaultTimeoutMS] defaults to). */
+    private val clusterTimeoutMS: Long? = null,
 ) : AutoCloseable {
+    /**
+     * The timeoutMS of commitTransaction, abortTransaction, withTransaction and endSession
+     * (client-side-operations-timeout.md "Sessions"): the session's defaultTimeoutMS, else the cluster's; null: none.
+     */
+    internal val sessionTimeoutMS: Long? get() = options.defaultTimeoutMS ?: clusterTimeoutMS
+
+    /**
+     * The timeout of the `withTransaction` call running in this session, while it runs
+     * (client-side-operations-timeout.md "Convenient Transactions API": stored on the session, so
+     * the callback's operations in this session and the commit share it). Private to the
+     * library; set and cleared by `withTransaction` only.
+     */
+    @Volatile
+    internal var withTransactionTimeout: OperationTimeout? = null
+
     private val ended = AtomicBoolean(false)
 
     /** The operations (cursors included) running in this session, and whether the server session went back; guarded by `this`. */
@@ -133,9 +149,19 @@ public class ClientSession internal constructor(
      * thrown as a `MongoCommandException`. Fails with [MongoTransactionStateException] without a
      * transaction or after [abortTransaction].
      */
-    public suspend fun commitTransaction() {
+    public suspend fun commitTransaction(timeoutMS: Long? = null) {
         val send = transaction.beginCommit()
-        if (send) endsFor().end(this, commit = true)
+        if (send) endsFor().end(this, commit = true, endTimeout(timeoutMS))
+    }
+
+    /**
+     * The timeout of a commit or abort given [timeoutMS]: that value; else inside `withTransaction`
+     * the call's remaining time; else [sessionTimeoutMS] (client-side-operations-timeout.md "Sessions").
+     */
+    private fun endTimeout(timeoutMS: Long?): OperationTimeout {
+        require(timeoutMS == null || timeoutMS >= 0) { "timeoutMS must be >= 0 (0 = no limit), was $timeoutMS" }
+        if (timeoutMS == null) withTransactionTimeout?.let { return it }
+        return OperationTimeout.start(timeoutMS ?: sessionTimeoutMS)
     }
 
     /**
@@ -144,10 +170,10 @@ public class ClientSession internal constructor(
      * unpinned. Fails with [MongoTransactionStateException] without a transaction, after a commit
      * or a second time.
      */
-    public suspend fun abortTransaction() {
+    public suspend fun abortTransaction(timeoutMS: Long? = null) {
         val send = transaction.beginAbort()
         try {
-            if (send) endsFor().end(this, commit = false)
+            if (send) endsFor().end(this, commit = false, endTimeout(timeoutMS))
         } finally {
             transaction.unpin()
         }

@@ -14,8 +14,15 @@ public data class ClientSessionOptions(
     val snapshot: Boolean = false,
     /** The options of this session's transactions, where [ClientSession.startTransaction]'s leave a field null. */
     val defaultTransactionOptions: TransactionOptions = TransactionOptions(),
+    /**
+     * The timeoutMS of this session's [ClientSession.commitTransaction], [ClientSession.abortTransaction],
+     * [withTransaction] and [ClientSession.endSession] (client-side-operations-timeout.md "Sessions");
+     * null: the cluster's timeoutMS. 0: no limit.
+     */
+    val defaultTimeoutMS: Long? = null,
 ) {
     init {
+        require(defaultTimeoutMS == null || defaultTimeoutMS >= 0) { "defaultTimeoutMS must be >= 0 (0 = no limit), was $defaultTimeoutMS" }
         require(!(snapshot && causalConsistency == true)) { "a session cannot be both causally consistent and a snapshot session" }
     }
 

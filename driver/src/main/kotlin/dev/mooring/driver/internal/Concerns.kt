@@ -20,11 +20,15 @@ internal object Concerns {
     /**
      * Adds `writeConcern` unless [writeConcern] is the server default and so is the cluster's
      * (which the cluster would add itself); a server default that overrides a cluster default is
-     * sent as `{}`. `wtimeout` is left out when a timeoutMS applies (client-side-operations-timeout.md).
+     * sent as `{}`. `wtimeout` is left out when a timeoutMS applies (client-side-operations-timeout.md),
+     * and a concern that had nothing else is then left out too.
      */
     fun applyWriteConcern(command: BsonDocument, writeConcern: WriteConcern, clusterDefault: WriteConcern, timeoutSet: Boolean) {
         if (writeConcern.isServerDefault && clusterDefault.isServerDefault) return
-        command["writeConcern"] = document(writeConcern, timeoutSet)
+        // under timeoutMS wtimeout is dropped (client-side-operations-timeout.md): a concern that had only
+        // wtimeout is not sent (as the cluster's is not), while an explicit server default stays `{}`
+        val d = document(writeConcern, timeoutSet)
+        if (d.isNotEmpty() || writeConcern.isServerDefault) command["writeConcern"] = d
     }
 
     fun document(writeConcern: WriteConcern, timeoutSet: Boolean): BsonDocument {

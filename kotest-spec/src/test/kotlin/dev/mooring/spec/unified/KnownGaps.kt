@@ -31,43 +31,7 @@ object KnownGaps {
         "load-balancers.md \"Behaviour With Transactions\"): Mooring's transactions pin a mongos by selection, not yet a load balancer's " +
         "connection (issue 31, left open)"
 
-    private const val SESSION_TIMEOUT = "needs a session-level timeoutMS (ClientSession defaultTimeoutMS, client-side-operations-timeout.md " +
-        "\"Convenient Transactions API\"): Mooring's sessions take the cluster's timeoutMS only (issue 31, left open)"
-
-    private const val DEPRECATED_UNDER_TIMEOUT = "expects deprecated timeout options (socketTimeoutMS, wTimeoutMS, maxCommitTimeMS) to be " +
-        "ignored when timeoutMS is set, in commands this file runs in sessions and transactions; these cases ran for the first time when " +
-        "transactions and change streams landed (session 15) and failed: Mooring still sends the deprecated option (or no maxTimeMS) " +
-        "there. Not yet analysed case by case (issue 31, left open)"
-
     private val gaps = mapOf(
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "abortTransaction ignores socketTimeoutMS if timeoutMS is set") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "abortTransaction ignores wTimeoutMS if timeoutMS is set") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "commitTransaction ignores maxCommitTimeMS if timeoutMS is set") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "commitTransaction ignores socketTimeoutMS if timeoutMS is set") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "commitTransaction ignores wTimeoutMS if timeoutMS is set") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "socketTimeoutMS is ignored if timeoutMS is set - createIndex on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "socketTimeoutMS is ignored if timeoutMS is set - deleteMany on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "socketTimeoutMS is ignored if timeoutMS is set - dropIndex on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "socketTimeoutMS is ignored if timeoutMS is set - dropIndexes on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "socketTimeoutMS is ignored if timeoutMS is set - runCommand on database") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "socketTimeoutMS is ignored if timeoutMS is set - updateMany on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - bulkWrite on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - createIndex on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - deleteMany on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - deleteOne on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - dropIndex on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - dropIndexes on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - findOneAndDelete on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - findOneAndReplace on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - findOneAndUpdate on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - insertMany on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - insertOne on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - replaceOne on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - updateMany on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "wTimeoutMS is ignored if timeoutMS is set - updateOne on collection") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "withTransaction ignores maxCommitTimeMS if timeoutMS is set") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "withTransaction ignores socketTimeoutMS if timeoutMS is set") to DEPRECATED_UNDER_TIMEOUT,
-        ("operations ignore deprecated timeout options if timeoutMS is set" to "withTransaction ignores wTimeoutMS if timeoutMS is set") to DEPRECATED_UNDER_TIMEOUT,
         ("transactions are correctly pinned to connections for load-balanced clusters" to "all operations go to the same mongos") to LB_TRANSACTION_PIN,
         ("transactions are correctly pinned to connections for load-balanced clusters" to "transaction can be committed multiple times") to LB_TRANSACTION_PIN,
         ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is not released after a non-transient CRUD error") to LB_TRANSACTION_PIN,
@@ -83,9 +47,6 @@ object KnownGaps {
         ("transactions are correctly pinned to connections for load-balanced clusters" to "a connection can be shared by a transaction and a cursor") to LB_TRANSACTION_PIN,
         ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released when session ended") to LB_TRANSACTION_PIN,
         ("wait queue timeout errors include details about checked out connections" to "wait queue timeout errors include transaction statistics") to LB_TRANSACTION_PIN,
-        ("timeoutMS can be overridden at the level of a ClientSession" to "timeoutMS applied to commitTransaction") to SESSION_TIMEOUT,
-        ("timeoutMS can be overridden at the level of a ClientSession" to "timeoutMS applied to abortTransaction") to SESSION_TIMEOUT,
-        ("timeoutMS can be overridden at the level of a ClientSession" to "timeoutMS applied to withTransaction") to SESSION_TIMEOUT,
         ("runCursorCommand" to "Non-tailable cursor iteration timeoutMS is refreshed for getMore if timeoutMode is iteration - failure") to
             ITERATION_BLOCK_SHORTER,
         ("runCursorCommand" to "Tailable cursor iteration timeoutMS is refreshed for getMore - failure") to ITERATION_BLOCK_SHORTER,

@@ -24,7 +24,7 @@ import kotlinx.serialization.json.long
  * `assertSessionDirty` / `assertSessionNotDirty`, `assertSameLsidOnLastTwoCommands` /
  * `assertDifferentLsidOnLastTwoCommands`, and the `$$sessionLsid` matching operator (resolved
  * in expectations before matching), `sessionOptions` (causalConsistency, snapshot,
- * defaultTransactionOptions), the transaction operations (`startTransaction`,
+ * defaultTransactionOptions, defaultTimeoutMS), the transaction operations (`startTransaction`,
  * `commitTransaction`, `abortTransaction`, `withTransaction` whose callback operations run
  * through the runner, `assertSessionTransactionState`, `assertSessionPinned` /
  * `assertSessionUnpinned`) and `targetedFailPoint` (on the session's pinned mongos, through a
@@ -71,9 +71,9 @@ class SessionOperations {
     ) {
         when (name) {
             "startTransaction" -> session(target).startTransaction(transactionOptions(args))
-            "commitTransaction" -> session(target).commitTransaction()
-            "abortTransaction" -> session(target).abortTransaction()
-            "withTransaction" -> session(target).withTransaction(transactionOptions(JsonObject(args - "callback"))) {
+            "commitTransaction" -> session(target).commitTransaction(timeoutMS(name, args))
+            "abortTransaction" -> session(target).abortTransaction(timeoutMS(name, args))
+            "withTransaction" -> session(target).withTransaction(transactionOptions(JsonObject(args - "callback" - "timeoutMS")), args.long("timeoutMS")) {
                 for (op in args["callback"]!!.jsonArray) callback(op.jsonObject)
             }
             "assertSessionTransactionState" -> argument(args)!!.transactionState.specName.let { state ->
@@ -101,14 +101,23 @@ class SessionOperations {
 
     private fun session(id: String): ClientSession = sessions[id] ?: invalidTest("'$id' is not a session entity")
 
+    /** The `timeoutMS` argument of commitTransaction/abortTransaction (another argument fails loudly). */
+    private fun timeoutMS(name: String, args: JsonObject): Long? {
+        (args.keys - "timeoutMS").firstOrNull()?.let { throw UnsupportedOperationException("$name argument $it") }
+        return args.long("timeoutMS")
+    }
+
+    private fun JsonObject.long(key: String): Long? = this[key]?.jsonPrimitive?.content?.toLong()
+
     /** `sessionOptions` as the driver's (another field fails loudly). */
     private fun sessionOptions(o: JsonObject?): ClientSessionOptions {
         if (o == null) return ClientSessionOptions()
-        (o.keys - setOf("causalConsistency", "snapshot", "defaultTransactionOptions")).firstOrNull()?.let { throw UnsupportedOperationException("session option $it") }
+        (o.keys - setOf("causalConsistency", "snapshot", "defaultTransactionOptions", "defaultTimeoutMS")).firstOrNull()?.let { throw UnsupportedOperationException("session option $it") }
         return ClientSessionOptions(
             o["causalConsistency"]?.jsonPrimitive?.content?.toBooleanStrict(),
             o["snapshot"]?.jsonPrimitive?.content?.toBooleanStrict() ?: false,
             transactionOptions(o["defaultTransactionOptions"]?.jsonObject ?: JsonObject(emptyMap())),
+            o.long("defaultTimeoutMS"),
         )
     }
 

@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal
 
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionPoolEvent
@@ -196,14 +197,14 @@ internal class DefaultMongoCluster(
 
     /** The cluster's part of commitTransaction / abortTransaction ([EndTransactionOperation]). */
     private val transactionEnds = object : TransactionEnds {
-        override suspend fun end(session: ClientSession, commit: Boolean) {
-            tracer.trace(if (commit) "commitTransaction" else "abortTransaction", "admin") { EndTransactionOperation.run(ops, session, commit, held = true) }
+        override suspend fun end(session: ClientSession, commit: Boolean, timeout: OperationTimeout) {
+            tracer.trace(if (commit) "commitTransaction" else "abortTransaction", "admin") { EndTransactionOperation.run(ops, session, commit, held = true, timeout) }
         }
 
         override fun abortAfterClose(session: ClientSession, done: () -> Unit) {
             scope.launch {
                 try {
-                    EndTransactionOperation.run(ops, session, commit = false, held = false)
+                    EndTransactionOperation.run(ops, session, commit = false, held = false, OperationTimeout.start(session.sessionTimeoutMS))
                 } catch (e: Exception) {
                     // driver-sessions.md: the abort of endSession ignores errors (EndTransactionOperation ignores an abort's)
                 } finally {

@@ -132,7 +132,7 @@ class WithTransactionSpec : FunSpec({
             script = { _, cmd -> if (cmd.firstKey == "insert") error(112, "TransientTransactionError") else null }
             var now = 0L
             c.startSession().use { session ->
-                val loop = ConvenientTransaction(session, TransactionOptions(), 120_000, false, { s ->
+                val loop = ConvenientTransaction(session, TransactionOptions(), null, { s ->
                     now += 50_000_000_000 // each attempt takes 50 s
                     c.runRetryableWrite("db", insert(1), s)
                 }, nanoTime = { now }, random = Random(1), sleep = {})
@@ -173,7 +173,7 @@ class WithTransactionSpec : FunSpec({
                 coroutineScope {
                     val sleeping = CompletableDeferred<Unit>()
                     val job = launch(start = CoroutineStart.UNDISPATCHED) {
-                        ConvenientTransaction(session, TransactionOptions(), 120_000, false, { s -> c.runRetryableWrite("db", insert(1), s) },
+                        ConvenientTransaction(session, TransactionOptions(), null, { s -> c.runRetryableWrite("db", insert(1), s) },
                             sleep = { sleeping.complete(Unit); awaitCancellation() }).run()
                     }
                     sleeping.await()

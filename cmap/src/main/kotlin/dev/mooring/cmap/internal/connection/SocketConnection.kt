@@ -192,7 +192,10 @@ internal class SocketConnection(
     }
 
     override suspend fun command(database: String, command: BsonDocument): BsonDocument =
-        command(database, command, settings.socketTimeoutMS)
+        command(database, command, socketTimeoutMS(), null)
+
+    /** socketTimeoutMS, or none (0) for an operation under timeoutMS ([OperationSocketTimeout]), whose deadline bounds the round trip. */
+    private suspend fun socketTimeoutMS(): Long = if (currentCoroutineContext()[OperationSocketTimeout.Key] != null) 0 else settings.socketTimeoutMS
 
     /**
      * True when this connection's mechanism can reauthenticate (auth.md "Reauthentication":
@@ -215,7 +218,7 @@ internal class SocketConnection(
         command(database, command, timeoutMS, null)
 
     override suspend fun command(database: String, command: BsonDocument, observer: CommandRequestObserver): BsonDocument =
-        command(database, command, settings.socketTimeoutMS, observer)
+        command(database, command, socketTimeoutMS(), observer)
 
     private suspend fun command(database: String, command: BsonDocument, timeoutMS: Long, observer: CommandRequestObserver?): BsonDocument {
         ensureOpen()

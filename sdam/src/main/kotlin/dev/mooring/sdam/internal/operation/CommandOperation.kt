@@ -33,7 +33,7 @@ internal object CommandOperation {
     ): BsonDocument {
         val doc = ctx.checkCommand(database, command)
         val op = ctx.monitoredOperation()
-        val timeout = ctx.operationTimeout(timeoutMS)
+        val timeout = ctx.operationTimeout(timeoutMS, session)
         val s = ctx.operationSession(session)
         // in a transaction: the transaction's selection and read preference, no retry but server overload's
         val rp = if (s.inTransaction) ReadPreference.PRIMARY else readPreference

@@ -29,7 +29,7 @@ internal object CursorCommandOperation {
     fun pages(ctx: OperationContext, database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean, limit: Int?): Flow<CursorPage> {
         val doc = ctx.checkCommand(database, command)
         options.session?.checkUsable(ctx.topology.id)
-        val timeoutMS = options.timeoutMS ?: ctx.settings.timeoutMS
+        val timeoutMS = ctx.cursorTimeoutMS(options.timeoutMS, options.session)
         val mode = timeoutMode(doc, options, timeoutMS)
         return CursorFlow.pages { cursor(ctx, database, doc, options, retryableRead, limit, timeoutMS, mode, null) }
     }
@@ -41,7 +41,7 @@ internal object CursorCommandOperation {
     fun pageCursor(ctx: OperationContext, database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean, initialTimeoutMS: Long?): PageCursor {
         val doc = ctx.checkCommand(database, command)
         options.session?.checkUsable(ctx.topology.id)
-        val timeoutMS = options.timeoutMS ?: ctx.settings.timeoutMS
+        val timeoutMS = ctx.cursorTimeoutMS(options.timeoutMS, options.session)
         val mode = timeoutMode(doc, options, timeoutMS)
         return PageCursor(cursor(ctx, database, doc, options, retryableRead, null, timeoutMS, mode, initialTimeoutMS))
     }

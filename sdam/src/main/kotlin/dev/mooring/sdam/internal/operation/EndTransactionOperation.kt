@@ -22,7 +22,8 @@ import org.bson.BsonInt64
  * `commitTransaction` and `abortTransaction` (transactions.md): sent to `admin` on the primary
  * or the pinned mongos with the transaction's fields, its write concern (`w: "majority"` and
  * `wtimeout: 10000` unless set on a commit's retry, or a commit called again), a commit's
- * `maxTimeMS` = maxCommitTimeMS (without timeoutMS) and the `recoveryToken`. Retried once on a
+ * `maxTimeMS` = maxCommitTimeMS (without timeoutMS; under timeoutMS the remaining time, and no
+ * `wtimeout`) and the `recoveryToken`. [run]'s timeout is the session's ([ClientSession]'s rules). Retried once on a
  * retryable error (network, pool cleared, `RetryableWriteError`; a commit's retry unpinned, so it
  * may reach another mongos). A write concern error fails the command as a `MongoCommandException`
  * carrying the writeConcernError's code. A commit's final error is labelled
@@ -41,13 +42,12 @@ internal object EndTransactionOperation {
      * Ends [session]'s transaction; [held]: hold the session for the operation (false for the
      * abort of a session already closed, whose hold was taken by `close`).
      */
-    suspend fun run(ctx: OperationContext, session: ClientSession, commit: Boolean, held: Boolean) {
+    suspend fun run(ctx: OperationContext, session: ClientSession, commit: Boolean, held: Boolean, timeout: OperationTimeout) {
         val s = if (held) {
             OperationSession(ctx.sessions, session.hold(ctx.topology.id), ctx::sessionTimeoutMinutes, session.clock, session::releaseHold, session, endsTransaction = true)
         } else {
             OperationSession(ctx.sessions, session.serverSession, ctx::sessionTimeoutMinutes, session.clock, {}, session, endsTransaction = true)
         }
-        val timeout = ctx.operationTimeout(null)
         val calledAgain = session.transaction.commitSent
         if (commit) session.transaction.commitSent = true
         try {

@@ -68,12 +68,23 @@ internal class OperationContext(
     fun ungossiped(connection: Connection, op: MonitoredOperation?, timeout: OperationTimeout?): Connection =
         Reauthentication.wrap(connection, if (op == null) connection else commandMonitor.monitored(connection, op), timeout?.deadlineNanos)
             .let { tracer?.traced(it) ?: it }
+            .let { if (timeout != null && timeout.isSet) TimeoutBoundConnection(it) else it }
 
-    /** The timeout of an operation called with [timeoutMS] (null: the cluster's [MongoClusterSettings.timeoutMS]); validates it. */
-    fun operationTimeout(timeoutMS: Long?): OperationTimeout {
+    /**
+     * The timeout of an operation called with [timeoutMS] (null: the cluster's [MongoClusterSettings.timeoutMS]);
+     * validates it. In [session]'s `withTransaction` call, that call's remaining time instead
+     * (client-side-operations-timeout.md "Convenient Transactions API": the session's timeout is the
+     * operation's, not refreshed per operation).
+     */
+    fun operationTimeout(timeoutMS: Long?, session: ClientSession? = null): OperationTimeout {
         require(timeoutMS == null || timeoutMS >= 0) { "timeoutMS must be >= 0 (0 = no limit), was $timeoutMS" }
+        session?.withTransactionTimeout?.let { return it }
         return OperationTimeout.start(timeoutMS ?: settings.timeoutMS)
     }
+
+    /** The effective timeoutMS of a cursor operation of [session] given [timeoutMS]: as [operationTimeout], as milliseconds (what is left in a `withTransaction` call). */
+    fun cursorTimeoutMS(timeoutMS: Long?, session: ClientSession?): Long? =
+        session?.withTransactionTimeout?.let { t -> t.remainingMS()?.coerceAtLeast(1) ?: 0 } ?: timeoutMS ?: settings.timeoutMS
 
     /** [sessionTimeoutMinutes] as the function sessions take (one object for the cluster, not one per operation). */
     private val sessionTimeout: () -> Int? = ::sessionTimeoutMinutes

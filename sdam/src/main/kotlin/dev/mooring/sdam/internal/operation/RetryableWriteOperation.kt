@@ -24,7 +24,7 @@ internal object RetryableWriteOperation {
         val doc = DefaultWriteConcern.applyTo(checked, ctx.settings.writeConcern, (timeoutMS ?: ctx.settings.timeoutMS) != null)
         val unacknowledged = RetryableWrite.isUnacknowledged(doc)
         val op = ctx.monitoredOperation()
-        val timeout = ctx.operationTimeout(timeoutMS)
+        val timeout = ctx.operationTimeout(timeoutMS, session)
         // in a transaction the write's own write concern is not sent (transactions.md): w: 0 is no unacknowledged write there
         if (session != null && session.isInTransaction) return inTransaction(ctx, database, checked, session, ctx.operationSession(session), timeout, op)
         require(session == null || !unacknowledged) { "an explicit session cannot be used with an unacknowledged write (w: 0)" }

@@ -26,7 +26,7 @@ internal object WithConnectionOperation {
         block: suspend (Connection) -> T,
     ): T {
         val op = ctx.monitoredOperation()
-        val timeout = ctx.operationTimeout(timeoutMS)
+        val timeout = ctx.operationTimeout(timeoutMS, session)
         val s = session?.let { ctx.operationSession(it) }
         try {
             return ctx.tracer.trace("withConnection", null) {

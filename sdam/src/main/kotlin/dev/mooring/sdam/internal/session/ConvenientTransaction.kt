@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.session
 
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.events.MooringException
 import dev.mooring.sdam.ClientSession
@@ -19,7 +20,10 @@ import kotlin.random.Random
  * "Sequence of Actions"): start, run the callback, commit; the callback retried (after an
  * exponential backoff with jitter, 5 ms growing by 1.5 per attempt up to 500 ms) on
  * `TransientTransactionError`, the commit on `UnknownTransactionCommitResult` unless
- * MaxTimeMSExpired, until [limitMS] (timeoutMS, else 120 s) has passed since the call. When the
+ * MaxTimeMSExpired, until [timeoutMS] (else 120 s) has passed since the call. Under [timeoutMS]
+ * the call's [OperationTimeout] is stored on the session for its duration
+ * ([ClientSession.withTransactionTimeout]): the callback's operations in the session and the
+ * commit use what is left; the abort after a failed callback gets a fresh [timeoutMS]. When the
  * callback throws or the caller is cancelled while the transaction is open (starting or in
  * progress), `abortTransaction` runs in [NonCancellable] before the error propagates. [nanoTime],
  * [random] and [sleep] are replaceable for tests. Runs in its caller's coroutine.
@@ -27,9 +31,8 @@ import kotlin.random.Random
 internal class ConvenientTransaction<T>(
     private val session: ClientSession,
     private val options: TransactionOptions,
-    private val limitMS: Long,
-    /** True when [limitMS] is a timeoutMS: an error that runs out of time is thrown as a [MongoOperationTimeoutException]. */
-    private val csot: Boolean,
+    /** The call's timeoutMS (0: no limit); null: none, the 120 s limit. */
+    private val timeoutMS: Long?,
     private val block: suspend (ClientSession) -> T,
     private val nanoTime: () -> Long = System::nanoTime,
     private val random: Random = Random.Default,
@@ -37,9 +40,28 @@ internal class ConvenientTransaction<T>(
 ) {
     private val start = nanoTime()
 
+    /** True under timeoutMS: an error that runs out of time is thrown as a [MongoOperationTimeoutException]. */
+    private val csot = timeoutMS != null
+    private val limitMS: Long = when (timeoutMS) {
+        null -> DEFAULT_LIMIT_MS
+        0L -> Long.MAX_VALUE
+        else -> timeoutMS
+    }
+
     private fun elapsedMS(): Long = (nanoTime() - start) / 1_000_000
 
     suspend fun run(): T {
+        if (timeoutMS == null) return attempts()
+        check(session.withTransactionTimeout == null) { "withTransaction is already running in this session" }
+        session.withTransactionTimeout = OperationTimeout.start(timeoutMS)
+        try {
+            return attempts()
+        } finally {
+            session.withTransactionTimeout = null
+        }
+    }
+
+    private suspend fun attempts(): T {
         var attempt = 0
         var last: Throwable? = null
         while (true) {
@@ -87,7 +109,8 @@ internal class ConvenientTransaction<T>(
     /** Aborts an open transaction, even when the caller is cancelled; its errors are the abort's own (ignored by it). */
     private suspend fun abortIfOpen() {
         if (session.transactionState == TransactionState.Starting || session.transactionState == TransactionState.InProgress) {
-            withContext(NonCancellable) { session.abortTransaction() }
+            // a fresh timeoutMS for the abort (client-side-operations-timeout.md), not what the callback left
+            withContext(NonCancellable) { session.abortTransaction(timeoutMS) }
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.session
 
+import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.ClientSession
 
 /**
@@ -9,7 +10,7 @@ import dev.mooring.sdam.ClientSession
  */
 internal interface TransactionEnds {
     /** Sends `commitTransaction` ([commit]) or `abortTransaction` for [session], with their retry rules. */
-    suspend fun end(session: ClientSession, commit: Boolean)
+    suspend fun end(session: ClientSession, commit: Boolean, timeout: OperationTimeout)
 
     /** Aborts [session]'s transaction after the session was closed, in the cluster's scope (errors ignored), then calls [done]. */
     fun abortAfterClose(session: ClientSession, done: () -> Unit)
