@@ -1,5 +1,6 @@
 package dev.mooring.driver.internal
 
+import dev.mooring.sdam.internal.HelperCommand
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.driver.MongoWriteConcernException
 import dev.mooring.sdam.ClientSession
@@ -45,7 +46,7 @@ internal object AdminCommands {
         missingNamespaceIsOk: Boolean = false,
     ): BsonDocument? {
         val reply = try {
-            cluster.runCommand(database, command, ReadPreference.PRIMARY, session, timeoutMS)
+            HelperCommand.run(cluster, database, command, ReadPreference.PRIMARY, session, timeoutMS)
         } catch (e: MongoCommandException) {
             if (missingNamespaceIsOk && isNamespaceNotFound(e)) return null
             throw e

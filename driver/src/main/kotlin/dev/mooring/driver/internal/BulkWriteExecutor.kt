@@ -1,5 +1,6 @@
 package dev.mooring.driver.internal
 
+import dev.mooring.sdam.internal.HelperCommand
 import dev.mooring.driver.BulkWriteOptions
 import dev.mooring.driver.BulkWriteResult
 import dev.mooring.driver.MongoBulkWriteException
@@ -48,7 +49,7 @@ internal class BulkWriteExecutor<T : Any>(
             val cmd = command(batch, options)
             val reply = try {
                 if (batch.any { it.multi }) {
-                    cluster.runCommand(defaults.databaseName, cmd, ReadPreference.PRIMARY, session, deadline.next())
+                    HelperCommand.run(cluster, defaults.databaseName, cmd, ReadPreference.PRIMARY, session, deadline.next())
                 } else {
                     cluster.runRetryableWrite(defaults.databaseName, cmd, session, deadline.next())
                 }

@@ -1,5 +1,6 @@
 package dev.mooring.driver.internal
 
+import dev.mooring.sdam.internal.HelperCommand
 import dev.mooring.driver.ClientBulkWriteOptions
 import dev.mooring.driver.ClientBulkWriteResult
 import dev.mooring.driver.ClientNamespacedWriteModel
@@ -50,7 +51,7 @@ internal class ClientBulkWriteExecutor(private val cluster: MongoCluster, timeou
                 val command = batch.command(base)
                 val reply = try {
                     if (batch.multi) {
-                        cluster.runCommand(ADMIN, command, ReadPreference.PRIMARY, session ?: own, deadline.next())
+                        HelperCommand.run(cluster, ADMIN, command, ReadPreference.PRIMARY, session ?: own, deadline.next())
                     } else {
                         cluster.runRetryableWrite(ADMIN, command, session ?: own, deadline.next())
                     }
@@ -94,7 +95,7 @@ internal class ClientBulkWriteExecutor(private val cluster: MongoCluster, timeou
         val collection = ns.substringAfter('.')
         while (id != 0L) {
             val more = try {
-                cluster.runCommand(db, BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(collection)), ReadPreference.PRIMARY, session, deadline.next())
+                HelperCommand.run(cluster, db, BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(collection)), ReadPreference.PRIMARY, session, deadline.next())
             } catch (e: CancellationException) {
                 kill(db, collection, id, session)
                 throw e
@@ -111,7 +112,7 @@ internal class ClientBulkWriteExecutor(private val cluster: MongoCluster, timeou
     /** killCursors for the results cursor [id] (bulk-write.md: after a top-level error); its error, or null. */
     private suspend fun kill(db: String, collection: String, id: Long, session: ClientSession?): Exception? = withContext(NonCancellable) {
         try {
-            cluster.runCommand(db, BsonDocument("killCursors", BsonString(collection)).append("cursors", BsonArray(listOf(BsonInt64(id)))), ReadPreference.PRIMARY, session)
+            HelperCommand.run(cluster, db, BsonDocument("killCursors", BsonString(collection)).append("cursors", BsonArray(listOf(BsonInt64(id)))), ReadPreference.PRIMARY, session)
             null
         } catch (e: Exception) {
             e

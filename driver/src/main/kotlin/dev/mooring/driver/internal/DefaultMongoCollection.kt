@@ -1,5 +1,6 @@
 package dev.mooring.driver.internal
 
+import dev.mooring.sdam.internal.HelperCommand
 import kotlinx.coroutines.flow.emitAll
 import kotlinx.coroutines.flow.flow
 import dev.mooring.driver.AggregateOptions
@@ -181,7 +182,7 @@ internal class DefaultMongoCollection<T : Any>(
         val cmd = BsonDocument("drop", BsonString(collectionName))
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet)
         try {
-            cluster.runCommand(databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS)
+            HelperCommand.run(cluster, databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS)
         } catch (e: dev.mooring.cmap.MongoCommandException) {
             if (!AdminCommands.isNamespaceNotFound(e)) throw e
         }

@@ -1,5 +1,6 @@
 package dev.mooring.driver.internal
 
+import dev.mooring.sdam.internal.HelperCommand
 import dev.mooring.driver.AggregateOptions
 import dev.mooring.driver.ChangeStream
 import dev.mooring.driver.ChangeStreamOptions
@@ -50,7 +51,7 @@ internal class DefaultMongoDatabase private constructor(private val defaults: De
     override suspend fun drop(session: ClientSession?) {
         val cmd = BsonDocument("dropDatabase", BsonInt32(1))
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, defaults.cluster.settings.writeConcern, defaults.timeoutSet)
-        defaults.cluster.runCommand(defaults.databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS)
+        HelperCommand.run(defaults.cluster, defaults.databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS)
     }
 
     override suspend fun createCollection(name: String, options: CreateCollectionOptions, session: ClientSession?): Unit =

@@ -151,6 +151,15 @@ internal class DefaultMongoCluster(
         readPreference: ReadPreference,
         session: ClientSession?,
         timeoutMS: Long?,
+    ): BsonDocument = tracer.trace("runCommand", database) { CommandOperation.run(ops, database, command, readPreference, ops.runCommandRetry, session, timeoutMS, generic = true) }
+
+    /** [runCommand] for a helper's command ([HelperCommand]): in a causally consistent session it gets `afterClusterTime` where the command takes one. */
+    internal suspend fun runHelperCommand(
+        database: String,
+        command: Bson,
+        readPreference: ReadPreference,
+        session: ClientSession?,
+        timeoutMS: Long?,
     ): BsonDocument = tracer.trace("runCommand", database) { CommandOperation.run(ops, database, command, readPreference, ops.runCommandRetry, session, timeoutMS) }
 
     /** The operation runner, for the test hooks of ClusterInternals. */

@@ -273,6 +273,28 @@ class TransactionSpec : FunSpec({
         }
     }
 
+    test("the generic runCommand gets no afterClusterTime in a causally consistent session; a helper's command (HelperCommand) does") {
+        scripted(clusterTime = true) { c ->
+            c.startSession().use { session ->
+                c.runRetryableWrite("db", insert(1), session)
+                val time = session.operationTime
+                time shouldNotBe null
+                // causal-consistency.md: commands run using runCommand MUST NOT have an afterClusterTime added
+                c.runCommand("db", BsonDocument.parse("{find: 'c', filter: {}}"), ReadPreference.PRIMARY, session)
+                commands("find").last().containsKey("readConcern") shouldBe false
+                val seen = session.operationTime!! // the operation time as the drop is sent (its reply advances it)
+                dev.mooring.sdam.internal.HelperCommand.run(c, "db", BsonDocument.parse("{drop: 'c'}"), ReadPreference.PRIMARY, session)
+                commands("drop").last()["readConcern"] shouldBe BsonDocument("afterClusterTime", seen)
+                // transactions.md "Causal Consistency with RunCommand helper": a transaction's first command gets it, even through runCommand
+                session.startTransaction()
+                val beforeTxn = session.operationTime!!
+                c.runCommand("db", insert(2), ReadPreference.PRIMARY, session)
+                commands("insert").last()["readConcern"] shouldBe BsonDocument("afterClusterTime", beforeTxn)
+                session.abortTransaction()
+            }
+        }
+    }
+
     test("a causally consistent session sends afterClusterTime with its reads once it saw an operation time; a snapshot session atClusterTime") {
         scripted(clusterTime = true) { c ->
             c.startSession().use { session ->

@@ -30,11 +30,13 @@ internal object CommandOperation {
         retry: OperationRetry,
         session: ClientSession?,
         timeoutMS: Long?,
+        /** True for the generic runCommand (no afterClusterTime: [OperationSession]), false for a helper's command. */
+        generic: Boolean = false,
     ): BsonDocument {
         val doc = ctx.checkCommand(database, command)
         val op = ctx.monitoredOperation()
         val timeout = ctx.operationTimeout(timeoutMS, session)
-        val s = ctx.operationSession(session)
+        val s = ctx.operationSession(session, generic)
         // in a transaction: the transaction's selection and read preference, no retry but server overload's
         val rp = if (s.inTransaction) ReadPreference.PRIMARY else readPreference
         val r = if (s.inTransaction) OperationRetry.withOverloadRetries(OperationRetry.NONE, retry.retriesOverload) else retry

@@ -97,11 +97,11 @@ internal class OperationContext(
      * The session of one operation: [explicit]'s (held until the operation releases it, so ending
      * the session meanwhile keeps its server session out of the pool), or an implicit one from the pool.
      */
-    fun operationSession(explicit: ClientSession?): OperationSession =
+    fun operationSession(explicit: ClientSession?, generic: Boolean = false): OperationSession =
         if (explicit == null) {
             OperationSession(sessions, null, sessionTimeout)
         } else {
-            OperationSession(sessions, explicit.hold(topology.id), sessionTimeout, explicit.clock, explicit::releaseHold, explicit)
+            OperationSession(sessions, explicit.hold(topology.id), sessionTimeout, explicit.clock, explicit::releaseHold, explicit, generic = generic)
         }
 
     /** The selection of an operation of [s] by [readPreference] (null: a write), or its transaction's ([OperationSession.transactionSelection]). */

@@ -36,6 +36,11 @@ internal class OperationSession(
     private val client: ClientSession? = null,
     /** True for `commitTransaction` and `abortTransaction`, which end [client]'s transaction. */
     endsTransaction: Boolean = false,
+    /**
+     * True for a command of the generic `runCommand`: outside a transaction causal-consistency.md
+     * says such commands MUST NOT get `afterClusterTime` (as they get no read concern from the driver).
+     */
+    private val generic: Boolean = false,
 ) {
     /** True when the operation runs in [client]'s transaction (or ends it: commit, abort). */
     val inTransaction: Boolean = client != null && (endsTransaction || client.transaction.isActive)
@@ -75,7 +80,7 @@ internal class OperationSession(
     /** [command] (carrying this session's `lsid`) with the explicit session's fields ([SessionCommandFields]); as is for an implicit session. */
     fun sessionFields(command: BsonDocument, connection: Connection): BsonDocument {
         val c = client ?: return command
-        return SessionCommandFields.apply(command, c.transaction, c.clock, c.options.isCausallyConsistent, c.options.snapshot, connection)
+        return SessionCommandFields.apply(command, c.transaction, c.clock, c.options.isCausallyConsistent, c.options.snapshot, connection, generic)
     }
 
     /**

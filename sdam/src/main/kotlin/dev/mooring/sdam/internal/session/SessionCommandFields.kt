@@ -25,8 +25,10 @@ import org.bson.BsonTimestamp
  *   distinct; before MongoDB 5.0 the driver refuses it); for
  *   the reads and writes that take `afterClusterTime` ([CAUSAL], read-write-concern.md
  *   "afterClusterTime") in a causally consistent session `afterClusterTime` (causal-consistency.md),
- *   the level kept. The operation path cannot tell a generic `runCommand` from a helper's
- *   command, so a runCommand in a causally consistent session gets it too.
+ *   the level kept, but not for the generic `runCommand` ([apply]'s `generic`: causal-consistency.md
+ *   "commands that are run using runCommand MUST NOT have an afterClusterTime field added"). A
+ *   transaction's first command gets it even through runCommand (transactions.md "Causal
+ *   Consistency with RunCommand helper").
  */
 internal object SessionCommandFields {
     /** The commands that take a read concern and get afterClusterTime / a snapshot (causal-consistency.md, driver-sessions.md). */
@@ -48,7 +50,15 @@ internal object SessionCommandFields {
     val ENDS: Set<String> = setOf("commitTransaction", "abortTransaction")
 
     /** [command] (with its `lsid`) as [transaction] and the session's clock and options have it sent over [connection]. */
-    fun apply(command: BsonDocument, transaction: Transaction, clock: SessionClock, causal: Boolean, snapshot: Boolean, connection: Connection): BsonDocument {
+    fun apply(
+        command: BsonDocument,
+        transaction: Transaction,
+        clock: SessionClock,
+        causal: Boolean,
+        snapshot: Boolean,
+        connection: Connection,
+        generic: Boolean = false,
+    ): BsonDocument {
         val name = command.firstKey
         if (transaction.isActive || (name in ENDS && transaction.state != TransactionState.None)) {
             return inTransaction(command, name, transaction, clock, causal, connection)
@@ -59,7 +69,7 @@ internal object SessionCommandFields {
         }
         return when {
             snapshotted -> withReadConcern(command, BsonDocument("level", BsonString("snapshot")), clock.snapshotTime?.let { "atClusterTime" to it })
-            causal && name in CAUSAL && !unacknowledged(command) -> clock.operationTime?.let { t ->
+            causal && !generic && name in CAUSAL && !unacknowledged(command) -> clock.operationTime?.let { t ->
                 withReadConcern(command, (command["readConcern"] as? BsonDocument)?.clone() ?: BsonDocument(), "afterClusterTime" to t)
             } ?: command
             else -> command

@@ -1,0 +1,29 @@
+package dev.mooring.sdam.internal
+
+import dev.mooring.events.InternalMooringApi
+import dev.mooring.sdam.ClientSession
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.ReadPreference
+import org.bson.BsonDocument
+import org.bson.conversions.Bson
+
+/**
+ * Not API ([InternalMooringApi], for the driver module): [MongoCluster.runCommand] for the
+ * commands of the driver's own helpers (a collection's drop, a non-retryable bulk write batch,
+ * the admin writes). The generic runCommand adds no `afterClusterTime` in a causally consistent
+ * session (causal-consistency.md: "commands that are run using runCommand MUST NOT have an
+ * afterClusterTime field added"); a helper's read or write does, as the other helpers' paths
+ * (retryable reads and writes, cursors) do. Errors and retries as [MongoCluster.runCommand].
+ */
+@InternalMooringApi
+public object HelperCommand {
+    public suspend fun run(
+        cluster: MongoCluster,
+        database: String,
+        command: Bson,
+        readPreference: ReadPreference,
+        session: ClientSession?,
+        timeoutMS: Long? = null,
+    ): BsonDocument = (cluster as? DefaultMongoCluster)?.runHelperCommand(database, command, readPreference, session, timeoutMS)
+        ?: cluster.runCommand(database, command, readPreference, session, timeoutMS)
+}
