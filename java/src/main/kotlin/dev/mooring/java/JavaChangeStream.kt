@@ -5,7 +5,8 @@ import java.util.concurrent.Flow
 import org.bson.BsonDocument
 
 /**
- * A change stream for Java, from [JavaMongoCollection.watch]: the Kotlin `ChangeStream`'s
+ * A change stream for Java, from [JavaMongoCollection.watch], [JavaMongoDatabase.watch] or
+ * [JavaMongoCluster.watch]: the Kotlin `ChangeStream`'s
  * semantics (change-streams.md: resumes once per resumable error after the last event delivered,
  * other errors end it with `onError`) as a cold [Flow.Publisher] of events, with the publishers'
  * rules of [JavaMongoCollection] (a getMore only with demand; `cancel()` kills the cursor on the

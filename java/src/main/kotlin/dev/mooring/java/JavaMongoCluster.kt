@@ -5,6 +5,7 @@ import dev.mooring.driver.ClientBulkWriteException
 import dev.mooring.driver.ClientBulkWriteOptions
 import dev.mooring.driver.ClientBulkWriteResult
 import dev.mooring.driver.ClientNamespacedWriteModel
+import dev.mooring.driver.ChangeStreamOptions
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
@@ -201,6 +202,20 @@ public interface JavaMongoCluster : AutoCloseable {
      * once this cluster is closed.
      */
     public fun getDatabase(name: String): JavaMongoDatabase
+
+    /** The changes to this cluster with no pipeline and the default options (see the other overload). */
+    public fun watch(): JavaChangeStream<BsonDocument>
+
+    /**
+     * The changes to every database of this cluster but `admin`, `local` and `config`
+     * (`MongoCluster.watch`, change-streams.md `MongoClient.watch`: `aggregate: 1` on `admin` with
+     * `allChangesForCluster`; MongoDB 4.0+), with [pipeline] after the `$changeStream` stage and
+     * [options], under the cluster settings' read preference, read concern and timeoutMS, in
+     * [session] (a null one runs in an implicit session), as a resumable cold publisher of events
+     * whose full documents are [BsonDocument]s (see [JavaChangeStream]). No I/O until a subscriber
+     * requests; once the cluster is closed a subscription ends with `onError`.
+     */
+    public fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): JavaChangeStream<BsonDocument>
 
     /**
      * The client bulk write ([dev.mooring.driver.bulkWrite], bulk-write.md `MongoClient.bulkWrite`):

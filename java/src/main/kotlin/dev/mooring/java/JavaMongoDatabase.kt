@@ -1,5 +1,6 @@
 package dev.mooring.java
 
+import dev.mooring.driver.ChangeStreamOptions
 import dev.mooring.driver.MongoDatabase
 import dev.mooring.driver.ReadConcern
 import dev.mooring.driver.gridfs.GridFSBucketOptions
@@ -92,6 +93,19 @@ public interface JavaMongoDatabase {
      * with the errors `MongoCluster.runCommand` documents.
      */
     public fun runCommand(command: Bson, readPreference: ReadPreference, session: ClientSession?): CompletableFuture<BsonDocument>
+
+    /** The changes to this database with no pipeline and the default options (see the other overload). */
+    public fun watch(): JavaChangeStream<BsonDocument>
+
+    /**
+     * The changes to every collection of this database but the system ones (`MongoDatabase.watch`,
+     * change-streams.md `Database.watch`: `aggregate: 1`; MongoDB 4.0+), with [pipeline] after the
+     * `$changeStream` stage and [options], under this database's read preference, read concern and
+     * timeoutMS, in [session] (a null one runs in an implicit session), as a resumable cold
+     * publisher of events whose full documents are [BsonDocument]s (see [JavaChangeStream]). No
+     * I/O until a subscriber requests.
+     */
+    public fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): JavaChangeStream<BsonDocument>
 
     /** [drop] without an explicit session. */
     public fun drop(): CompletableFuture<Void?>

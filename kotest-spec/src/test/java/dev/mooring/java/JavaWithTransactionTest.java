@@ -1,5 +1,6 @@
 package dev.mooring.java;
 
+import dev.mooring.cmap.CommandStartedEvent;
 import dev.mooring.sdam.ClientSession;
 import dev.mooring.testkit.replset.ReplicaSetSimulator;
 import org.bson.BsonArray;
@@ -12,6 +13,8 @@ import org.junit.jupiter.api.Timeout;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -52,6 +55,34 @@ class JavaWithTransactionTest {
                                 .thenCompose(r -> CompletableFuture.<String>failedFuture(new IllegalStateException("boom")))).join());
                 assertEquals(IllegalStateException.class, failed.getCause().getClass());
                 assertEquals(2, count(cluster)); // the aborted transaction's insert is not applied
+            }
+        }
+    }
+
+    @Test
+    void cancellingTheFutureWhileTheFunctionsStageRunsAbortsTheTransaction() {
+        try (ReplicaSetSimulator rs = JavaTestKit.startReplicaSet(1)) {
+            List<String> commands = new CopyOnWriteArrayList<>();
+            ClusterSettingsBuilder settings = MongoClusters.settingsBuilder(rs.seedUri("", rs.getMembers().get(0)))
+                    .addCommandListener(new CommandListener() {
+                        @Override
+                        public void commandStarted(CommandStartedEvent event) {
+                            commands.add(event.getCommandName());
+                        }
+                    });
+            try (JavaMongoCluster cluster = MongoClusters.create(settings)) {
+                CountDownLatch inserted = new CountDownLatch(1);
+                CompletableFuture<String> never = new CompletableFuture<>();
+                CompletableFuture<String> result = cluster.withTransaction(session ->
+                        cluster.runRetryableWrite("db", insert(7), session).thenCompose(r -> {
+                            inserted.countDown();
+                            return never;
+                        }));
+                Await.until("the function's insert ran", () -> inserted.getCount() == 0);
+                result.cancel(true);
+                Await.until("the transaction was aborted", () -> commands.contains("abortTransaction"));
+                assertEquals(false, commands.contains("commitTransaction"));
+                assertEquals(0, count(cluster)); // the cancelled transaction's insert is not applied
             }
         }
     }

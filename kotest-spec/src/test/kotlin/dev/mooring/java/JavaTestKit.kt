@@ -13,6 +13,11 @@ object JavaTestKit {
     @JvmStatic
     fun startReplicaSet(dataMembers: Int): ReplicaSetSimulator = runBlocking { ReplicaSetSimulator.start(dataMembers = dataMembers) }
 
+    /** Starts a replica set of [dataMembers] members that reports cluster times (as change streams need), member 0 primary. */
+    @JvmStatic
+    fun startReplicaSetWithClusterTime(dataMembers: Int): ReplicaSetSimulator =
+        runBlocking { ReplicaSetSimulator.start(dataMembers = dataMembers, clusterTime = true) }
+
     /** Starts a standalone server that requires MONGODB-OIDC with tokens of [idp]. */
     @JvmStatic
     fun startOidcServer(idp: dev.mooring.testkit.server.auth.oidc.OidcIdentityProvider): dev.mooring.testkit.server.WireServer = runBlocking {

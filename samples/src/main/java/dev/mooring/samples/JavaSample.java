@@ -5,7 +5,9 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.mooring.cmap.ConnectionCheckedOutEvent;
 import dev.mooring.cmap.ConnectionPoolStatistics;
 import dev.mooring.events.MooringEvent;
+import dev.mooring.driver.ChangeStreamDocument;
 import dev.mooring.java.ClusterListener;
+import dev.mooring.java.JavaChangeStream;
 import dev.mooring.java.ClusterSettingsBuilder;
 import dev.mooring.java.ConnectionPoolListener;
 import dev.mooring.java.JavaMongoCluster;
@@ -21,6 +23,7 @@ import org.bson.BsonValue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +66,43 @@ public final class JavaSample {
             System.out.println(run(uri));
         } finally {
             server.shutdownNow();
+        }
+    }
+
+    /**
+     * The Java quick start's transaction and change stream (they need a replica set or a sharded
+     * cluster: mongo-java-server has neither; the test runs this on the test kit's replica set):
+     * a change stream on {@code bank.accounts} receives the two inserts that
+     * {@code withTransaction} commits together. Returns the inserted {@code _id}s as the stream
+     * reported them.
+     */
+    public static List<BsonValue> runTransactionAndWatch(String uri) throws InterruptedException {
+        try (JavaMongoCluster cluster = MongoClusters.create(uri)) {
+            // a change stream: a Flow.Publisher of events that resumes after an election; cancel() kills the cursor
+            JavaChangeStream<BsonDocument> changes = cluster.getDatabase("bank").getCollection("accounts").watch();
+            List<BsonValue> ids = new CopyOnWriteArrayList<>();
+            CountDownLatch two = new CountDownLatch(2);
+            changes.subscribe(new Flow.Subscriber<ChangeStreamDocument<BsonDocument>>() {
+                private Flow.Subscription subscription;
+                @Override public void onSubscribe(Flow.Subscription s) { subscription = s; s.request(1); }
+                @Override public void onNext(ChangeStreamDocument<BsonDocument> change) {
+                    System.out.println("change: " + change.getOperationType() + " " + change.getDocumentKey());
+                    ids.add(change.getDocumentKey().get("_id"));
+                    two.countDown();
+                    if (ids.size() < 2) subscription.request(1); else subscription.cancel();
+                }
+                @Override public void onError(Throwable throwable) { }
+                @Override public void onComplete() { }
+            });
+            while (changes.getResumeToken() == null) Thread.sleep(10); // the stream is open (only so that this sample sees both inserts)
+
+            // a transaction: the function may run again on TransientTransactionError; its stage failing aborts it
+            cluster.withTransaction(session -> cluster.runRetryableWrite("bank",
+                            BsonDocument.parse("{insert: 'accounts', documents: [{_id: 'alice', balance: 100}]}"), session)
+                    .thenCompose(r -> cluster.runRetryableWrite("bank",
+                            BsonDocument.parse("{insert: 'accounts', documents: [{_id: 'bob', balance: 0}]}"), session))).join();
+            two.await(30, TimeUnit.SECONDS);
+            return ids;
         }
     }
 

@@ -4,7 +4,15 @@ import de.bwaldvogel.mongo.MongoServer
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend
 import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.sdam.MongoCluster
+import dev.mooring.driver.watch
+import dev.mooring.sdam.withTransaction
 import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.async
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.map
+import kotlinx.coroutines.flow.take
+import kotlinx.coroutines.flow.toList
+import org.bson.BsonValue
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.filterIsInstance
 import kotlinx.coroutines.flow.first
@@ -70,6 +78,33 @@ suspend fun kotlinSample(host: String, port: Int, out: PrintStream = System.out)
     } finally {
         cluster.closeSuspending()
     }
+}
+
+/**
+ * The Kotlin quick start's transaction and change stream (they need a replica set or a sharded
+ * cluster: mongo-java-server has neither; the test runs this on the test kit's replica set):
+ * a `watch()` on the cluster prints the changes while `withTransaction` commits two inserts
+ * together. Returns the `_id`s of the inserted documents as the change stream reported them.
+ */
+suspend fun kotlinTransactionSample(cluster: MongoCluster, out: PrintStream = System.out): List<BsonValue> = coroutineScope {
+    // a change stream: a cold Flow of events that resumes by itself after an election;
+    // cancelling its collector (here: take) kills the server cursor
+    val changes = cluster.watch()
+    val inserted = async(start = CoroutineStart.UNDISPATCHED) {
+        changes.take(2).map { change ->
+            out.println("change: ${change.operationType} ${change.ns} ${change.documentKey}")
+            change.documentKey!!.getValue("_id")
+        }.toList()
+    }
+    while (changes.resumeToken == null) delay(10) // the stream is open (only so that this sample sees both inserts)
+
+    // a transaction: the commands given the session commit together; the block runs again on
+    // TransientTransactionError, and the transaction is aborted when it throws or is cancelled
+    cluster.withTransaction { session ->
+        cluster.runRetryableWrite("bank", BsonDocument.parse("{insert: 'accounts', documents: [{_id: 'alice', balance: 100}]}"), session)
+        cluster.runRetryableWrite("bank", BsonDocument.parse("{insert: 'accounts', documents: [{_id: 'bob', balance: 0}]}"), session)
+    }
+    inserted.await()
 }
 
 /** Runs [kotlinSample] against an embedded mongo-java-server, or against `host:port` given as the argument. */

@@ -75,6 +75,35 @@ class DemoSpec : FunSpec({
         errBytes.toString(Charsets.UTF_8) shouldContain "unknown option '--bogus'"
     }
 
+    test("--watch needs a replica set: alone (the embedded server) it is a clear error; with --replica-set or a URI it is taken") {
+        shouldThrow<DemoArgsException> { DemoArgs.parse(arrayOf("--watch")) }.message shouldContain "change streams need a replica set"
+        DemoArgs.parse(arrayOf("--replica-set", "--watch")).watch shouldBe true
+        DemoArgs.parse(arrayOf("mongodb://a,b/?replicaSet=rs", "--watch")).watch shouldBe true
+        DemoArgs.parse(arrayOf("--replica-set")).watch shouldBe false
+        val (_, out) = capture()
+        val (errBytes, err) = capture()
+        runDemo(arrayOf("--watch"), out, err, interactive = false) shouldBe 2
+        errBytes.toString(Charsets.UTF_8) shouldContain "--replica-set"
+    }
+
+    test("--replica-set --watch --json: the workload's inserts come out of the change stream as Change lines, counted in the summary") {
+        val (outBytes, out) = capture()
+        val (errBytes, err) = capture()
+        val code = runDemo(arrayOf("--replica-set", "--watch", "--json", "--seconds", "3", "--callers", "2"), out, err, interactive = false)
+        val summary = errBytes.toString(Charsets.UTF_8)
+        withClue(summary) {
+            code shouldBe 0
+            val changes = outBytes.toString(Charsets.UTF_8).lines().filter { it.isNotBlank() }
+                .map { Json.parseToJsonElement(it).jsonObject }
+                .filter { it["event"]!!.jsonPrimitive.content == "Change" }
+            changes.shouldNotBeEmpty()
+            changes.first()["operationType"]!!.jsonPrimitive.content shouldBe "insert"
+            changes.first()["ns"]!!.jsonPrimitive.content shouldBe "mooring_demo.items"
+            changes.first()["documentKey"]!!.jsonObject["_id"]!!.jsonPrimitive.content shouldContain "c"
+            Regex("""change stream events (\d+)""").find(summary)!!.groupValues[1].toInt() shouldBe changes.size
+        }
+    }
+
     test("--replica-set --stepdown-every: the workload survives a failover") {
         val (outBytes, out) = capture()
         val (errBytes, err) = capture()

@@ -2,7 +2,9 @@ package dev.mooring.samples
 
 import de.bwaldvogel.mongo.MongoServer
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend
+import dev.mooring.testkit.replset.ReplicaSetSimulator
 import io.kotest.core.spec.style.FunSpec
+import org.bson.BsonString
 import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.longs.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
@@ -26,6 +28,12 @@ class JavaSampleSpec : FunSpec({
             result.finalStatistics.waitQueueSize shouldBe 0
         } finally {
             server.shutdownNow()
+        }
+    }
+
+    test("JavaSample.runTransactionAndWatch on the test kit's replica set: both inserts committed and seen by the change stream") {
+        ReplicaSetSimulator.start(dataMembers = 1, clusterTime = true).use { rs ->
+            JavaSample.runTransactionAndWatch(rs.seedUri("serverSelectionTimeoutMS=5000")) shouldBe listOf(BsonString("alice"), BsonString("bob"))
         }
     }
 

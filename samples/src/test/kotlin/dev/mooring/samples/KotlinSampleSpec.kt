@@ -2,7 +2,11 @@ package dev.mooring.samples
 
 import de.bwaldvogel.mongo.MongoServer
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend
+import dev.mooring.sdam.MongoCluster
+import dev.mooring.sdam.MongoClusterSettings
+import dev.mooring.testkit.replset.ReplicaSetSimulator
 import io.kotest.core.spec.style.FunSpec
+import org.bson.BsonString
 import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
@@ -24,6 +28,19 @@ class KotlinSampleSpec : FunSpec({
             text shouldContain "found ada, grace, barbara"
         } finally {
             server.shutdownNow()
+        }
+    }
+
+    test("the Kotlin sample's transaction and change stream on the test kit's replica set: both inserts committed and seen") {
+        ReplicaSetSimulator.start(dataMembers = 1, clusterTime = true).use { rs ->
+            val cluster = MongoCluster(MongoClusterSettings.fromUri(rs.seedUri("serverSelectionTimeoutMS=5000")))
+            try {
+                val bytes = ByteArrayOutputStream()
+                kotlinTransactionSample(cluster, PrintStream(bytes, true, Charsets.UTF_8)) shouldBe listOf(BsonString("alice"), BsonString("bob"))
+                bytes.toString(Charsets.UTF_8) shouldContain "change: insert ChangeStreamNamespace(db=bank, coll=accounts)"
+            } finally {
+                cluster.closeSuspending()
+            }
         }
     }
 })

@@ -28,6 +28,9 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonDocument
 import org.bson.BsonInt32
+import org.bson.BsonString
+import dev.mooring.driver.ChangeStreamDocument
+import dev.mooring.driver.ChangeStreamNamespace
 import kotlin.time.Duration.Companion.milliseconds
 
 class RecentEventsSpec : FunSpec({
@@ -62,6 +65,23 @@ class RecentEventsSpec : FunSpec({
         recent.lines().last().text shouldStartWith "CommandSucceeded"
         DemoArgs.parse(arrayOf("--replica-set", "--command-events")).commandEvents shouldBe true
         DemoArgs.parse(arrayOf("--replica-set")).commandEvents shouldBe false
+    }
+
+    test("a change stream's events are one summary line per namespace, updated in place; notes are lines of their own") {
+        fun insert(id: String) = ChangeStreamDocument<BsonDocument>(
+            BsonDocument("_data", BsonString(id)), "insert", ChangeStreamNamespace("mooring_demo", "items"), null,
+            BsonDocument("_id", BsonString(id)), null, null, null, null, null, null, null, null, null, BsonDocument(),
+        )
+        val recent = RecentEvents(capacity = 10)
+        recent.note("Change stream on mooring_demo.items opening")
+        recent.change("mooring_demo.items", insert("c0-1"), 1)
+        recent.record(heartbeat(a, 1))
+        recent.change("mooring_demo.items", insert("c1-7"), 2)
+        recent.lines().map { it.text } shouldBe listOf(
+            "Change stream on mooring_demo.items opening",
+            "Change stream mooring_demo.items: 2 events, last insert _id c1-7",
+            "Heartbeats 127.0.0.1:40001 ok x1, last 0.400ms (streaming)",
+        )
     }
 
     test("successful heartbeats are one summary line per server, updated in place; a failure is its own line") {

@@ -12,7 +12,12 @@ import dev.mooring.java.ConnectionPoolListener
 import dev.mooring.java.JavaConnection
 import dev.mooring.java.JavaMongoCluster
 import dev.mooring.java.JavaMongoDatabase
+import dev.mooring.driver.ChangeStream
+import dev.mooring.driver.ChangeStreamDocument
+import dev.mooring.driver.ChangeStreamOptions
 import dev.mooring.driver.database
+import dev.mooring.driver.watch
+import dev.mooring.java.JavaChangeStream
 import dev.mooring.java.ListenerRegistration
 import dev.mooring.java.ServerListener
 import dev.mooring.java.ServerMonitorListener
@@ -222,6 +227,21 @@ internal class DefaultJavaMongoCluster(
 
     /** The documents of a cursor flow as a publisher on the facade's scope ([CursorPublisher.ofDocuments]). */
     internal fun <T : Any> publisher(documents: kotlinx.coroutines.flow.Flow<T>): Flow.Publisher<T> = CursorPublisher.ofDocuments(scope, documents)
+
+    /** [stream] as a [JavaChangeStream]: its events as a [publisher], its resume token read live. */
+    internal fun <T : Any> changeStream(stream: ChangeStream<T>): JavaChangeStream<T> {
+        val events = publisher(stream)
+        return object : JavaChangeStream<T> {
+            override fun getResumeToken(): BsonDocument? = stream.resumeToken
+
+            override fun subscribe(subscriber: Flow.Subscriber<in ChangeStreamDocument<T>>) = events.subscribe(subscriber)
+        }
+    }
+
+    override fun watch(): JavaChangeStream<BsonDocument> = watch(emptyList(), ChangeStreamOptions(), null)
+
+    override fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): JavaChangeStream<BsonDocument> =
+        changeStream(cluster.watch(pipeline, options, session))
 
     override fun toString(): String = "JavaMongoCluster(${cluster.topologyId}, ${topology().type})"
 

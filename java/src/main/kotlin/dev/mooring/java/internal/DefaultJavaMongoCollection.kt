@@ -1,7 +1,6 @@
 package dev.mooring.java.internal
 
 import dev.mooring.driver.AggregateOptions
-import dev.mooring.driver.ChangeStreamDocument
 import dev.mooring.driver.ChangeStreamOptions
 import dev.mooring.java.JavaChangeStream
 import dev.mooring.driver.BulkWriteOptions
@@ -103,16 +102,9 @@ internal class DefaultJavaMongoCollection<T : Any>(
 
     override fun watch(): JavaChangeStream<T> = watch(emptyList(), ChangeStreamOptions(), null)
 
-    override fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): JavaChangeStream<T> {
-        // the collection is typed (its codec decodes fullDocument and fullDocumentBeforeChange)
-        val stream = collection.watch(pipeline, options, session)
-        val publisher = facade.publisher(stream)
-        return object : JavaChangeStream<T> {
-            override fun getResumeToken(): BsonDocument? = stream.resumeToken
-
-            override fun subscribe(subscriber: Flow.Subscriber<in ChangeStreamDocument<T>>) = publisher.subscribe(subscriber)
-        }
-    }
+    // the collection is typed: its codec decodes fullDocument and fullDocumentBeforeChange
+    override fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): JavaChangeStream<T> =
+        facade.changeStream(collection.watch(pipeline, options, session))
 
     override fun aggregate(pipeline: List<Bson>): Flow.Publisher<T> = aggregate(pipeline, AggregateOptions(), null)
 

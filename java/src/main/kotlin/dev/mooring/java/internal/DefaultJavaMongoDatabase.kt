@@ -1,6 +1,8 @@
 package dev.mooring.java.internal
 
+import dev.mooring.driver.ChangeStreamOptions
 import dev.mooring.driver.MongoDatabase
+import dev.mooring.java.JavaChangeStream
 import dev.mooring.driver.ReadConcern
 import dev.mooring.driver.gridfs.GridFSBucketOptions
 import dev.mooring.driver.gridfs.gridFSBucket
@@ -54,6 +56,11 @@ internal class DefaultJavaMongoDatabase(
 
     override fun runCommand(command: Bson, readPreference: ReadPreference, session: ClientSession?): CompletableFuture<BsonDocument> =
         facade.future { database.runCommand(command, readPreference, session) }
+
+    override fun watch(): JavaChangeStream<BsonDocument> = watch(emptyList(), ChangeStreamOptions(), null)
+
+    override fun watch(pipeline: List<Bson>, options: ChangeStreamOptions, session: ClientSession?): JavaChangeStream<BsonDocument> =
+        facade.changeStream(database.watch(pipeline, options, session))
 
     override fun drop(): CompletableFuture<Void?> = drop(null)
 

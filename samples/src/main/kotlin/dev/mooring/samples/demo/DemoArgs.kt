@@ -8,7 +8,7 @@ class DemoArgsException(message: String) : IllegalArgumentException(message) {
 
 /**
  * The demo's command line:
- * `samples/demo [URI] [--callers N] [--seconds N] [--json] [--replica-set] [--stepdown-every S] [--dns host:port] [--command-events]`.
+ * `samples/demo [URI] [--callers N] [--seconds N] [--json] [--replica-set] [--stepdown-every S] [--dns host:port] [--command-events] [--watch]`.
  */
 data class DemoArgs(
     /** A connection string (`mongodb://` or `mongodb+srv://`); null: start an embedded server. */
@@ -27,6 +27,8 @@ data class DemoArgs(
     val dns: String? = null,
     /** Show command events (CommandStarted/Succeeded/Failed) in the live view's recent events from the start (key `c` toggles them). */
     val commandEvents: Boolean = false,
+    /** Watch the workload's collection with a change stream from the start (key `w` toggles it); needs a replica set. */
+    val watch: Boolean = false,
     /** Print the usage and exit. */
     val help: Boolean = false,
 ) {
@@ -42,6 +44,8 @@ data class DemoArgs(
   --dns HOST:PORT      DNS server for mongodb+srv lookups (default: the system resolver)
   --command-events     show command events in the live view's recent events (key c toggles them;
                        by default it shows topology, server, heartbeat-summary and pool events)
+  --watch              watch the workload's collection with a change stream and show its events
+                       (key w toggles it; needs --replica-set or a replica set's URI)
   --help               this text"""
 
         /** Parses [args]; throws [DemoArgsException] for anything it does not understand. */
@@ -63,6 +67,7 @@ data class DemoArgs(
                     arg == "--json" -> result.copy(json = true)
                     arg == "--command-events" -> result.copy(commandEvents = true)
                     arg == "--replica-set" -> result.copy(replicaSet = true)
+                    arg == "--watch" -> result.copy(watch = true)
                     arg == "--stepdown-every" -> result.copy(stepdownEverySeconds = positive(arg, value(arg)))
                     arg == "--dns" -> result.copy(dns = value(arg).also { if (!it.contains(':')) throw DemoArgsException("--dns needs host:port, got '$it'") })
                     arg == "--help" || arg == "-h" -> result.copy(help = true)
@@ -75,6 +80,7 @@ data class DemoArgs(
             }
             if (result.replicaSet && result.uri != null) throw DemoArgsException("--replica-set runs its own replica set; do not give a URI as well")
             if (result.stepdownEverySeconds != null && !result.replicaSet) throw DemoArgsException("--stepdown-every needs --replica-set")
+            if (result.watch && result.uri == null && !result.replicaSet) throw DemoArgsException("--watch: ${ChangeWatch.NEEDS_REPLICA_SET}")
             if (result.dns != null && result.uri?.startsWith("mongodb+srv://") != true) throw DemoArgsException("--dns applies to mongodb+srv:// URIs only")
             return result
         }

@@ -1,5 +1,6 @@
 package dev.mooring.samples.demo
 
+import dev.mooring.driver.ChangeStreamDocument
 import dev.mooring.events.EventListener
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.MooringException
@@ -18,6 +19,7 @@ import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.serialization.json.JsonObject
 import java.io.PrintStream
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
@@ -61,8 +63,8 @@ class DemoRunner(
     }
 
     private suspend fun runWith(deployment: Deployment): Int {
-        val jsonLines = if (args.json) Channel<MooringEvent>(Channel.UNLIMITED) else null
-        val listeners = listOfNotNull<EventListener>(stats, jsonLines?.let { ch -> EventListener { ch.trySend(it) } })
+        val jsonLines = if (args.json) Channel<JsonLine>(Channel.UNLIMITED) else null
+        val listeners = listOfNotNull<EventListener>(stats, jsonLines?.let { ch -> EventListener { ch.trySend(JsonLine.Event(it)) } })
         val cluster = try {
             var settings = MongoClusterSettings.fromUri(deployment.uri)
             if (args.dns != null) settings = settings.copy(dnsResolver = DnsResolverSettings.of(args.dns))
@@ -81,8 +83,11 @@ class DemoRunner(
             stats.startClock()
             rate = RateMeter()
             coroutineScope {
-                val printer = jsonLines?.let { ch -> launch { for (e in ch) out.println(EventJson.of(e)) } }
+                val printer = jsonLines?.let { ch -> launch { for (line in ch) out.println(line.json()) } }
                 val workload = Workload(cluster, args.callers, stats).start(this)
+                val changes = ChangeWatch(cluster, stats.recent, this) { change -> jsonLines?.trySend(JsonLine.Change(change, System.currentTimeMillis())) }
+                watch = changes
+                if (args.watch) changes.toggle()
                 val keys = if (interactive) KeyReader.start { onKey(it, deployment) } else null
                 val stepper = (deployment as? Deployment.ReplicaSet)?.let { rs -> args.stepdownEverySeconds?.let { s -> launch { stepDownEvery(rs, s) } } }
                 try {
@@ -91,13 +96,15 @@ class DemoRunner(
                     keys?.close()
                 }
                 stepper?.cancel()
+                changes.stop()
                 workload.cancel()
                 workload.join()
                 val last = DemoSnapshot.take(cluster, stats, rate)
                 cluster.closeSuspending()
                 jsonLines?.close()
                 printer?.join()
-                status.print(Summary.format(last, stats, stepDowns.get()))
+                val watched = changes.events.get().takeIf { args.watch || it > 0 }
+                status.print(Summary.format(last, stats, stepDowns.get(), watched))
                 status.flush()
             }
         } finally {
@@ -119,11 +126,19 @@ class DemoRunner(
         when (key) {
             'q', 'Q' -> stop.complete(Unit)
             'c', 'C' -> notice.set("command events " + if (stats.recent.toggleCommands()) "shown" else "hidden")
+            'w', 'W' -> when {
+                deployment is Deployment.Embedded -> notice.set(ChangeWatch.NEEDS_REPLICA_SET)
+                else -> watch?.let { notice.set("change stream on ${ChangeWatch.NAMESPACE} " + if (it.toggle()) "on" else "off") }
+            }
             's', 'S' -> if (deployment is Deployment.ReplicaSet) stepDownRequests.trySend(Unit) else notice.set("step-down needs --replica-set")
         }
     }
 
     private val stepDownRequests = Channel<Unit>(Channel.CONFLATED)
+
+    /** The run's change stream, once the run has started (the key reader's `w` toggles it). */
+    @Volatile
+    private var watch: ChangeWatch? = null
 
     private suspend fun stepDownEvery(rs: Deployment.ReplicaSet, seconds: Int) {
         while (true) {
@@ -157,6 +172,7 @@ class DemoRunner(
     private suspend fun liveView(cluster: MongoCluster, deployment: Deployment) = coroutineScope {
         val hint = buildString {
             append("q or Ctrl-C: quit   c: command events on/off")
+            if (deployment !is Deployment.Embedded) append("   w: change stream on/off")
             if (deployment is Deployment.ReplicaSet) append("   s: step the primary down")
             args.seconds?.let { append("   stops after ${it}s") }
         }
@@ -180,6 +196,19 @@ class DemoRunner(
 }
 
 private const val CONNECT_WAIT_SECONDS = 30
+
+/** What a `--json` line is made of, turned into JSON on the printer's coroutine (not inside the event publisher). */
+private sealed interface JsonLine {
+    fun json(): JsonObject
+
+    class Event(private val event: MooringEvent) : JsonLine {
+        override fun json(): JsonObject = EventJson.of(event)
+    }
+
+    class Change(private val change: ChangeStreamDocument<*>, private val receivedMillis: Long) : JsonLine {
+        override fun json(): JsonObject = EventJson.ofChange(change, receivedMillis)
+    }
+}
 
 /** Parses [argv] and runs the demo; returns the exit code (2 for a bad command line). */
 fun runDemo(

@@ -60,8 +60,8 @@ sealed interface Deployment : AutoCloseable {
         override fun close() = rs.close()
 
         companion object {
-            /** Starts three members on free loopback ports, the first one primary. */
-            suspend fun start(): ReplicaSet = ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3))
+            /** Starts three members on free loopback ports, the first one primary, reporting cluster times (as change streams need). */
+            suspend fun start(): ReplicaSet = ReplicaSet(ReplicaSetSimulator.start(dataMembers = 3, clusterTime = true))
         }
     }
 }

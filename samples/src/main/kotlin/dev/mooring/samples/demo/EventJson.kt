@@ -21,7 +21,11 @@ import dev.mooring.sdam.TopologyClosedEvent
 import dev.mooring.sdam.TopologyDescription
 import dev.mooring.sdam.TopologyDescriptionChangedEvent
 import dev.mooring.sdam.TopologyOpeningEvent
+import dev.mooring.driver.ChangeStreamDocument
+import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
+import org.bson.json.JsonMode
+import org.bson.json.JsonWriterSettings
 import kotlinx.serialization.json.JsonObjectBuilder
 import kotlinx.serialization.json.buildJsonArray
 import kotlinx.serialization.json.buildJsonObject
@@ -66,6 +70,23 @@ object EventJson {
             else -> put("detail", event.toString())
         }
     }
+
+    /**
+     * The JSON object of a change stream event (`--watch`): `event: Change`, the namespace, the
+     * operation type, the document key and the resume token as relaxed extended JSON, and the
+     * event's cluster time; `ts` is when the demo received it.
+     */
+    fun ofChange(change: ChangeStreamDocument<*>, receivedMillis: Long = System.currentTimeMillis()): JsonObject = buildJsonObject {
+        put("ts", Instant.ofEpochMilli(receivedMillis).toString())
+        put("event", "Change")
+        change.ns?.let { put("ns", it.db + (it.coll?.let { c -> ".$c" } ?: "")) }
+        change.operationType?.let { put("operationType", it) }
+        change.documentKey?.let { put("documentKey", Json.parseToJsonElement(it.toJson(RELAXED))) }
+        change.clusterTime?.let { put("clusterTime", "${it.time}.${it.inc}") }
+        put("resumeToken", Json.parseToJsonElement(change.resumeToken.toJson(RELAXED)))
+    }
+
+    private val RELAXED = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build()
 
     private fun JsonObjectBuilder.error(error: Throwable?) {
         if (error != null) put("error", "${error.javaClass.simpleName}: ${error.message}")

@@ -4,6 +4,7 @@ import dev.mooring.cmap.CommandEvent
 import dev.mooring.cmap.ConnectionCheckOutStartedEvent
 import dev.mooring.cmap.ConnectionCheckedInEvent
 import dev.mooring.cmap.ConnectionCheckedOutEvent
+import dev.mooring.driver.ChangeStreamDocument
 import dev.mooring.events.MooringEvent
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.ServerHeartbeatFailedEvent
@@ -19,6 +20,8 @@ import java.util.ArrayDeque
  * one by one and successful heartbeats as one summary line per server, updated in place
  * (`Heartbeats 127.0.0.1:40001 ok x12, last 0.4 ms (streaming)`). Command events (hundreds a
  * second under load) appear only while [showCommands] is on (`--command-events`, key `c`).
+ * A change stream's events ([change], `--watch`) are one summary line per namespace, updated in
+ * place like the heartbeats; [note] adds a line of the demo's own (a stream opened or failed).
  *
  * Thread-safe: [record] runs inside the event publisher (it is quick), [lines] on the view's
  * coroutine.
@@ -27,7 +30,7 @@ class RecentEvents(private val capacity: Int = 10, showCommands: Boolean = false
     /** One line of the panel. */
     data class Line(val timestampMillis: Long, val text: String)
 
-    private class Entry(var line: Line, val heartbeatsOf: ServerAddress?, var heartbeats: Int = 0)
+    private class Entry(var line: Line, val heartbeatsOf: ServerAddress?, var heartbeats: Int = 0, val changesOf: String? = null)
 
     private val entries = ArrayDeque<Entry>()
 
@@ -57,6 +60,19 @@ class RecentEvents(private val capacity: Int = 10, showCommands: Boolean = false
         }
     }
 
+    /** Counts [change], the [count]th event of the change stream on [namespace], in that stream's summary line. */
+    fun change(namespace: String, change: ChangeStreamDocument<*>, count: Long): Unit = synchronized(entries) {
+        val entry = entries.firstOrNull { it.changesOf == namespace }
+            ?: Entry(Line(0, ""), null, changesOf = namespace).also { append(it) }
+        val key = change.documentKey?.get("_id")?.let { " _id " + if (it.isString) it.asString().value else it.toString() } ?: ""
+        entry.line = Line(System.currentTimeMillis(), "Change stream $namespace: $count events, last ${change.operationType}$key")
+    }
+
+    /** Adds a line of the demo's own, [text] at the current time. */
+    fun note(text: String) {
+        append(Entry(Line(System.currentTimeMillis(), text), null))
+    }
+
     private fun heartbeat(event: ServerHeartbeatSucceededEvent) = synchronized(entries) {
         val entry = entries.firstOrNull { it.heartbeatsOf == event.address } ?: add(event, event.address)
         entry.heartbeats++
@@ -67,10 +83,12 @@ class RecentEvents(private val capacity: Int = 10, showCommands: Boolean = false
         )
     }
 
-    private fun add(event: MooringEvent, heartbeatsOf: ServerAddress?): Entry = synchronized(entries) {
-        Entry(Line(event.timestampMillis, EventText.of(event)), heartbeatsOf).also {
-            entries.addLast(it)
-            while (entries.size > capacity) entries.removeFirst()
-        }
+    private fun add(event: MooringEvent, heartbeatsOf: ServerAddress?): Entry =
+        append(Entry(Line(event.timestampMillis, EventText.of(event)), heartbeatsOf))
+
+    private fun append(entry: Entry): Entry = synchronized(entries) {
+        entries.addLast(entry)
+        while (entries.size > capacity) entries.removeFirst()
+        entry
     }
 }

@@ -2,8 +2,8 @@ package dev.mooring.samples.demo
 
 /** The summary the demo prints on exit. */
 object Summary {
-    /** A few lines: duration, operations and average ops/s, errors by type, checkout waits, pool activity. */
-    fun format(s: DemoSnapshot, stats: DemoStats, stepDowns: Int): String = buildString {
+    /** A few lines: duration, operations and average ops/s, errors by type, checkout waits, pool activity (and step-downs and change stream events when there were any). */
+    fun format(s: DemoSnapshot, stats: DemoStats, stepDowns: Int, changeEvents: Long? = null): String = buildString {
         val seconds = s.elapsedSeconds.coerceAtLeast(0.001)
         appendLine("Summary")
         appendLine("  ran %.1fs, topology %s".format(s.elapsedSeconds, s.topology.type.specName))
@@ -16,5 +16,6 @@ object Summary {
             stats.connectionsCreated.get(), stats.checkoutFailures.get(), stats.poolClears.get(), stats.events.get(),
         ))
         if (stepDowns > 0) appendLine("  step-downs $stepDowns")
+        if (changeEvents != null) appendLine("  change stream events $changeEvents")
     }
 }

@@ -44,8 +44,11 @@ class Workload(private val cluster: MongoCluster, private val callers: Int, priv
         }
     }
 
-    private companion object {
-        const val DATABASE = "mooring_demo"
-        const val COLLECTION = "items"
+    companion object {
+        /** The database the workload writes to. */
+        const val DATABASE: String = "mooring_demo"
+
+        /** The collection the workload writes to (and `--watch` watches). */
+        const val COLLECTION: String = "items"
     }
 }
