@@ -4,6 +4,7 @@ import dev.mooring.bench.measure.CallerWindow
 import dev.mooring.bench.measure.DrainOrder
 import dev.mooring.bench.measure.Fairness
 import dev.mooring.bench.measure.LatencyHistogram
+import dev.mooring.bench.measure.PlatformCallers
 import dev.mooring.bench.report.Scenario
 import dev.mooring.bench.worker.CellCommand
 import io.kotest.matchers.doubles.shouldBeGreaterThan
@@ -17,6 +18,29 @@ import io.kotest.matchers.longs.shouldBeLessThanOrEqual
 import io.kotest.matchers.shouldBe
 
 class MeasurementSpec : FunSpec({
+    test("platform callers run until the window stops, each with its own index; a failure or a thread that never stops fails the cell") {
+        val window = CallerWindow(3)
+        val seen = java.util.concurrent.ConcurrentHashMap.newKeySet<String>()
+        PlatformCallers.run(window, 3, "probe", warmupMs = 10, measureMs = 20) { i ->
+            seen += "${Thread.currentThread().name}=$i"
+            while (!window.stop) Thread.sleep(1)
+        }
+        seen shouldBe setOf("probe-0=0", "probe-1=1", "probe-2=2")
+        window.stop shouldBe true
+        val failed = shouldThrow<IllegalStateException> {
+            PlatformCallers.run(CallerWindow(2), 2, "probe", warmupMs = 1, measureMs = 1) { i -> if (i == 1) error("boom") }
+        }
+        failed.message shouldBe "a probe thread failed: java.lang.IllegalStateException: boom"
+        val release = java.util.concurrent.CountDownLatch(1)
+        try {
+            shouldThrow<IllegalStateException> {
+                PlatformCallers.run(CallerWindow(1), 1, "stuck", warmupMs = 1, measureMs = 1, joinGraceMs = 50) { release.await() }
+            }.message shouldBe "a stuck thread was still running 50 ms after the window (the server stopped answering)"
+        } finally {
+            release.countDown()
+        }
+    }
+
     test("Jain's index is 1 for equal shares and 1/n when one caller does everything") {
         Fairness.jain(longArrayOf(5, 5, 5, 5)) shouldBe 1.0
         Fairness.jain(longArrayOf(100, 0, 0, 0)) shouldBe 0.25

@@ -11,6 +11,7 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.doubles.plusOrMinus
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.string.shouldNotContain
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
@@ -114,12 +115,28 @@ class ReportSpec : FunSpec({
         RatioTable.floorRatios(cell).getValue("opsPerSec") shouldBe (0.8 plusOrMinus 1e-9)
         RatioTable.ratios(cell.filter { it.library != Library.MOORING }) shouldBe emptyMap()
         RatioTable.render(cell) shouldContain "| 64 | 10 | mooring-1loop |"
-        for (lib in listOf(Library.MOORING_ONE_LOOP, Library.MOORING_DEFAULT, Library.FLOOR)) {
+        for (lib in listOf(Library.MOORING_ONE_LOOP, Library.MOORING_DEFAULT, Library.MOORING_JAVA, Library.FLOOR)) {
             lib.measures(Scenario.PING_RESPONDER) shouldBe true
             lib.measures(Scenario.POOL_ONLY) shouldBe false
             lib.measures(Scenario.WAITERS_100K) shouldBe false
         }
         for (lib in listOf(Library.MOORING, Library.JAVA_SYNC, Library.JAVA_REACTIVE)) lib.measures(Scenario.POOL_ONLY) shouldBe true
+    }
+
+    test("the paths most callers take (Dispatchers.Default, the Java facade) get ratio lines of their own against the floor and the best official library") {
+        fun ping(lib: Library, ops: Double, cpu: Double) =
+            BenchRow(lib, Scenario.PING_RESPONDER, 64, 10, mapOf("opsPerSec" to ops, "cpuUsPerOp" to cpu))
+        val cell = listOf(
+            ping(Library.MOORING, 60_000.0, 15.0), ping(Library.MOORING_DEFAULT, 30_000.0, 30.0), ping(Library.MOORING_JAVA, 45_000.0, 20.0),
+            ping(Library.JAVA_SYNC, 40_000.0, 25.0), ping(Library.FLOOR, 60_000.0, 15.0),
+        )
+        RatioTable.floorRatios(cell, Library.MOORING_DEFAULT).getValue("opsPerSec") shouldBe (0.5 plusOrMinus 1e-9)
+        RatioTable.floorRatios(cell, Library.MOORING_JAVA).getValue("cpuUsPerOp") shouldBe (20.0 / 15.0 plusOrMinus 1e-9)
+        RatioTable.ratios(cell, Library.MOORING_JAVA).getValue("opsPerSec") shouldBe (45.0 / 40.0 plusOrMinus 1e-9)
+        val table = RatioTable.render(cell)
+        table shouldContain "| 64 | 10 | **mooring-default ÷ floor** | **0.50×** |"
+        table shouldContain "| 64 | 10 | **mooring-java ÷ best official** | **1.13×** |"
+        RatioTable.render(cell.filter { it.library != Library.MOORING_JAVA }) shouldNotContain "mooring-java ÷"
     }
 
     test("connectionsCreated is shown but not turned into a ratio") {

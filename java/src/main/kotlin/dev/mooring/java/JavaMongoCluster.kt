@@ -41,9 +41,13 @@ import java.util.function.Function
  *
  * **Concurrency.** Every method is thread-safe and none blocks, except [close] (which waits for
  * the shutdown); the snapshot getters only read. Operations run as coroutines of the cluster
- * facade's own scope (a `SupervisorJob` on `Dispatchers.Default`, never a global scope), and
- * their futures complete on Mooring's threads: don't block in `thenApply`/`thenAccept`
- * callbacks (use the `*Async` variants with your own executor for blocking work).
+ * facade's own scope (a `SupervisorJob`, never a global scope). A single operation (a command,
+ * a CRUD call, a bulk write) starts on the calling thread, which selects the server, checks out
+ * a connection and writes the request without blocking, and continues on the cluster's event
+ * loops, where its reply is read and its future completed; what runs your code (a transaction's
+ * or a lent connection's function, an upload's source) runs on `Dispatchers.Default`. Either way
+ * futures complete on Mooring's threads: don't block in `thenApply`/`thenAccept` callbacks (use
+ * the `*Async` variants with your own executor for blocking work).
  *
  * **Cancellation.** `cancel(true)` (or `cancel(false)`) on a returned future cancels the
  * operation: a selection or checkout stops waiting, a command in flight is abandoned and its

@@ -1,6 +1,7 @@
 package dev.mooring.bench.floor
 
 import dev.mooring.bench.measure.CallerWindow
+import dev.mooring.bench.measure.PlatformCallers
 import dev.mooring.bench.workload.TaskIterations
 import dev.mooring.bench.workload.WorkloadTask
 import dev.mooring.bench.worker.CellCommand
@@ -11,7 +12,6 @@ import java.net.URI
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
 import java.nio.channels.SocketChannel
-import java.util.concurrent.atomic.AtomicReference
 
 /**
  * The floor of the thread-per-connection model: what a ping costs a client that does nothing
@@ -29,41 +29,26 @@ class FloorDriver : LibraryDriver {
         val request = FloorPing.encoded()
         val window = CallerWindow(threads, cmd.serverPid)
         val channels = (0 until threads).map { openChannel(address) }
-        val error = AtomicReference<Throwable>()
         try {
-            val workers = channels.mapIndexed { i, ch ->
-                Thread({
-                    val out = request.duplicate()
-                    val header = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN)
-                    var body = ByteBuffer.allocate(1024)
-                    try {
-                        while (!window.stop) {
-                            val t0 = System.nanoTime()
-                            out.clear()
-                            while (out.hasRemaining()) ch.write(out)
-                            header.clear()
-                            readFully(ch, header)
-                            val length = header.getInt(0)
-                            check(length in 16..48 * 1024 * 1024) { "reply length $length is not a MongoDB message" }
-                            if (body.capacity() < length - 4) body = ByteBuffer.allocate(length - 4)
-                            body.clear().limit(length - 4)
-                            readFully(ch, body)
-                            window.record(i, System.nanoTime() - t0)
-                        }
-                    } catch (t: Throwable) {
-                        error.compareAndSet(null, t)
-                    }
-                }, "floor-caller-$i").apply { isDaemon = true }
+            PlatformCallers.run(window, threads, "floor-caller", cmd.warmupMs, cmd.measureMs, joinGraceMs = STOP_GRACE_MS) { i ->
+                val ch = channels[i]
+                val out = request.duplicate()
+                val header = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN)
+                var body = ByteBuffer.allocate(1024)
+                while (!window.stop) {
+                    val t0 = System.nanoTime()
+                    out.clear()
+                    while (out.hasRemaining()) ch.write(out)
+                    header.clear()
+                    readFully(ch, header)
+                    val length = header.getInt(0)
+                    check(length in 16..48 * 1024 * 1024) { "reply length $length is not a MongoDB message" }
+                    if (body.capacity() < length - 4) body = ByteBuffer.allocate(length - 4)
+                    body.clear().limit(length - 4)
+                    readFully(ch, body)
+                    window.record(i, System.nanoTime() - t0)
+                }
             }
-            workers.forEach { it.start() }
-            Thread.sleep(cmd.warmupMs)
-            window.open()
-            Thread.sleep(cmd.measureMs)
-            window.close()
-            window.stop = true
-            workers.forEach { it.join(STOP_GRACE_MS) }
-            error.get()?.let { throw IllegalStateException("a floor thread failed: $it", it) }
-            check(workers.none { it.isAlive }) { "a floor thread got no reply within ${STOP_GRACE_MS} ms after the window (the server stopped answering)" }
         } finally {
             channels.forEach { runCatching { it.close() } }
         }

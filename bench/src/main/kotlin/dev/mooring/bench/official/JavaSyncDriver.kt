@@ -7,6 +7,7 @@ import com.mongodb.event.ClusterDescriptionChangedEvent
 import com.mongodb.event.ClusterListener
 import com.mongodb.connection.ClusterType
 import dev.mooring.bench.measure.CallerWindow
+import dev.mooring.bench.measure.PlatformCallers
 import dev.mooring.bench.worker.CellCommand
 import dev.mooring.bench.worker.LibraryDriver
 import dev.mooring.bench.worker.NotApplicable
@@ -22,28 +23,13 @@ class JavaSyncDriver : LibraryDriver {
             val db = client.getDatabase("admin")
             val ping = Document("ping", 1)
             db.runCommand(ping) // topology known before callers start
-            val errors = java.util.concurrent.atomic.AtomicReference<Throwable>()
-            val threads = (0 until cmd.callers).map { i ->
-                Thread({
-                    try {
-                        while (!window.stop) {
-                            val t0 = System.nanoTime()
-                            db.runCommand(ping)
-                            window.record(i, System.nanoTime() - t0)
-                        }
-                    } catch (t: Throwable) {
-                        errors.compareAndSet(null, t)
-                    }
-                }, "sync-caller-$i").apply { isDaemon = true }
+            PlatformCallers.run(window, cmd.callers, "sync-caller", cmd.warmupMs, cmd.measureMs) { i ->
+                while (!window.stop) {
+                    val t0 = System.nanoTime()
+                    db.runCommand(ping)
+                    window.record(i, System.nanoTime() - t0)
+                }
             }
-            threads.forEach { it.start() }
-            Thread.sleep(cmd.warmupMs)
-            window.open()
-            Thread.sleep(cmd.measureMs)
-            window.close()
-            window.stop = true
-            threads.forEach { it.join() }
-            errors.get()?.let { throw IllegalStateException("a caller failed: $it", it) }
         }
         return window.summarize() + ("connectionsCreated" to window.connectionsCreated.get().toDouble())
     }

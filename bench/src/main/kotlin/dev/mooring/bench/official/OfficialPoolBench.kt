@@ -3,6 +3,7 @@ package dev.mooring.bench.official
 import com.mongodb.internal.connection.BenchPoolAccess
 import com.mongodb.internal.connection.InternalConnection
 import dev.mooring.bench.measure.CallerWindow
+import dev.mooring.bench.measure.PlatformCallers
 import dev.mooring.bench.measure.DrainOrder
 import dev.mooring.bench.measure.ResourceMeter
 import dev.mooring.bench.measure.count
@@ -20,32 +21,17 @@ internal object OfficialPoolBench {
         val created = AtomicInteger()
         val pool = BenchPoolAccess.pool(cmd.maxPoolSize, created)
         val window = CallerWindow(cmd.callers)
-        val error = AtomicReference<Throwable>()
         try {
-            val threads = (0 until cmd.callers).map { i ->
-                Thread({
-                    val ctx = BenchPoolAccess.operationContext()
-                    try {
-                        while (!window.stop) {
-                            pool.get(ctx).close()
-                            window.count(i)
-                        }
-                    } catch (t: Throwable) {
-                        error.compareAndSet(null, t)
-                    }
-                }, "pool-caller-$i").apply { isDaemon = true }
+            PlatformCallers.run(window, cmd.callers, "pool-caller", cmd.warmupMs, cmd.measureMs) { i ->
+                val ctx = BenchPoolAccess.operationContext()
+                while (!window.stop) {
+                    pool.get(ctx).close()
+                    window.count(i)
+                }
             }
-            threads.forEach { it.start() }
-            Thread.sleep(cmd.warmupMs)
-            window.open()
-            Thread.sleep(cmd.measureMs)
-            window.close()
-            window.stop = true
-            threads.forEach { it.join() }
         } finally {
             pool.close()
         }
-        error.get()?.let { throw IllegalStateException("a pool caller failed: $it", it) }
         return result(cmd, window, created)
     }
 

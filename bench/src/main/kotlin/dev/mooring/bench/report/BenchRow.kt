@@ -15,13 +15,15 @@ import kotlinx.serialization.json.jsonPrimitive
  * [MOORING_DEFAULT] is the same client with its callers on `Dispatchers.Default` (ping scenarios
  * only), so the table also shows what a caller that stays on its own dispatcher gets.
  * [MOORING_ONE_LOOP] is [MOORING] with `eventLoopThreads = 1` instead of one loop per core (ping
- * scenarios only): the setting a user whose callers run on the loops can choose. The ratio lines
- * compare [MOORING] (the defaults) only.
+ * scenarios only): the setting a user whose callers run on the loops can choose. [MOORING_JAVA] is
+ * the Java facade called from platform threads. The ratio lines compare [MOORING] (the defaults) only.
  */
 enum class Library(val key: String, val official: Boolean) {
     MOORING("mooring", false),
     MOORING_DEFAULT("mooring-default", false),
     MOORING_ONE_LOOP("mooring-1loop", false),
+    /** Mooring's Java facade (`JavaMongoCluster`) from platform threads, one per caller, each joining its future: ping scenarios only. */
+    MOORING_JAVA("mooring-java", false),
     JAVA_SYNC("java-sync", true),
     JAVA_REACTIVE("java-reactive", true),
     /** The official Kotlin coroutine driver (`mongodb-driver-kotlin-coroutine`): the workload tasks only. */
@@ -34,7 +36,7 @@ enum class Library(val key: String, val official: Boolean) {
      * coroutine driver only the workload tasks; the others everything but what they cannot run.
      */
     fun measures(scenario: Scenario): Boolean = when (this) {
-        MOORING_DEFAULT, MOORING_ONE_LOOP -> scenario.isPing
+        MOORING_DEFAULT, MOORING_ONE_LOOP, MOORING_JAVA -> scenario.isPing
         FLOOR -> scenario.isPing || scenario.hasFloor
         KOTLIN_COROUTINE -> scenario.isWorkload
         MOORING, JAVA_SYNC, JAVA_REACTIVE -> true

@@ -35,6 +35,11 @@ object RatioTable {
                 }
                 ratioLine(sb, callers, pool, "mooring ÷ best official", cols, ratios(inCell))
                 ratioLine(sb, callers, pool, "mooring ÷ floor", cols, floorRatios(inCell))
+                // the paths most callers take (issue 34): a coroutine on Dispatchers.Default, a Java thread
+                for (lib in DEFAULT_PATHS) {
+                    ratioLine(sb, callers, pool, "${lib.key} ÷ best official", cols, ratios(inCell, lib))
+                    ratioLine(sb, callers, pool, "${lib.key} ÷ floor", cols, floorRatios(inCell, lib))
+                }
             }
         }
         return sb.toString()
@@ -98,9 +103,12 @@ object RatioTable {
      */
     private val FLOOR_COMPARED = listOf("opsPerSec", "cpuUsPerOp", "serverCpuUsPerOp")
 
-    /** Mooring's value divided by the floor's for ops/s and CPU per operation, its own and the server's (empty without both rows). */
-    fun floorRatios(cell: List<BenchRow>): Map<String, Double> {
-        val m = cell.firstOrNull { it.library == Library.MOORING } ?: return emptyMap()
+    /** The callers' paths that get ratio lines of their own besides [Library.MOORING]'s in the ping cells. */
+    private val DEFAULT_PATHS = listOf(Library.MOORING_DEFAULT, Library.MOORING_JAVA)
+
+    /** [mooring]'s value divided by the floor's for ops/s and CPU per operation, its own and the server's (empty without both rows). */
+    fun floorRatios(cell: List<BenchRow>, mooring: Library = Library.MOORING): Map<String, Double> {
+        val m = cell.firstOrNull { it.library == mooring } ?: return emptyMap()
         val f = cell.firstOrNull { it.library == Library.FLOOR } ?: return emptyMap()
         return FLOOR_COMPARED.mapNotNull { k ->
             val mv = m.metrics[k] ?: return@mapNotNull null
@@ -112,9 +120,9 @@ object RatioTable {
     /** Checked against maxPoolSize, not against the other library (fewer is not better). */
     private val NOT_COMPARED = setOf("connectionsCreated")
 
-    /** Mooring's value divided by the better official value, per metric both sides report (connectionsCreated excepted). */
-    fun ratios(cell: List<BenchRow>): Map<String, Double> {
-        val m = cell.firstOrNull { it.library == Library.MOORING } ?: return emptyMap()
+    /** [mooring]'s value divided by the better official value, per metric both sides report (connectionsCreated excepted). */
+    fun ratios(cell: List<BenchRow>, mooring: Library = Library.MOORING): Map<String, Double> {
+        val m = cell.firstOrNull { it.library == mooring } ?: return emptyMap()
         val officials = cell.filter { it.library.official }
         if (officials.isEmpty()) return emptyMap()
         val out = LinkedHashMap<String, Double>()

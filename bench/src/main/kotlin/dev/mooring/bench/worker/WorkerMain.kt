@@ -2,6 +2,7 @@ package dev.mooring.bench.worker
 
 import dev.mooring.bench.floor.FloorDriver
 import dev.mooring.bench.mooring.MooringDriver
+import dev.mooring.bench.mooring.MooringJavaDriver
 import dev.mooring.bench.official.JavaReactiveDriver
 import dev.mooring.bench.official.JavaSyncDriver
 import dev.mooring.bench.official.KotlinCoroutineDriver
@@ -25,6 +26,7 @@ object WorkerMain {
             Library.MOORING -> MooringDriver(callersOnEventLoops = true)
             Library.MOORING_DEFAULT -> MooringDriver(callersOnEventLoops = false)
             Library.MOORING_ONE_LOOP -> MooringDriver(callersOnEventLoops = true, eventLoopThreads = 1)
+            Library.MOORING_JAVA -> MooringJavaDriver()
             Library.JAVA_SYNC -> JavaSyncDriver()
             Library.JAVA_REACTIVE -> JavaReactiveDriver()
             Library.KOTLIN_COROUTINE -> KotlinCoroutineDriver()

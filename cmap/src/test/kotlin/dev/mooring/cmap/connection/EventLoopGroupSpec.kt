@@ -17,6 +17,9 @@ import kotlinx.coroutines.Job
 import kotlinx.coroutines.async
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
+import io.kotest.matchers.string.shouldNotStartWith
+import kotlinx.coroutines.cancel
+import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.withTimeout
 import java.io.DataInputStream
 import java.net.InetAddress
@@ -199,6 +202,33 @@ class EventLoopGroupSpec : FunSpec({
         } finally {
             sendExtra.countDown()
             hangUp.countDown()
+            group.close()
+        }
+    }
+
+    test("a request written from another thread by a coroutine of the group (the Java facade's start) does not wake the loop to watch for its reply") {
+        val turns = CountingProbe()
+        val group = EventLoopGroup(1, turns)
+        val scope = CoroutineScope(group + SupervisorJob())
+        try {
+            // replies 1 ms late, as over a network: the reader always waits before its reply comes
+            withEcho(group, replyDelayMs = 1) { t, _ ->
+                // the first wait registers the read interest; it stays while each reply finds its reader
+                scope.async(start = CoroutineStart.UNDISPATCHED) { t.write(message(-1)); t.readMessage(1_000) }.await()
+                val selectsBefore = turns.selects.get()
+                repeat(300) { i ->
+                    val reply = scope.async(start = CoroutineStart.UNDISPATCHED) {
+                        Thread.currentThread().name shouldNotStartWith "mooring-loop-" // written from this thread
+                        t.write(message(i))
+                        t.readMessage(1_000).header.requestId // on the loop that saw the reply (or here, if it came at once)
+                    }
+                    reply.await() shouldBe i
+                }
+                // one select per reply; a published interest would add a wake-up each (about 600)
+                (turns.selects.get() - selectsBefore).toInt() shouldBeLessThan 450
+            }
+        } finally {
+            scope.cancel()
             group.close()
         }
     }

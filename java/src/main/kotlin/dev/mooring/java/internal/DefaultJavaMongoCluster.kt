@@ -39,6 +39,7 @@ import kotlinx.coroutines.asExecutor
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.supervisorScope
 import dev.mooring.sdam.internal.tracing.CallerTracingContext
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.future.await
 import dev.mooring.driver.ClientBulkWriteOptions
 import dev.mooring.driver.ClientBulkWriteResult
@@ -102,22 +103,22 @@ internal class DefaultJavaMongoCluster(
         runCommand(database, command, ReadPreference.PRIMARY)
 
     override fun runCommand(database: String, command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument> =
-        future { cluster.runCommand(database, command, readPreference) }
+        operation { cluster.runCommand(database, command, readPreference) }
 
     override fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument> =
-        future { cluster.runRetryableRead(database, command, readPreference) }
+        operation { cluster.runRetryableRead(database, command, readPreference) }
 
     override fun runRetryableWrite(database: String, command: Bson): CompletableFuture<BsonDocument> =
-        future { cluster.runRetryableWrite(database, command) }
+        operation { cluster.runRetryableWrite(database, command) }
 
     override fun runCommand(database: String, command: Bson, readPreference: ReadPreference, session: ClientSession): CompletableFuture<BsonDocument> =
-        future { cluster.runCommand(database, command, readPreference, session) }
+        operation { cluster.runCommand(database, command, readPreference, session) }
 
     override fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference, session: ClientSession): CompletableFuture<BsonDocument> =
-        future { cluster.runRetryableRead(database, command, readPreference, session) }
+        operation { cluster.runRetryableRead(database, command, readPreference, session) }
 
     override fun runRetryableWrite(database: String, command: Bson, session: ClientSession): CompletableFuture<BsonDocument> =
-        future { cluster.runRetryableWrite(database, command, session) }
+        operation { cluster.runRetryableWrite(database, command, session) }
 
     override fun startSession(): ClientSession = cluster.startSession()
 
@@ -128,7 +129,7 @@ internal class DefaultJavaMongoCluster(
         bulkWrite(models, options, null)
 
     override fun bulkWrite(models: List<ClientNamespacedWriteModel<*>>, options: ClientBulkWriteOptions, session: ClientSession?): CompletableFuture<ClientBulkWriteResult> =
-        future { cluster.bulkWrite(models, options, session) }
+        operation { cluster.bulkWrite(models, options, session) }
 
     override fun <T> withTransaction(function: Function<ClientSession, out CompletionStage<T>>): CompletableFuture<T> =
         withTransaction(TransactionOptions(), function)
@@ -149,13 +150,13 @@ internal class DefaultJavaMongoCluster(
     }
 
     override fun runCommand(database: String, command: Bson, readPreference: ReadPreference, timeoutMS: Long): CompletableFuture<BsonDocument> =
-        future { cluster.runCommand(database, command, readPreference, timeoutMS = timeoutMS) }
+        operation { cluster.runCommand(database, command, readPreference, timeoutMS = timeoutMS) }
 
     override fun runRetryableRead(database: String, command: Bson, readPreference: ReadPreference, timeoutMS: Long): CompletableFuture<BsonDocument> =
-        future { cluster.runRetryableRead(database, command, readPreference, timeoutMS = timeoutMS) }
+        operation { cluster.runRetryableRead(database, command, readPreference, timeoutMS = timeoutMS) }
 
     override fun runRetryableWrite(database: String, command: Bson, timeoutMS: Long): CompletableFuture<BsonDocument> =
-        future { cluster.runRetryableWrite(database, command, timeoutMS = timeoutMS) }
+        operation { cluster.runRetryableWrite(database, command, timeoutMS = timeoutMS) }
 
     override fun <T> withConnection(function: Function<in JavaConnection, out CompletionStage<T>>): CompletableFuture<T> =
         withConnection(ReadPreference.PRIMARY, function)
@@ -251,9 +252,26 @@ internal class DefaultJavaMongoCluster(
     /**
      * [block] as a coroutine of the facade's scope (Dispatchers.Default; cancelling the future
      * cancels it); a future failed with [MongoClusterClosedException] once the cluster is closing.
+     * For blocks that run the caller's code (a transaction's or a lent connection's function, an
+     * upload's source): that code may block, so it never runs on an event loop.
      */
     internal fun <T> future(block: suspend CoroutineScope.() -> T): CompletableFuture<T> {
         if (closing.get() || !job.isActive) return CompletableFuture.failedFuture(MongoClusterClosedException("the cluster is closed"))
         return scope.future(CallerTracingContext.current(cluster), block = block) // the caller's span is the parent (when tracing)
+    }
+
+    /**
+     * One operation that runs none of the caller's code, as a future: it starts on the calling
+     * thread (server selection, checkout and the request's write happen there, none of which
+     * blocks) and continues on the cluster's event loops ([MongoCluster.dispatcher]), where the
+     * reply is read, decoded and the future completed, on the thread that saw the reply arrive.
+     * A Java thread waiting for the result is then woken once, by that thread, as a thread
+     * blocked in a socket read is by the kernel; through [future] it took three hand-offs more
+     * (to a `Dispatchers.Default` worker, from it to a loop and back, and to the caller).
+     * Cancellation and closing as [future].
+     */
+    internal fun <T> operation(block: suspend CoroutineScope.() -> T): CompletableFuture<T> {
+        if (closing.get() || !job.isActive) return CompletableFuture.failedFuture(MongoClusterClosedException("the cluster is closed"))
+        return scope.future(CallerTracingContext.current(cluster) + cluster.dispatcher, CoroutineStart.UNDISPATCHED, block)
     }
 }

@@ -120,19 +120,19 @@ internal class DefaultJavaMongoCollection<T : Any>(
     override fun countDocuments(filter: Bson, options: CountOptions): CompletableFuture<Long> = countDocuments(filter, options, null)
 
     override fun countDocuments(filter: Bson, options: CountOptions, session: ClientSession?): CompletableFuture<Long> =
-        facade.future { collection.countDocuments(filter, options, session) }
+        facade.operation { collection.countDocuments(filter, options, session) }
 
     override fun estimatedDocumentCount(): CompletableFuture<Long> = estimatedDocumentCount(EstimatedDocumentCountOptions(), null)
 
     override fun estimatedDocumentCount(options: EstimatedDocumentCountOptions, session: ClientSession?): CompletableFuture<Long> =
-        facade.future { collection.estimatedDocumentCount(options, session) }
+        facade.operation { collection.estimatedDocumentCount(options, session) }
 
     override fun distinct(fieldName: String): CompletableFuture<List<BsonValue>> = distinct(fieldName, BsonDocument())
 
     override fun distinct(fieldName: String, filter: Bson): CompletableFuture<List<BsonValue>> = distinct(fieldName, filter, DistinctOptions(), null)
 
     override fun distinct(fieldName: String, filter: Bson, options: DistinctOptions, session: ClientSession?): CompletableFuture<List<BsonValue>> =
-        facade.future { collection.distinct(fieldName, filter, options, session) }
+        facade.operation { collection.distinct(fieldName, filter, options, session) }
 
     // ---- writes (documents are encoded on the caller's thread: an encoding error fails the call at once)
 
@@ -140,72 +140,72 @@ internal class DefaultJavaMongoCollection<T : Any>(
 
     override fun insertOne(document: T, options: InsertOneOptions, session: ClientSession?): CompletableFuture<InsertOneResult> {
         val encoded = encodedNow(document)
-        return facade.future { collection.insertOne(encoded, options, session) }
+        return facade.operation { collection.insertOne(encoded, options, session) }
     }
 
     override fun insertMany(documents: List<T>): CompletableFuture<InsertManyResult> = insertMany(documents, InsertManyOptions(), null)
 
     override fun insertMany(documents: List<T>, options: InsertManyOptions, session: ClientSession?): CompletableFuture<InsertManyResult> {
         val encoded = documents.map { encodedNow(it) }
-        return facade.future { collection.insertMany(encoded, options, session) }
+        return facade.operation { collection.insertMany(encoded, options, session) }
     }
 
     override fun updateOne(filter: Bson, update: Bson): CompletableFuture<UpdateResult> = updateOne(filter, Update.Operators(update), UpdateOptions(), null)
 
     override fun updateOne(filter: Bson, update: Update, options: UpdateOptions, session: ClientSession?): CompletableFuture<UpdateResult> =
-        facade.future { collection.updateOne(filter, update, options, session) }
+        facade.operation { collection.updateOne(filter, update, options, session) }
 
     override fun updateMany(filter: Bson, update: Bson): CompletableFuture<UpdateResult> = updateMany(filter, Update.Operators(update), UpdateOptions(), null)
 
     override fun updateMany(filter: Bson, update: Update, options: UpdateOptions, session: ClientSession?): CompletableFuture<UpdateResult> =
-        facade.future { collection.updateMany(filter, update, options, session) }
+        facade.operation { collection.updateMany(filter, update, options, session) }
 
     override fun replaceOne(filter: Bson, replacement: T): CompletableFuture<UpdateResult> = replaceOne(filter, replacement, ReplaceOptions(), null)
 
     override fun replaceOne(filter: Bson, replacement: T, options: ReplaceOptions, session: ClientSession?): CompletableFuture<UpdateResult> {
         val encoded = encodedNow(replacement)
-        return facade.future { collection.replaceOne(filter, encoded, options, session) }
+        return facade.operation { collection.replaceOne(filter, encoded, options, session) }
     }
 
     override fun deleteOne(filter: Bson): CompletableFuture<DeleteResult> = deleteOne(filter, DeleteOptions(), null)
 
     override fun deleteOne(filter: Bson, options: DeleteOptions, session: ClientSession?): CompletableFuture<DeleteResult> =
-        facade.future { collection.deleteOne(filter, options, session) }
+        facade.operation { collection.deleteOne(filter, options, session) }
 
     override fun deleteMany(filter: Bson): CompletableFuture<DeleteResult> = deleteMany(filter, DeleteOptions(), null)
 
     override fun deleteMany(filter: Bson, options: DeleteOptions, session: ClientSession?): CompletableFuture<DeleteResult> =
-        facade.future { collection.deleteMany(filter, options, session) }
+        facade.operation { collection.deleteMany(filter, options, session) }
 
     override fun findOneAndUpdate(filter: Bson, update: Bson): CompletableFuture<T?> =
         findOneAndUpdate(filter, Update.Operators(update), FindOneAndUpdateOptions(), null)
 
     override fun findOneAndUpdate(filter: Bson, update: Update, options: FindOneAndUpdateOptions, session: ClientSession?): CompletableFuture<T?> =
-        facade.future { collection.findOneAndUpdate(filter, update, options, session) }
+        facade.operation { collection.findOneAndUpdate(filter, update, options, session) }
 
     override fun findOneAndReplace(filter: Bson, replacement: T): CompletableFuture<T?> =
         findOneAndReplace(filter, replacement, FindOneAndReplaceOptions(), null)
 
     override fun findOneAndReplace(filter: Bson, replacement: T, options: FindOneAndReplaceOptions, session: ClientSession?): CompletableFuture<T?> {
         val encoded = encodedNow(replacement)
-        return facade.future { collection.findOneAndReplace(filter, encoded, options, session) }
+        return facade.operation { collection.findOneAndReplace(filter, encoded, options, session) }
     }
 
     override fun findOneAndDelete(filter: Bson): CompletableFuture<T?> = findOneAndDelete(filter, FindOneAndDeleteOptions(), null)
 
     override fun findOneAndDelete(filter: Bson, options: FindOneAndDeleteOptions, session: ClientSession?): CompletableFuture<T?> =
-        facade.future { collection.findOneAndDelete(filter, options, session) }
+        facade.operation { collection.findOneAndDelete(filter, options, session) }
 
     override fun bulkWrite(models: List<WriteModel<T>>): CompletableFuture<BulkWriteResult> = bulkWrite(models, BulkWriteOptions(), null)
 
     override fun bulkWrite(models: List<WriteModel<T>>, options: BulkWriteOptions, session: ClientSession?): CompletableFuture<BulkWriteResult> {
         val encoded = models.map { encodedNow(it) }
-        return facade.future { collection.bulkWrite(encoded, options, session) }
+        return facade.operation { collection.bulkWrite(encoded, options, session) }
     }
 
     override fun drop(): CompletableFuture<Void?> = drop(null)
 
-    override fun drop(session: ClientSession?): CompletableFuture<Void?> = facade.future {
+    override fun drop(session: ClientSession?): CompletableFuture<Void?> = facade.operation {
         collection.drop(session)
         null
     }

@@ -55,7 +55,7 @@ internal class DefaultJavaMongoDatabase(
     override fun runCommand(command: Bson, readPreference: ReadPreference): CompletableFuture<BsonDocument> = runCommand(command, readPreference, null)
 
     override fun runCommand(command: Bson, readPreference: ReadPreference, session: ClientSession?): CompletableFuture<BsonDocument> =
-        facade.future { database.runCommand(command, readPreference, session) }
+        facade.operation { database.runCommand(command, readPreference, session) }
 
     override fun watch(): JavaChangeStream<BsonDocument> = watch(emptyList(), ChangeStreamOptions(), null)
 
@@ -64,7 +64,7 @@ internal class DefaultJavaMongoDatabase(
 
     override fun drop(): CompletableFuture<Void?> = drop(null)
 
-    override fun drop(session: ClientSession?): CompletableFuture<Void?> = facade.future {
+    override fun drop(session: ClientSession?): CompletableFuture<Void?> = facade.operation {
         database.drop(session)
         null
     }

@@ -84,6 +84,24 @@ internal class EventLoop(
         wakeup()
     }
 
+    /**
+     * True when this loop's selector already watches [selectable] for [interest] (its key is
+     * valid and has the interest), so a waiter just added to its suspensions needs no [publish]:
+     * no wake-up of a loop blocked in select. Any thread; call it after adding the waiter. Safe
+     * against the loop dropping the interest meanwhile: [processReadyKey] looks for a reader
+     * again after it drops the read interest, so a waiter that saw the interest still set either
+     * is found there or sees it gone and publishes (the key's interest set and the suspensions
+     * are both volatile).
+     */
+    fun watches(selectable: Selectable, interest: SelectInterest): Boolean {
+        val key = selectable.channel.keyFor(selector) ?: return false
+        return try {
+            key.isValid && key.interestOps() and interest.flag != 0
+        } catch (_: CancelledKeyException) {
+            false
+        }
+    }
+
     /** Stops tracking [selectable] on this loop (its channel was closed); wakes the loop so the key goes at once. */
     fun forget(selectable: Selectable) {
         val key = selectable.channel.keyFor(selector) ?: return
@@ -188,9 +206,12 @@ internal class EventLoop(
             // no reader (data or end of stream nobody waits for: one extra wake-up at most).
             // Write and connect readiness is nearly always there: cleared at once. Cleared
             // before resuming, so a waiter that asks again in there is not undone.
-            val reader = if (ready and SelectionKey.OP_READ != 0) selectable.suspensions.removeSuspension(SelectInterest.READ) else null
+            var reader = if (ready and SelectionKey.OP_READ != 0) selectable.suspensions.removeSuspension(SelectInterest.READ) else null
             val stop = if (reader == null) ready else ready and SelectionKey.OP_READ.inv()
             if (stop != 0) key.interestOps(key.interestOps() and stop.inv())
+            // A reader that came after the first look may have seen the read interest still set and
+            // not published itself ([watches]): it is found here, after the interest is gone.
+            if (reader == null && ready and SelectionKey.OP_READ != 0) reader = selectable.suspensions.removeSuspension(SelectInterest.READ)
             if (reader != null) resumeHere(reader)
             val others = ready and SelectionKey.OP_READ.inv()
             if (others != 0) selectable.suspensions.invokeForEachPresent(others) { resumeHere(this) }

@@ -116,7 +116,9 @@ internal class EventLoopGroup(
         val loop = homeOf(selectable)
         suspendCancellableCoroutine<Unit> { c ->
             selectable.suspensions.addSuspension(interest, c)
-            if (!c.isCancelled) loop.publish(selectable)
+            // Read interest usually stays registered between replies (see EventLoop.processReadyKey):
+            // then the loop already watches for this reply and publishing would only wake it.
+            if (!c.isCancelled && !loop.watches(selectable, interest)) loop.publish(selectable)
         }
     }
 
