@@ -2,6 +2,7 @@ package dev.mooring.sdam.cluster
 
 import dev.mooring.cmap.MongoCommandException
 import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.PoolClearedException
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.ClientSessionOptions
 import dev.mooring.sdam.MongoCluster
@@ -23,7 +24,13 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
 import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.types.shouldBeInstanceOf
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.toList
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.withTimeout
 import org.bson.BsonArray
 import org.bson.BsonBoolean
@@ -70,11 +77,11 @@ class TransactionSpec : FunSpec({
         }
     }
 
-    suspend fun <T> scripted(clusterTime: Boolean = false, block: suspend Scripted.(MongoCluster) -> T): T {
+    suspend fun <T> scripted(clusterTime: Boolean = false, uriOptions: String = "", block: suspend Scripted.(MongoCluster) -> T): T {
         val server = WireServer.start()
         if (clusterTime) server.clusterTime = ClusterTimeKeeper()
         val s = Scripted(server)
-        val cluster = MongoCluster("mongodb://${server.address}/?directConnection=true&serverSelectionTimeoutMS=2000")
+        val cluster = MongoCluster("mongodb://${server.address}/?directConnection=true&serverSelectionTimeoutMS=2000$uriOptions")
         try {
             cluster.awaitTopology { t -> t.servers.values.any { it.type == ServerType.RS_PRIMARY } }
             return s.block(cluster)
@@ -177,6 +184,31 @@ class TransactionSpec : FunSpec({
                 session.abortTransaction()
             }
             commands("insert").size shouldBe 1
+        }
+    }
+
+    test("a PoolClearedError in a transaction is labelled TransientTransactionError (the bank spec's failed transfers)") {
+        // one connection: the transaction's insert waits for it while another operation holds it; that
+        // operation's network error clears the pool, and the waiting checkout fails with PoolClearedError
+        scripted(uriOptions = "&maxPoolSize=1") { c ->
+            val release = CompletableDeferred<Unit>()
+            script = { _, cmd -> if (cmd.firstKey == "ping") { release.await(); Reply.CloseConnection } else null }
+            coroutineScope {
+                val holder = launch { runCatching { c.runCommand("db", BsonDocument("ping", BsonInt32(1))) } }
+                while (commands("ping").isEmpty()) delay(5)
+                c.startSession().use { session ->
+                    session.startTransaction()
+                    val waiting = async { runCatching { c.runRetryableWrite("db", insert(1), session) }.exceptionOrNull() }
+                    while (c.poolStatistics().values.sumOf { it.waitQueueSize } == 0) delay(5)
+                    release.complete(Unit)
+                    val e = waiting.await()
+                    e.shouldBeInstanceOf<PoolClearedException>()
+                    e.hasErrorLabel("TransientTransactionError") shouldBe true
+                    session.abortTransaction()
+                }
+                holder.join()
+            }
+            commands("insert").size shouldBe 0
         }
     }
 

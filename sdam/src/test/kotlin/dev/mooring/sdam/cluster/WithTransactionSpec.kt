@@ -143,6 +143,70 @@ class WithTransactionSpec : FunSpec({
         }
     }
 
+    // transactions-convenient-api prose test 3 ("Retry Timeout is Enforced"), its two commit cases on the fake clock
+    test("retries of a commit failing with UnknownTransactionCommitResult stop at the time limit; the error keeps its label") {
+        scripted { c ->
+            var now = 0L
+            script = { _, cmd ->
+                if (cmd.firstKey == "commitTransaction") {
+                    now += 50_000_000_000 // each commit takes 50 s
+                    error(112, "UnknownTransactionCommitResult")
+                } else {
+                    null
+                }
+            }
+            c.startSession().use { session ->
+                val loop = ConvenientTransaction(session, TransactionOptions(), null, { s -> c.runRetryableWrite("db", insert(1), s) }, nanoTime = { now }, random = Random(1), sleep = {})
+                val e = shouldThrow<MongoCommandException> { loop.run() }
+                e.code shouldBe 112
+                e.hasErrorLabel("UnknownTransactionCommitResult") shouldBe true
+            }
+            commands("insert").size shouldBe 1 // the commit is retried, not the callback
+            commands("commitTransaction").size shouldBe 3 // 50 s, 100 s, 150 s: the third is past 120 s
+        }
+    }
+
+    test("retries of a transaction whose commit fails with TransientTransactionError stop at the time limit; the error keeps its label") {
+        scripted { c ->
+            var now = 0L
+            script = { _, cmd ->
+                if (cmd.firstKey == "commitTransaction") {
+                    now += 50_000_000_000
+                    error(251, "TransientTransactionError")
+                } else {
+                    null
+                }
+            }
+            c.startSession().use { session ->
+                val loop = ConvenientTransaction(session, TransactionOptions(), null, { s -> c.runRetryableWrite("db", insert(1), s) }, nanoTime = { now }, random = Random(1), sleep = {})
+                val e = shouldThrow<MongoCommandException> { loop.run() }
+                e.code shouldBe 251
+                e.hasErrorLabel("TransientTransactionError") shouldBe true
+            }
+            commands("insert").size shouldBe 3 // the whole transaction is retried
+            commands("commitTransaction").size shouldBe 3
+        }
+    }
+
+    // transactions-convenient-api prose "Retry Backoff is Enforced", on the injected jitter and sleep instead of wall time
+    test("each retry sleeps jitter * min(5 ms * 1.5^attempt, 500 ms) first: nothing with jitter 0, the full backoff with jitter ~1") {
+        for ((jitter, expected) in listOf(0.0 to listOf(0L, 0L, 0L), Math.nextDown(1.0) to listOf(7L, 11L, 16L))) {
+            scripted { c ->
+                script = { attempt, cmd -> if (cmd.firstKey == "commitTransaction" && attempt <= 3) error(251, "TransientTransactionError") else null }
+                val slept = ArrayList<Long>()
+                val fixed = object : Random() {
+                    override fun nextBits(bitCount: Int): Int = 0
+                    override fun nextDouble(): Double = jitter
+                }
+                c.startSession().use { session ->
+                    ConvenientTransaction(session, TransactionOptions(), null, { s -> c.runRetryableWrite("db", insert(1), s) }, random = fixed, sleep = { slept += it }).run()
+                }
+                slept shouldBe expected
+                commands("commitTransaction").size shouldBe 4
+            }
+        }
+    }
+
     test("cancelled while the callback waits, or while its operation is in flight, the transaction is aborted") {
         scripted { c ->
             coroutineScope {

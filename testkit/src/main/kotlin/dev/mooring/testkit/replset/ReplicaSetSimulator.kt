@@ -124,7 +124,9 @@ class ReplicaSetSimulator private constructor(
 
     /**
      * Steps [member] (default: the primary) down to secondary. The set has no primary until the
-     * next [elect]. Throws [IllegalStateException] if [member] is not the primary.
+     * next [elect]. Its open transactions are aborted, as mongod's are when it steps down (a
+     * later command or commit of one fails with NoSuchTransaction). Throws
+     * [IllegalStateException] if [member] is not the primary.
      */
     fun stepDown(member: SimulatedMember? = primary) {
         synchronized(lock) {
@@ -134,6 +136,7 @@ class ReplicaSetSimulator private constructor(
             primaryMember = null
             bumpAll()
         }
+        collections.abortOpenTransactions()
     }
 
     /**
@@ -160,7 +163,7 @@ class ReplicaSetSimulator private constructor(
     /**
      * Kills [member]'s process: closes its listening socket and every connection (in-flight
      * requests get no reply); when it returns, connections are refused until [restart]. A killed primary leaves the
-     * set without a primary (the others' hello drop `primary`) until [elect]. Idempotent.
+     * set without a primary (the others' hello drop `primary`) until [elect], and its open transactions are aborted. Idempotent.
      */
     suspend fun kill(member: SimulatedMember) {
         owned(member)
@@ -172,6 +175,8 @@ class ReplicaSetSimulator private constructor(
                 if (primaryMember === member) {
                     primaryMember = null
                     bumpAll()
+                    // the process that held the open transactions is gone
+                    collections.abortOpenTransactions()
                 }
                 member.server.also { member.server = null }
             }

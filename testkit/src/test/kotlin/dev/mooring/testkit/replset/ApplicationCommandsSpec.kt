@@ -60,6 +60,32 @@ class ApplicationCommandsSpec : FunSpec({
         }
     }
 
+    test("a primary stepped down or killed aborts its open transactions: their commit on the next primary is NoSuchTransaction") {
+        ReplicaSetSimulator.start().use { rs ->
+            fun inTxn(cmd: BsonDocument, session: Int, start: Boolean = false) = cmd.apply {
+                put("lsid", BsonDocument("id", BsonInt32(session)))
+                put("txnNumber", org.bson.BsonInt64(1))
+                put("autocommit", BsonBoolean.FALSE)
+                if (start) put("startTransaction", BsonBoolean.TRUE)
+            }
+            fun commit(session: Int) = inTxn(BsonDocument("commitTransaction", BsonInt32(1)), session)
+            ok(WireClient.run(rs.members[0].address, inTxn(insert(1), 1, start = true), "test")) shouldBe 1
+            rs.stepDown()
+            rs.elect(rs.members[1])
+            WireClient.run(rs.members[1].address, commit(1)).code() shouldBe 251
+            // killed: the same
+            ok(WireClient.run(rs.members[1].address, inTxn(insert(2), 2, start = true), "test")) shouldBe 1
+            rs.kill(rs.members[1])
+            rs.elect(rs.members[2])
+            WireClient.run(rs.members[2].address, commit(2)).code() shouldBe 251
+            rs.collections.documents("test", "things").size shouldBe 0
+            // a transaction that did not see a stepdown commits
+            ok(WireClient.run(rs.members[2].address, inTxn(insert(3), 3, start = true), "test")) shouldBe 1
+            ok(WireClient.run(rs.members[2].address, commit(3))) shouldBe 1
+            rs.collections.documents("test", "things").size shouldBe 1
+        }
+    }
+
     test("ping works everywhere, unknown commands are CommandNotFound, fail points are per member") {
         ReplicaSetSimulator.start().use { rs ->
             rs.members.forEach { ok(WireClient.run(it.address, BsonDocument("ping", BsonInt32(1)))) shouldBe 1 }

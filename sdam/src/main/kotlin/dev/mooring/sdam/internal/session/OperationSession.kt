@@ -3,6 +3,7 @@ package dev.mooring.sdam.internal.session
 import dev.mooring.cmap.internal.wire.AppendedCommand
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.MongoNetworkException
+import dev.mooring.cmap.PoolClearedException
 import dev.mooring.events.MooringException
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.MongoSessionNotSupportedException
@@ -99,14 +100,16 @@ internal class OperationSession(
     }
 
     /**
-     * [error], the operation's, with the labels of a transaction (transactions.md "Error
-     * labels"): a network error or a server selection error inside a transaction is labelled
-     * `TransientTransactionError` (commitTransaction's are not: see `EndTransactionOperation`),
-     * and an error so labelled unpins the session. Returns [error].
+     * [error], the operation's, with the labels of a transaction (transactions.md "Transient
+     * Transaction Error"): a network error, a server selection error or a PoolClearedError inside
+     * a transaction is labelled `TransientTransactionError` (commitTransaction's are not: its
+     * outcome may be unknown, see `EndTransactionOperation`), and an error so labelled unpins the
+     * session. Returns [error].
      */
     fun failed(error: Throwable, commit: Boolean = false): Throwable {
         if (!inTransaction || error !is MooringException) return error
-        if (!commit && (error is MongoNetworkException || RetryableErrors.isSelectionFailure(error))) error.addErrorLabel(TRANSIENT_TRANSACTION_ERROR)
+        val transient = error is MongoNetworkException || error is PoolClearedException || RetryableErrors.isSelectionFailure(error)
+        if (!commit && transient) error.addErrorLabel(TRANSIENT_TRANSACTION_ERROR)
         if (error.hasErrorLabel(TRANSIENT_TRANSACTION_ERROR)) client!!.transaction.unpin()
         return error
     }
