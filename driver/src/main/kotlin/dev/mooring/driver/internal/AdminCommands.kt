@@ -34,7 +34,8 @@ internal object AdminCommands {
      * Runs [command] (its write concern already in it, or none) on [database] on the primary and
      * returns the reply; a `writeConcernError` in it is thrown as [MongoWriteConcernException] for
      * [namespace]. With [missingNamespaceIsOk] a NamespaceNotFound error returns null (a drop of
-     * something already gone is not an error).
+     * something already gone is not an error). [operationName] names its operation span (null:
+     * the command's name; see [HelperCommand]).
      */
     suspend fun write(
         cluster: MongoCluster,
@@ -44,9 +45,10 @@ internal object AdminCommands {
         timeoutMS: Long?,
         namespace: String,
         missingNamespaceIsOk: Boolean = false,
+        operationName: String? = null,
     ): BsonDocument? {
         val reply = try {
-            HelperCommand.run(cluster, database, command, ReadPreference.PRIMARY, session, timeoutMS)
+            HelperCommand.run(cluster, database, command, ReadPreference.PRIMARY, session, timeoutMS, operationName)
         } catch (e: MongoCommandException) {
             if (missingNamespaceIsOk && isNamespaceNotFound(e)) return null
             throw e

@@ -95,7 +95,7 @@ internal class ClientBulkWriteExecutor(private val cluster: MongoCluster, timeou
         val collection = ns.substringAfter('.')
         while (id != 0L) {
             val more = try {
-                HelperCommand.run(cluster, db, BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(collection)), ReadPreference.PRIMARY, session, deadline.next())
+                cluster.runCommand(db, BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(collection)), ReadPreference.PRIMARY, session, deadline.next())
             } catch (e: CancellationException) {
                 kill(db, collection, id, session)
                 throw e
@@ -112,7 +112,7 @@ internal class ClientBulkWriteExecutor(private val cluster: MongoCluster, timeou
     /** killCursors for the results cursor [id] (bulk-write.md: after a top-level error); its error, or null. */
     private suspend fun kill(db: String, collection: String, id: Long, session: ClientSession?): Exception? = withContext(NonCancellable) {
         try {
-            HelperCommand.run(cluster, db, BsonDocument("killCursors", BsonString(collection)).append("cursors", BsonArray(listOf(BsonInt64(id)))), ReadPreference.PRIMARY, session)
+            cluster.runCommand(db, BsonDocument("killCursors", BsonString(collection)).append("cursors", BsonArray(listOf(BsonInt64(id)))), ReadPreference.PRIMARY, session)
             null
         } catch (e: Exception) {
             e

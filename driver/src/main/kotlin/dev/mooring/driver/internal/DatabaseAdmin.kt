@@ -50,7 +50,7 @@ internal class DatabaseAdmin(private val defaults: Defaults) {
         o.changeStreamPreAndPostImages?.let { cmd["changeStreamPreAndPostImages"] = BsonDocument("enabled", BsonBoolean.valueOf(it)) }
         cmd.opt("comment", o.comment)
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet)
-        AdminCommands.write(cluster, defaults.databaseName, cmd, session, defaults.timeoutMS, "${defaults.databaseName}.$name")
+        AdminCommands.write(cluster, defaults.databaseName, cmd, session, defaults.timeoutMS, "${defaults.databaseName}.$name", operationName = "createCollection")
     }
 
     fun listCollections(filter: Bson, o: ListCollectionsOptions, session: ClientSession?): Flow<BsonDocument> {

@@ -182,7 +182,7 @@ internal class DefaultMongoCollection<T : Any>(
         val cmd = BsonDocument("drop", BsonString(collectionName))
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet)
         try {
-            HelperCommand.run(cluster, databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS)
+            HelperCommand.run(cluster, databaseName, cmd, ReadPreference.PRIMARY, session, defaults.timeoutMS, operationName = "dropCollection")
         } catch (e: dev.mooring.cmap.MongoCommandException) {
             if (!AdminCommands.isNamespaceNotFound(e)) throw e
         }

@@ -71,17 +71,13 @@ object KnownGaps {
     fun missingFeature(kind: String, name: String): String? = features[kind]?.get(name)?.format(kind, name)
 
     /**
-     * CRUD helpers sent through runCommand, by the driver (updateMany, deleteMany, the index, search index and
-     * collection management writes) or by the runner's remaining stand-ins (modifyCollection, mapReduce) (they are neither retryable reads nor
-     * retryable writes, and must not be sent as such: a multi-statement write or an index or
-     * collection command with a `txnNumber` is refused by the server, and runRetryableWrite would
-     * retry them): their operation span is runCommand's ("runCommand db"), where a driver with the
-     * helper names it after the helper.
+     * Operations the runner still sends through the generic runCommand (Mooring's driver has no
+     * helper for them): their operation span is runCommand's ("runCommand db"), where a driver
+     * with the helper names it after the helper. The driver's own helper commands (updateMany,
+     * deleteMany, the index, search index and collection management writes, a client bulk write
+     * with multi-document models) name their spans after the helper (`HelperCommand`).
      */
-    private val SENT_WITH_RUN_COMMAND = setOf(
-        "createCollection", "modifyCollection", "dropCollection", "createIndex", "dropIndex", "dropIndexes", "deleteMany", "updateMany", "mapReduce",
-        "rename", "createSearchIndex", "createSearchIndexes", "updateSearchIndex", "dropSearchIndex",
-    )
+    private val SENT_WITH_RUN_COMMAND = setOf("modifyCollection", "mapReduce", "rename")
 
     /**
      * Commands the runner sends through runCursorCommand as given: Mooring names that operation
@@ -93,32 +89,20 @@ object KnownGaps {
 
     /**
      * Operations of the open-telemetry suite whose operation span Mooring produces as a driver
-     * names it: the CRUD helpers sent as retryable reads and writes or cursor commands (their
-     * span is named after the command, which is the helper's operation name), runCommand (sent
+     * names it: the CRUD helpers sent as retryable reads and writes, cursor commands or helper
+     * commands (their span is named after the helper), runCommand (sent
      * with Mooring's runCommand: "runCommand db"), a find cursor and its iteration (each getMore
      * an operation span of its own) and the test runner's fail points.
      */
     private val TRACED = CrudOperations.OPERATIONS - SENT_WITH_RUN_COMMAND +
-        (CursorOperations.OPERATIONS - CURSOR_COMMAND) + "close" + "failPoint"
+        (CursorOperations.OPERATIONS - CURSOR_COMMAND) + "close" + "failPoint" + "clientBulkWrite"
 
     private const val NO_CRUD_HELPER = "needs the operation span of %s named after the helper (open-telemetry.md's covered " +
         "operations); Mooring's driver (or the runner's stand-in) sends the %s command through runCommand, whose operation " +
         "span is 'runCommand db'"
 
-    /**
-     * The driver sends a client bulk write through runRetryableWrite (span `bulkWrite admin`, as
-     * drivers name it) unless a model is an updateMany or deleteMany (not retryable: runCommand).
-     */
-    private fun tracedAsDriversDo(operation: JsonObject): Boolean {
-        val name = operation["name"]!!.jsonPrimitive.content
-        if (name != "clientBulkWrite") return name in TRACED
-        val models = operation["arguments"]?.jsonObject?.get("models")?.jsonArray ?: return true
-        return models.none { m -> m.jsonObject.keys.any { it == "updateMany" || it == "deleteMany" } }
-    }
-
-    private const val MULTI_CLIENT_BULK_WRITE = "expects the client bulk write's operation span to be 'bulkWrite admin'; its " +
-        "updateMany/deleteMany models make it a non-retryable write, which Mooring's client bulk write sends through the " +
-        "cluster's runCommand (span 'runCommand admin'): the cluster has no way to name a non-retryable write's operation span after its command"
+    /** The driver names each operation's span after the helper (its helper commands through `HelperCommand`). */
+    private fun tracedAsDriversDo(operation: JsonObject): Boolean = operation["name"]!!.jsonPrimitive.content in TRACED
 
     private const val CURSOR_COMMAND_NAMED_AFTER_COMMAND = "expects the operation span of %s to be named runCommand; Mooring's " +
         "runCursorCommand names it after the command it opens the cursor with (its find, aggregate and list helpers rely on that)"
@@ -139,7 +123,6 @@ object KnownGaps {
             // only operations the runner runs: one it does not know fails the test (unifiedCases), never skips it
             val missing = test["operations"]!!.jsonArray.map { it.jsonObject }.filterNot(::tracedAsDriversDo)
                 .map { it["name"]!!.jsonPrimitive.content }.filter { it in UnifiedTestRun.SUPPORTED_OPERATIONS }.distinct()
-            if (missing == listOf("clientBulkWrite")) return MULTI_CLIENT_BULK_WRITE
             if (missing.isNotEmpty()) return NO_CRUD_HELPER.format(missing.joinToString(", "), missing.joinToString(" or "))
         }
         Regex("\"sessionOptions\":\\{\"(\\w+)\"").findAll(file.toString() + text).forEach { m -> missingFeature("sessionOptions", m.groupValues[1])?.let { return it } }

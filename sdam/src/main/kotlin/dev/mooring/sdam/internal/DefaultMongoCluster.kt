@@ -160,7 +160,10 @@ internal class DefaultMongoCluster(
         readPreference: ReadPreference,
         session: ClientSession?,
         timeoutMS: Long?,
-    ): BsonDocument = tracer.trace("runCommand", database) { CommandOperation.run(ops, database, command, readPreference, ops.runCommandRetry, session, timeoutMS) }
+        operationName: String?,
+    ): BsonDocument = tracer.traceCommand(database, command, operationName) {
+        CommandOperation.run(ops, database, command, readPreference, ops.runCommandRetry, session, timeoutMS)
+    }
 
     /** The operation runner, for the test hooks of ClusterInternals. */
     internal val operationRunner: OperationRunner get() = runner

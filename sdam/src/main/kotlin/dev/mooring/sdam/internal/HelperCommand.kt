@@ -13,7 +13,10 @@ import org.bson.conversions.Bson
  * the admin writes). The generic runCommand adds no `afterClusterTime` in a causally consistent
  * session (causal-consistency.md: "commands that are run using runCommand MUST NOT have an
  * afterClusterTime field added"); a helper's read or write does, as the other helpers' paths
- * (retryable reads and writes, cursors) do. Errors and retries as [MongoCluster.runCommand].
+ * (retryable reads and writes, cursors) do. Its operation span (open-telemetry.md "Operation Span
+ * Name") is the helper's: `operationName` (null: the command's name, which is the helper's
+ * operation name for most, e.g. `createIndexes`, `delete`, `bulkWrite`) on the command's
+ * database and collection, not the generic `runCommand db`. Errors and retries as [MongoCluster.runCommand].
  */
 @InternalMooringApi
 public object HelperCommand {
@@ -24,6 +27,7 @@ public object HelperCommand {
         readPreference: ReadPreference,
         session: ClientSession?,
         timeoutMS: Long? = null,
-    ): BsonDocument = (cluster as? DefaultMongoCluster)?.runHelperCommand(database, command, readPreference, session, timeoutMS)
+        operationName: String? = null,
+    ): BsonDocument = (cluster as? DefaultMongoCluster)?.runHelperCommand(database, command, readPreference, session, timeoutMS, operationName)
         ?: cluster.runCommand(database, command, readPreference, session, timeoutMS)
 }

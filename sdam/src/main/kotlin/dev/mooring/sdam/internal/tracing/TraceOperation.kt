@@ -14,9 +14,16 @@ internal suspend inline fun <T> OperationTracer?.trace(name: String, database: S
  * Runs [block] as the operation named after [command] (a retryable read or write) on
  * [database] and the command's collection; directly when there is no tracer.
  */
-internal suspend inline fun <T> OperationTracer?.traceCommand(database: String, command: Bson, crossinline block: suspend () -> T): T {
+internal suspend inline fun <T> OperationTracer?.traceCommand(database: String, command: Bson, crossinline block: suspend () -> T): T =
+    traceCommand(database, command, null, block)
+
+/**
+ * Runs [block] as the operation [operationName] (null: named after [command], as a retryable
+ * read or write is) on [database] and the command's collection; directly when there is no tracer.
+ */
+internal suspend inline fun <T> OperationTracer?.traceCommand(database: String, command: Bson, operationName: String?, crossinline block: suspend () -> T): T {
     if (this == null) return block()
     val doc = command as? BsonDocument ?: command.toBsonDocument()
-    val name = doc.keys.firstOrNull() ?: return block() // an empty command fails its own validation inside block
+    val name = operationName ?: doc.keys.firstOrNull() ?: return block() // an empty command fails its own validation inside block
     return operation(name, database, CommandAttributes.collection(database, doc)) { block() }
 }
