@@ -2,7 +2,6 @@ package dev.mooring.sdam.internal.topology
 
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionPool
-import kotlinx.coroutines.currentCoroutineContext
 import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
@@ -59,8 +58,5 @@ internal class ConnectionPin(
         h.pool.checkIn(h.connection)
     }
 
-    internal companion object Key : CoroutineContext.Key<ConnectionPin> {
-        /** True when the running operation pinned [connection] (the runner must not check it in). */
-        internal suspend fun isPinned(connection: Connection): Boolean = currentCoroutineContext()[Key]?.connection === connection
-    }
+    internal companion object Key : CoroutineContext.Key<ConnectionPin>
 }
