@@ -25,7 +25,10 @@ import java.util.concurrent.atomic.AtomicBoolean
  * with the commit and the abort); their reads go to the transaction's read preference, which
  * must be primary; nothing in a transaction is retried but the commit and the abort (once) and
  * server overload. In a sharded cluster the transaction is pinned to the mongos of its first
- * command. A network or server selection error inside a transaction is labelled
+ * command; in load-balanced mode to its first command's connection, which stays checked out
+ * (a committed transaction's too) until the transaction is aborted, fails with a
+ * `TransientTransactionError`, a new transaction starts, an operation outside a transaction
+ * runs in the session or the session ends. A network or server selection error inside a transaction is labelled
  * `TransientTransactionError` (retry the whole transaction); a commit whose outcome is unknown
  * `UnknownTransactionCommitResult` (retry the commit). Misuse fails with
  * [MongoTransactionStateException].
@@ -92,7 +95,7 @@ public class ClientSession internal constructor(
     public val isDirty: Boolean get() = serverSession.isDirty
 
     /** This session's transaction state machine. */
-    internal val transaction: Transaction = Transaction()
+    internal val transaction: Transaction = Transaction { pin -> ends?.release(pin) }
 
     /** This session's cluster time (gossiped with its operations only), operation time and snapshot time. */
     internal val clock: SessionClock = SessionClock(options.snapshot, transaction)
@@ -103,7 +106,7 @@ public class ClientSession internal constructor(
     /** True between [startTransaction] and [commitTransaction] / [abortTransaction]. */
     public val isInTransaction: Boolean get() = transaction.isActive
 
-    /** The mongos this session's transaction is pinned to (sharded clusters), or null. */
+    /** The mongos this session's transaction is pinned to (sharded clusters), or null. In load-balanced mode the transaction is pinned to a connection instead. */
     public val pinnedServer: ServerAddress? get() = transaction.pinned
 
     /**
@@ -230,8 +233,9 @@ public class ClientSession internal constructor(
             transaction.beginAbort()
             synchronized(this) { holders++ }
             ends.abortAfterClose(this) { releaseHold() }
-        } else if (transaction.state == TransactionState.Starting) {
-            transaction.beginAbort()
+        } else {
+            if (transaction.state == TransactionState.Starting) transaction.beginAbort()
+            transaction.unpin() // transactions.md "When to unpin": the session ended (a committed transaction's connection)
         }
         returnWhenUnused()
     }

@@ -27,26 +27,7 @@ object KnownGaps {
     private const val RAW_DATA = "uses the rawData option, which crud.md reserves for MongoDB's internal use (time-series " +
         "namespaces) and says drivers SHOULD NOT implement unless asked to: Mooring does not offer it"
 
-    private const val LB_TRANSACTION_PIN = "needs a transaction's connection pinned in load-balanced mode (transactions.md, " +
-        "load-balancers.md \"Behaviour With Transactions\"): Mooring's transactions pin a mongos by selection, not yet a load balancer's " +
-        "connection (issue 31, left open)"
-
     private val gaps = mapOf(
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "all operations go to the same mongos") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "transaction can be committed multiple times") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is not released after a non-transient CRUD error") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is not released after a non-transient commit error") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released after a non-transient abort error") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released after a transient non-network commit error") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released after a transient network commit error") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released after a transient non-network abort error") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released after a transient network abort error") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released on successful abort") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is returned when a new transaction is started") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is returned when a non-transaction operation uses the session") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "a connection can be shared by a transaction and a cursor") to LB_TRANSACTION_PIN,
-        ("transactions are correctly pinned to connections for load-balanced clusters" to "pinned connection is released when session ended") to LB_TRANSACTION_PIN,
-        ("wait queue timeout errors include details about checked out connections" to "wait queue timeout errors include transaction statistics") to LB_TRANSACTION_PIN,
         ("runCursorCommand" to "Non-tailable cursor iteration timeoutMS is refreshed for getMore if timeoutMode is iteration - failure") to
             ITERATION_BLOCK_SHORTER,
         ("runCursorCommand" to "Tailable cursor iteration timeoutMS is refreshed for getMore - failure") to ITERATION_BLOCK_SHORTER,

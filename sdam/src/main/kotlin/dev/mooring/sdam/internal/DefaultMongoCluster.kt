@@ -54,6 +54,7 @@ import dev.mooring.sdam.internal.tracing.trace
 import dev.mooring.sdam.internal.tracing.traceCommand
 import kotlin.time.Duration
 import kotlinx.coroutines.CoroutineDispatcher
+import dev.mooring.sdam.internal.topology.ConnectionPin
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
@@ -223,6 +224,10 @@ internal class DefaultMongoCluster(
                     done()
                 }
             }
+        }
+
+        override fun release(pin: ConnectionPin) {
+            scope.launch(start = CoroutineStart.UNDISPATCHED) { withContext(NonCancellable) { pin.release() } }
         }
     }
 

@@ -372,4 +372,34 @@ class TransactionSpec : FunSpec({
             }
         }
     }
+    test("transactions.md \"When to unpin\": a retry of abortTransaction runs unpinned, and the end of a session unpins a committed transaction") {
+        val server = WireServer.start()
+        server.hello = { ctx, request -> DefaultHello.standalone(ctx, request).apply { put("msg", BsonString("isdbgrid")) } }
+        val cluster = MongoCluster("mongodb://${server.address}/?serverSelectionTimeoutMS=2000")
+        try {
+            cluster.awaitTopology { t -> t.servers.values.any { it.type == ServerType.MONGOS } }
+            val session = cluster.startSession()
+            val pinnedAtAborts = Collections.synchronizedList(ArrayList<Any?>())
+            server.handler = { _, _, cmd ->
+                if (cmd.firstKey == "abortTransaction") {
+                    pinnedAtAborts.add(session.pinnedServer)
+                    if (pinnedAtAborts.size == 1) Reply.CloseConnection else Reply.Document(WireServer.ok())
+                } else if (cmd.firstKey == "commitTransaction") Reply.Document(WireServer.ok()) else null
+            }
+            session.startTransaction()
+            cluster.runRetryableWrite("db", insert(1), session)
+            session.pinnedServer shouldBe server.address
+            session.abortTransaction()
+            pinnedAtAborts shouldBe listOf(server.address, null)
+            session.startTransaction()
+            cluster.runRetryableWrite("db", insert(2), session)
+            session.commitTransaction()
+            session.pinnedServer shouldBe server.address // committing does not unpin
+            session.close()
+            session.pinnedServer shouldBe null
+        } finally {
+            cluster.closeAndCheckNoCoroutines()
+            server.close()
+        }
+    }
 })

@@ -33,7 +33,8 @@ import org.bson.BsonTimestamp
  * One server-side cursor (run-command.md "RunCursorCommand"): [open] runs the cursor-opening
  * [command] on a server selected by the options' read preference (retried as [retry] allows); [getMore] continues it on
  * that server, in load-balanced mode on the very connection that opened it (pinned until the
- * cursor is exhausted or closed), with the same `lsid`; [close] sends killCursors for a cursor
+ * cursor is exhausted or closed; in a transaction, the transaction's pinned connection, which
+ * the transaction releases), with the same `lsid`; [close] sends killCursors for a cursor
  * still open on the server (bounded, errors ignored; not after a network error on a pinned
  * connection) and returns the connection and the implicit session.
  *
@@ -85,7 +86,8 @@ internal class CommandCursor(
 
     /** Runs the opening command; returns the first batch. */
     suspend fun open(): List<BsonDocument> {
-        val pin = ConnectionPin()
+        // in a transaction (load-balanced mode) the cursor shares the transaction's connection, which the transaction releases
+        val pin = session.transactionPin ?: ConnectionPin()
         // in a transaction: the transaction's selection and read preference, no retry but server overload's
         val selection = session.transactionSelection(write = false) ?: ServerSelectionOperation.Read(options.readPreference)
         val readPreference = if (session.inTransaction) ReadPreference.PRIMARY else options.readPreference
@@ -106,8 +108,10 @@ internal class CommandCursor(
                     postBatchResumeToken = batch.postBatchResumeToken
                     operationTime = reply["operationTime"]?.takeIf { it.isTimestamp }?.asTimestamp()
                     route = if (batch.id != 0L && selected.topology.type == TopologyType.LOAD_BALANCED) {
-                        pin.pin(connection, selected.pool)
-                        selected.pool.pin(connection, ConnectionPurpose.CURSOR)
+                        if (!pin.transaction) {
+                            pin.pin(connection, selected.pool)
+                            selected.pool.pin(connection, ConnectionPurpose.CURSOR)
+                        } // a transaction's pin holds its connection already, or takes this one, its first, when the attempt ends
                         CursorRoute.Pinned(connection.address, pin)
                     } else {
                         CursorRoute.OnServer(connection.address)
@@ -206,7 +210,7 @@ internal class CommandCursor(
     }
 
     private suspend fun finish(r: CursorRoute) {
-        if (r is CursorRoute.Pinned) r.pin.release()
+        if (r is CursorRoute.Pinned && !r.pin.transaction) r.pin.release() // a transaction's pin is its transaction's to release
         session.release()
     }
 

@@ -11,6 +11,9 @@ internal sealed interface CursorRoute {
     /** A connection checked out of [address]'s pool for each command. */
     class OnServer(override val address: ServerAddress) : CursorRoute
 
-    /** The connection that opened the cursor, kept checked out (load-balanced mode) until [pin] is released. */
+    /**
+     * The connection that opened the cursor, kept checked out (load-balanced mode) until [pin] is
+     * released: by the cursor, or for a cursor of a transaction ([ConnectionPin.transaction]) by the transaction.
+     */
     class Pinned(override val address: ServerAddress, val pin: ConnectionPin) : CursorRoute
 }

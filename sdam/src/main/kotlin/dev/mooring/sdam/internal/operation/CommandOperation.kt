@@ -58,7 +58,8 @@ internal object CommandOperation {
             }
         }
         try {
-            return ctx.runner.run(ctx.selection(s, readPreference), doc.firstKey, timeout.timeoutMS, r, AttemptReply.COMMAND, mayRunOnLoops = true, attempt)
+            val selection = ctx.selection(s, readPreference)
+            return s.onTransactionConnection { ctx.runner.run(selection, doc.firstKey, timeout.timeoutMS, r, AttemptReply.COMMAND, mayRunOnLoops = true, attempt) }
         } catch (e: Throwable) {
             throw s.failed(e)
         } finally {

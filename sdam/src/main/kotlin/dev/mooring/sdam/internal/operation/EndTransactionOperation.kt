@@ -24,8 +24,9 @@ import org.bson.BsonInt64
  * `wtimeout: 10000` unless set on a commit's retry, or a commit called again), a commit's
  * `maxTimeMS` = maxCommitTimeMS (without timeoutMS; under timeoutMS the remaining time, and no
  * `wtimeout`) and the `recoveryToken`. [run]'s timeout is the session's ([ClientSession]'s rules). Retried once on a
- * retryable error (network, pool cleared, `RetryableWriteError`; a commit's retry unpinned, so it
- * may reach another mongos). A write concern error fails the command as a `MongoCommandException`
+ * retryable error (network, pool cleared, `RetryableWriteError`; the retry unpinned, so it
+ * may reach another mongos or connection). In load-balanced mode both go over the transaction's
+ * pinned connection; an abort releases it, whatever its outcome. A write concern error fails the command as a `MongoCommandException`
  * carrying the writeConcernError's code. A commit's final error is labelled
  * `UnknownTransactionCommitResult` when its outcome is unknown ([UNKNOWN_COMMIT] rules) and
  * unpins the session; an abort's errors are ignored.
@@ -59,7 +60,7 @@ internal object EndTransactionOperation {
                 RetryableErrors.labelWriteError(e, null)
             }
             if (!retryable(first)) throw first
-            if (commit) session.transaction.unpin()
+            session.transaction.unpin() // transactions.md "When to unpin": before the retry's selection
             try {
                 attempt(ctx, session, s, commit, majority = commit, timeout)
             } catch (e: Throwable) {
@@ -73,6 +74,7 @@ internal object EndTransactionOperation {
             if (!commit) return // transactions.md: abortTransaction's errors are ignored
             throw s.failed(labelCommitError(e), commit = true).also { if (isUnknownCommit(it)) session.transaction.unpin() }
         } finally {
+            if (!commit) session.transaction.unpin() // transactions.md: an abort unpins, whatever its outcome
             s.release()
         }
     }
@@ -95,7 +97,7 @@ internal object EndTransactionOperation {
         val name = if (commit) "commitTransaction" else "abortTransaction"
         val op = ctx.monitoredOperation()
         val selection = s.transactionSelection(write = true)!!
-        return ctx.runner.run(selection, name, timeout.timeoutMS, OperationRetry.NONE, AttemptReply.COMMAND) { selected, connection ->
+        return s.onTransactionConnection { ctx.runner.run(selection, name, timeout.timeoutMS, OperationRetry.NONE, AttemptReply.COMMAND) { selected, connection ->
             val sent = timeout.withMaxTimeMS(s.attach(command(session, commit, majority, timeout.isSet), connection), selected.description)
             val reply = try {
                 ctx.monitored(connection, op, s, timeout).command("admin", sent)
@@ -107,7 +109,7 @@ internal object EndTransactionOperation {
             val wce = reply["writeConcernError"] as? BsonDocument
             if (wce != null) throw MongoCommandException(asError(reply, wce), connection.address, connection.generation)
             reply
-        }
+        } }
     }
 
     /** The reply of a command that failed only its write concern, as an error reply with the writeConcernError's code. */

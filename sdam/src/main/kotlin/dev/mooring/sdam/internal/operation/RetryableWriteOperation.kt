@@ -72,7 +72,8 @@ internal object RetryableWriteOperation {
     ): BsonDocument {
         try {
             val retry = OperationRetry.withOverloadRetries(OperationRetry.NONE, ctx.settings.retryWrites)
-            return ctx.runner.run(ctx.selection(s, null), doc.firstKey, timeout.timeoutMS, retry, AttemptReply.COMMAND, mayRunOnLoops = true) { selected, connection ->
+            val selection = ctx.selection(s, null)
+            return s.onTransactionConnection { ctx.runner.run(selection, doc.firstKey, timeout.timeoutMS, retry, AttemptReply.COMMAND, mayRunOnLoops = true) { selected, connection ->
                 val sent = timeout.withMaxTimeMS(s.attach(doc, connection), selected.description)
                 val reply = try {
                     ctx.monitored(connection, op, s, timeout).command(database, sent)
@@ -81,7 +82,7 @@ internal object RetryableWriteOperation {
                     throw timeout.translate(e)
                 }
                 timeout.checkReply(reply)
-            }
+            } }
         } catch (e: Throwable) {
             throw s.failed(e)
         } finally {

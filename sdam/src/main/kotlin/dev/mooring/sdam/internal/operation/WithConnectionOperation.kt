@@ -29,13 +29,16 @@ internal object WithConnectionOperation {
         val timeout = ctx.operationTimeout(timeoutMS, session)
         val s = session?.let { ctx.operationSession(it) }
         try {
-            return ctx.tracer.trace("withConnection", null) {
-                ctx.runner.run(s?.transactionSelection(write = false) ?: ServerSelectionOperation.Read(readPreference), "withConnection", timeout.timeoutMS, OperationRetry.NONE, AttemptReply.NONE) { _, c ->
+            val selection = s?.transactionSelection(write = false) ?: ServerSelectionOperation.Read(readPreference)
+            val attempt: suspend () -> T = {
+                ctx.runner.run(selection, "withConnection", timeout.timeoutMS, OperationRetry.NONE, AttemptReply.NONE) { _, c ->
                     val monitoredConnection = ctx.monitored(c, op, s, timeout)
                     yield()
                     block(if (s == null) monitoredConnection else SessionConnection(monitoredConnection, s))
                 }
             }
+            // in a transaction (load-balanced mode): on its pinned connection
+            return ctx.tracer.trace("withConnection", null) { if (s == null) attempt() else s.onTransactionConnection { attempt() } }
         } finally {
             s?.release()
         }

@@ -12,7 +12,9 @@ import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.ReadPreferenceMode
 import dev.mooring.sdam.ServerSelectionOperation
 import dev.mooring.sdam.internal.retry.RetryableErrors
+import dev.mooring.sdam.internal.topology.ConnectionPin
 import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.withContext
 import org.bson.BsonDocument
 
 /**
@@ -98,6 +100,19 @@ internal class OperationSession(
         if (rp.mode != ReadPreferenceMode.PRIMARY) throw MongoTransactionStateException("read preference in a transaction must be primary, was ${rp.mode.value}")
         return READ_PRIMARY
     }
+
+    /**
+     * Runs [block] (the operation's runner call) on [client]'s transaction's connection pin when
+     * the operation runs in its transaction (load-balanced mode: the transaction's commands share
+     * one connection, see [Transaction.connection]); as is otherwise.
+     */
+    suspend inline fun <T> onTransactionConnection(crossinline block: suspend () -> T): T {
+        val pin = transactionPin ?: return block()
+        return withContext(pin) { block() }
+    }
+
+    /** [client]'s transaction's connection pin when the operation runs in its transaction, else null. */
+    val transactionPin: ConnectionPin? get() = if (inTransaction) client!!.transaction.connection else null
 
     /**
      * [error], the operation's, with the labels of a transaction (transactions.md "Transient

@@ -88,7 +88,8 @@ internal object SessionCommandFields {
             if (causal) clock.operationTime?.let { rc["afterClusterTime"] = it }
             if (rc.isNotEmpty()) sent["readConcern"] = rc
             txn.sent()
-            if (isMongos(connection)) txn.pinned = connection.address
+            // a mongos behind a load balancer (serviceId) is reached by the load balancer's address: the transaction pins its connection instead
+            if (isMongos(connection) && connection.description?.serviceId == null) txn.pinned = connection.address
         }
         sent["autocommit"] = BsonBoolean.FALSE
         return sent

@@ -4,16 +4,20 @@ import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoTransactionStateException
 import dev.mooring.sdam.TransactionOptions
 import dev.mooring.sdam.TransactionState
+import dev.mooring.sdam.internal.topology.ConnectionPin
 import org.bson.BsonDocument
 
 /**
  * Internal API, not stable: one session's transaction state machine (transactions.md
  * "Transaction states"), the one home of its transitions and misuse errors, with what the
  * running transaction carries: its resolved [options], [txnNumber], the mongos it is [pinned]
- * to (sharded) and the last `recoveryToken` a mongos sent. A session runs one operation at a
- * time, so the fields are only made visible across threads (volatile), not locked.
+ * to (sharded), the load balancer [connection] it is pinned to (load-balanced mode) and the last
+ * `recoveryToken` a mongos sent. [unpin] is the one home of unpinning both (transactions.md "When
+ * to unpin"); [checkIn] returns a released connection to its pool (the session's cluster does it
+ * at once, without suspending the caller). A session runs one operation at a time, so the fields
+ * are only made visible across threads (volatile), not locked.
  */
-internal class Transaction {
+internal class Transaction(private val checkIn: (ConnectionPin) -> Unit = {}) {
     @Volatile var state: TransactionState = TransactionState.None
         private set
 
@@ -28,6 +32,14 @@ internal class Transaction {
     /** The mongos the transaction's commands go to (sharded clusters: its first command's), or null. */
     @Volatile var pinned: ServerAddress? = null
 
+    /**
+     * The connection the transaction's commands go over in load-balanced mode (its first
+     * command's, kept checked out until [unpin]); the operations of the transaction run under it
+     * ([dev.mooring.sdam.internal.topology.OperationRunner] reuses it). A fresh one per transaction.
+     */
+    @Volatile var connection: ConnectionPin = ConnectionPin(transaction = true)
+        private set
+
     /** The `recoveryToken` of the last mongos reply in this transaction, sent with commit and abort. */
     @Volatile var recoveryToken: BsonDocument? = null
 
@@ -39,9 +51,10 @@ internal class Transaction {
 
     /** Starts a transaction numbered [number] with [resolved] options (misuse checked by the caller, see [checkCanStart]). */
     fun start(resolved: TransactionOptions, number: Long) {
+        unpin() // transactions.md: before the new transaction's first selection
+        connection = ConnectionPin(transaction = true)
         options = resolved
         txnNumber = number
-        pinned = null
         recoveryToken = null
         commitSent = false
         state = TransactionState.Starting
@@ -83,12 +96,18 @@ internal class Transaction {
         val s = state
         if (s == TransactionState.Committed || s == TransactionState.CommittedEmpty || s == TransactionState.Aborted) {
             state = TransactionState.None
-            pinned = null
+            unpin()
         }
     }
 
-    /** Unpins the session (transactions.md: after a transient error, an unknown commit result, an abort, a new transaction). */
+    /**
+     * Unpins the session (transactions.md: after a transient error, an unknown commit result or
+     * before a retry of the commit or the abort, an abort, a new transaction, an operation
+     * outside a transaction, the session's end): forgets the mongos and releases the connection.
+     */
     fun unpin() {
         pinned = null
+        val pin = connection
+        if (pin.endPinning()) checkIn(pin)
     }
 }

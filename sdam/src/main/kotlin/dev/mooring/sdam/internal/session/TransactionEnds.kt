@@ -2,6 +2,7 @@ package dev.mooring.sdam.internal.session
 
 import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.ClientSession
+import dev.mooring.sdam.internal.topology.ConnectionPin
 
 /**
  * Internal API, not stable: how a session sends the commands that end its transaction, the
@@ -14,4 +15,11 @@ internal interface TransactionEnds {
 
     /** Aborts [session]'s transaction after the session was closed, in the cluster's scope (errors ignored), then calls [done]. */
     fun abortAfterClose(session: ClientSession, done: () -> Unit)
+
+    /**
+     * Releases a transaction's [pin] (checks its connection in) without suspending the caller:
+     * started on the caller's thread, so an uncontended check-in is done when this returns; one
+     * that must wait for the pool's lock completes in the cluster's scope, even once it is cancelled.
+     */
+    fun release(pin: ConnectionPin)
 }

@@ -2,6 +2,7 @@ package dev.mooring.sdam.internal.topology
 
 import dev.mooring.cmap.Connection
 import dev.mooring.cmap.ConnectionPool
+import dev.mooring.cmap.ConnectionPurpose
 import dev.mooring.cmap.MongoServerException
 import dev.mooring.cmap.PoolClosedException
 import dev.mooring.cmap.internal.pool.CheckOutGuard
@@ -9,6 +10,7 @@ import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoClusterClosedException
 import dev.mooring.sdam.MongoOperationTimeoutException
 import dev.mooring.sdam.ServerSelectionOperation
+import dev.mooring.sdam.TopologyType
 import dev.mooring.sdam.ApplicationError
 import dev.mooring.sdam.internal.retry.OverloadRetry
 import dev.mooring.sdam.internal.retry.RetryableWriteConcernReply
@@ -265,8 +267,10 @@ internal class OperationRunner(
         try {
             val pool = selected.pool
             val address = selected.description.address
+            // a pinned connection (load-balanced mode: the session's transaction's) is used as it is, not checked out
+            val pin = currentCoroutineContext()[ConnectionPin]
             // An establishment error reached SDAM from the pool already (before the checkout failed).
-            val connection = try {
+            val connection = pin?.connectionOf(pool) ?: try {
                 checkOutUnlessClosing(pool, address)
             } catch (e: Throwable) {
                 if (e !is CancellationException) retry.checkOutFailed(selected.description, e)
@@ -285,10 +289,23 @@ internal class OperationRunner(
             } finally {
                 holding.decrementAndGet()
                 publishHolding()
-                if (!ConnectionPin.isPinned(connection)) pool.checkIn(connection)
+                if (pin?.connection !== connection) keepOrCheckIn(pin, selected, connection)
             }
         } finally {
             selected.release()
+        }
+    }
+
+    /**
+     * After an attempt on a checked-out [connection]: a transaction's [pin] in load-balanced mode
+     * keeps it when it is the transaction's first (load-balancers.md "Behaviour With Transactions",
+     * counted as in use by a transaction), otherwise it goes back to the pool.
+     */
+    internal suspend fun keepOrCheckIn(pin: ConnectionPin?, selected: SelectedServer, connection: Connection) {
+        if (pin != null && pin.transaction && selected.topology.type == TopologyType.LOAD_BALANCED && pin.adopts(connection, selected.pool)) {
+            selected.pool.pin(connection, ConnectionPurpose.TRANSACTION)
+        } else {
+            selected.pool.checkIn(connection)
         }
     }
 
