@@ -138,7 +138,7 @@ public class ClientSession internal constructor(
         if (resolved.writeConcern?.w == WriteAcknowledgement.Nodes(0)) {
             throw MongoTransactionStateException("Transactions do not support unacknowledged write concern")
         }
-        transaction.start(resolved, serverSession.nextTxnNumber())
+        transaction.start(resolved, serverSession.nextTxnNumber(), ends?.transactionSpan())
     }
 
     /**
@@ -154,7 +154,11 @@ public class ClientSession internal constructor(
      */
     public suspend fun commitTransaction(timeoutMS: Long? = null) {
         val send = transaction.beginCommit()
-        if (send) endsFor().end(this, commit = true, endTimeout(timeoutMS))
+        try {
+            if (send) endsFor().end(this, commit = true, endTimeout(timeoutMS))
+        } finally {
+            transaction.endSpan() // open-telemetry.md "Transactions": the commit finishes the transaction's span
+        }
     }
 
     /**
@@ -179,6 +183,7 @@ public class ClientSession internal constructor(
             if (send) endsFor().end(this, commit = false, endTimeout(timeoutMS))
         } finally {
             transaction.unpin()
+            transaction.endSpan()
         }
     }
 
@@ -229,6 +234,7 @@ public class ClientSession internal constructor(
      */
     override fun close() {
         if (!ended.compareAndSet(false, true)) return
+        transaction.endSpan()
         if (transaction.state == TransactionState.InProgress && ends != null) {
             transaction.beginAbort()
             synchronized(this) { holders++ }

@@ -35,6 +35,9 @@ class SessionOperations {
     /** The lsid of each session, kept after the session ended (expectations name ended sessions too). */
     private val lsids = HashMap<String, String>()
 
+    /** Each session entity's lsid `id` as a span's `db.mongodb.lsid` attribute carries it (its UUID string; open-telemetry.md). */
+    private val lsidIds = HashMap<String, String>()
+
     /** Creates the session entity [id] of [cluster] as `createEntities` describes it in [spec]. */
     fun create(id: String, cluster: MongoCluster, spec: JsonObject, client: EntityOptions = EntityOptions()) {
         val options = sessionOptions(spec["sessionOptions"]?.jsonObject)
@@ -46,6 +49,7 @@ class SessionOperations {
         val session = cluster.startSession(options.copy(defaultTransactionOptions = options.defaultTransactionOptions.withDefaults(fromClient)))
         sessions[id] = session
         lsids[id] = session.lsid.toJson()
+        lsidIds[id] = session.lsid["id"]?.takeIf { it.isBinary && it.asBinary().data.size == 16 }?.asBinary()?.asUuid()?.toString() ?: session.lsid["id"].toString()
     }
 
     /** The session entity named by the operation argument `session`, or null. */
@@ -133,6 +137,20 @@ class SessionOperations {
             o["readPreference"]?.jsonObject?.let { UnifiedReadPreference.parse(it) },
             o["maxCommitTimeMS"]?.jsonPrimitive?.long,
         )
+    }
+
+    /** [expected] (an `expectTracingMessages` entry) with every `{$$sessionLsid: id}` replaced by that session's lsid as span attributes carry it. */
+    fun resolveForSpans(expected: JsonElement): JsonElement = when (expected) {
+        is JsonObject -> {
+            val id = (expected["\$\$sessionLsid"] as? JsonPrimitive)?.content
+            if (id != null && expected.size == 1) {
+                JsonPrimitive(lsidIds[id] ?: invalidTest("\$\$sessionLsid names '$id', which is not a session entity"))
+            } else {
+                JsonObject(expected.mapValues { resolveForSpans(it.value) })
+            }
+        }
+        is JsonArray -> JsonArray(expected.map { resolveForSpans(it) })
+        else -> expected
     }
 
     /** [expected] with every `{$$sessionLsid: id}` replaced by that session's lsid document. */

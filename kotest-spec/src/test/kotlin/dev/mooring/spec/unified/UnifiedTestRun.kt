@@ -121,7 +121,7 @@ class UnifiedTestRun(private val host: UnifiedHost, private val file: JsonObject
                     val capture = logCaptures[id] ?: invalidTest("expectLogMessages for client $id, which has no observeLogMessages")
                     LogCapture.expect(e.jsonObject, capture.snapshot())
                 }
-                test["expectTracingMessages"]?.jsonArray?.forEach { UnifiedTracing.expect(it.jsonObject) }
+                test["expectTracingMessages"]?.jsonArray?.forEach { UnifiedTracing.expect(sessionOps.resolveForSpans(it).jsonObject) }
                 test["outcome"]?.jsonArray?.forEach { outcome(it.jsonObject) }
                 cursorOps.closeAll()
                 changeStreamOps.closeAll()

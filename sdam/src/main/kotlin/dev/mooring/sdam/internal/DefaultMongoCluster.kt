@@ -52,6 +52,7 @@ import dev.mooring.sdam.internal.tracing.OperationTracer
 import dev.mooring.sdam.internal.tracing.Tracing
 import dev.mooring.sdam.internal.tracing.trace
 import dev.mooring.sdam.internal.tracing.traceCommand
+import dev.mooring.sdam.internal.tracing.TransactionSpan
 import kotlin.time.Duration
 import kotlinx.coroutines.CoroutineDispatcher
 import dev.mooring.sdam.internal.topology.ConnectionPin
@@ -152,7 +153,9 @@ internal class DefaultMongoCluster(
         readPreference: ReadPreference,
         session: ClientSession?,
         timeoutMS: Long?,
-    ): BsonDocument = tracer.trace("runCommand", database) { CommandOperation.run(ops, database, command, readPreference, ops.runCommandRetry, session, timeoutMS, generic = true) }
+    ): BsonDocument = tracer.trace("runCommand", database, session?.transaction?.span) {
+        CommandOperation.run(ops, database, command, readPreference, ops.runCommandRetry, session, timeoutMS, generic = true)
+    }
 
     /** [runCommand] for a helper's command ([HelperCommand]): in a causally consistent session it gets `afterClusterTime` where the command takes one. */
     internal suspend fun runHelperCommand(
@@ -162,7 +165,7 @@ internal class DefaultMongoCluster(
         session: ClientSession?,
         timeoutMS: Long?,
         operationName: String?,
-    ): BsonDocument = tracer.traceCommand(database, command, operationName) {
+    ): BsonDocument = tracer.traceCommand(database, command, operationName, session?.transaction?.span) {
         CommandOperation.run(ops, database, command, readPreference, ops.runCommandRetry, session, timeoutMS)
     }
 
@@ -175,7 +178,9 @@ internal class DefaultMongoCluster(
         readPreference: ReadPreference,
         session: ClientSession?,
         timeoutMS: Long?,
-    ): BsonDocument = tracer.traceCommand(database, command) { CommandOperation.run(ops, database, command, readPreference, RetryableRead(settings.retryReads), session, timeoutMS) }
+    ): BsonDocument = tracer.traceCommand(database, command, null, session?.transaction?.span) {
+        CommandOperation.run(ops, database, command, readPreference, RetryableRead(settings.retryReads), session, timeoutMS)
+    }
 
     override fun runCursorCommand(
         database: String,
@@ -211,8 +216,10 @@ internal class DefaultMongoCluster(
     /** The cluster's part of commitTransaction / abortTransaction ([EndTransactionOperation]). */
     private val transactionEnds = object : TransactionEnds {
         override suspend fun end(session: ClientSession, commit: Boolean, timeout: OperationTimeout) {
-            tracer.trace(if (commit) "commitTransaction" else "abortTransaction", "admin") { EndTransactionOperation.run(ops, session, commit, held = true, timeout) }
+            tracer.trace(if (commit) "commitTransaction" else "abortTransaction", "admin", session.transaction.span) { EndTransactionOperation.run(ops, session, commit, held = true, timeout) }
         }
+
+        override fun transactionSpan(): TransactionSpan? = tracer?.startTransaction()
 
         override fun abortAfterClose(session: ClientSession, done: () -> Unit) {
             scope.launch {
@@ -232,7 +239,7 @@ internal class DefaultMongoCluster(
     }
 
     override suspend fun runRetryableWrite(database: String, command: Bson, session: ClientSession?, timeoutMS: Long?): BsonDocument =
-        tracer.traceCommand(database, command) { RetryableWriteOperation.run(ops, database, command, session, timeoutMS) }
+        tracer.traceCommand(database, command, null, session?.transaction?.span) { RetryableWriteOperation.run(ops, database, command, session, timeoutMS) }
 
     override suspend fun <T> withConnection(
         readPreference: ReadPreference,

@@ -94,7 +94,7 @@ internal class CommandCursor(
         val attempts = if (session.inTransaction) OperationRetry.withOverloadRetries(OperationRetry.NONE, retry.retriesOverload) else retry
         val name = command.firstKey
         // OpenTelemetry: the opening command runs in an operation span named after it (find, aggregate, ...)
-        return try { context.tracer.traceCommand(database, command) {
+        return try { context.tracer.traceCommand(database, command, null, session.transactionSpan) {
             withContext(pin) {
                 // the reply goes to the runner as a command reply: its writeConcernError ($out/$merge) reaches SDAM error handling
                 context.runner.run(selection, name, timeout.timeoutMS, attempts, OPENED_REPLY, mayRunOnLoops = true) { selected, connection ->

@@ -45,6 +45,9 @@ internal class OperationSession(
      */
     private val generic: Boolean = false,
 ) {
+    /** The span of [client]'s running transaction, when the cluster traces ([dev.mooring.sdam.internal.tracing.TransactionSpan]). */
+    val transactionSpan: dev.mooring.sdam.internal.tracing.TransactionSpan? get() = client?.transaction?.span
+
     /** True when the operation runs in [client]'s transaction (or ends it: commit, abort). */
     val inTransaction: Boolean = client != null && (endsTransaction || client.transaction.isActive)
 

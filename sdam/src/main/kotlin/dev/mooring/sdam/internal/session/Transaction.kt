@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.session
 
+import dev.mooring.sdam.internal.tracing.TransactionSpan
 import dev.mooring.events.ServerAddress
 import dev.mooring.sdam.MongoTransactionStateException
 import dev.mooring.sdam.TransactionOptions
@@ -46,12 +47,26 @@ internal class Transaction(private val checkIn: (ConnectionPin) -> Unit = {}) {
     /** True once `commitTransaction` was sent for the current transaction: a second commit is a retry (`w: "majority"`). */
     @Volatile var commitSent: Boolean = false
 
+    /**
+     * The running transaction's span when the cluster traces ([TransactionSpan]): the operations of
+     * the session run under it until its commit or abort ends it ([endSpan]).
+     */
+    @Volatile var span: TransactionSpan? = null
+
+    /** Finishes the transaction's span, if any (after its commit or abort, or the session's end). */
+    fun endSpan() {
+        span?.end()
+        span = null
+    }
+
     /** True while commands run in the transaction (started, not yet committed or aborted). */
     val isActive: Boolean get() = state == TransactionState.Starting || state == TransactionState.InProgress
 
     /** Starts a transaction numbered [number] with [resolved] options (misuse checked by the caller, see [checkCanStart]). */
-    fun start(resolved: TransactionOptions, number: Long) {
+    fun start(resolved: TransactionOptions, number: Long, span: TransactionSpan? = null) {
         unpin() // transactions.md: before the new transaction's first selection
+        endSpan()
+        this.span = span
         connection = ConnectionPin(transaction = true)
         options = resolved
         txnNumber = number

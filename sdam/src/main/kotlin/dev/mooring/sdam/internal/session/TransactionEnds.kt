@@ -1,5 +1,6 @@
 package dev.mooring.sdam.internal.session
 
+import dev.mooring.sdam.internal.tracing.TransactionSpan
 import dev.mooring.sdam.internal.csot.OperationTimeout
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.internal.topology.ConnectionPin
@@ -22,4 +23,7 @@ internal interface TransactionEnds {
      * that must wait for the pool's lock completes in the cluster's scope, even once it is cancelled.
      */
     fun release(pin: ConnectionPin)
+
+    /** The span of a transaction that starts now, when the cluster traces (open-telemetry.md "Transactions"); null otherwise. */
+    fun transactionSpan(): TransactionSpan? = null
 }

@@ -19,6 +19,8 @@ import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.withContext
 import java.io.PrintWriter
 import java.io.StringWriter
+import java.util.concurrent.atomic.AtomicBoolean
+import kotlin.coroutines.CoroutineContext
 
 /**
  * [OperationTracer] on the OpenTelemetry API (`GlobalOpenTelemetry`, instrumentation scope
@@ -49,6 +51,21 @@ internal class OpenTelemetryTracer(private val config: TracingConfig) : Operatio
             throw e
         } finally {
             span.end()
+        }
+    }
+
+    override fun startTransaction(): TransactionSpan {
+        val parent = Context.current()
+        val span = tracer.spanBuilder("transaction").setParent(parent).setSpanKind(SpanKind.CLIENT)
+            .setAttribute("db.system.name", "mongodb") // open-telemetry.md: its only attribute
+            .startSpan()
+        val ended = AtomicBoolean(false)
+        return object : TransactionSpan {
+            override val parent: CoroutineContext = parent.with(span).asContextElement()
+
+            override fun end() {
+                if (ended.compareAndSet(false, true)) span.end()
+            }
         }
     }
 

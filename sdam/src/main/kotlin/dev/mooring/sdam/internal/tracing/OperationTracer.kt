@@ -16,6 +16,12 @@ internal interface OperationTracer {
      */
     suspend fun <T> operation(name: String, database: String?, collection: String?, block: suspend () -> T): T
 
+    /**
+     * Opens the span of a transaction that starts now ([TransactionSpan]), its parent the calling
+     * thread's current context (a coroutine's OpenTelemetry context element makes it current).
+     */
+    fun startTransaction(): TransactionSpan
+
     /** [connection], just checked out by the current operation (recorded on its span), with a command span for each command it sends (sensitive commands excepted). */
     fun traced(connection: Connection): Connection
 
