@@ -142,7 +142,7 @@ internal class CommandCursor(
             // client-side-operations-timeout.md: no maxTimeMS on a getMore but a tailable-await cursor's await time
             options.maxTimeMS?.let { getMore["maxTimeMS"] = BsonInt64(if (options.cursorType == CursorType.TAILABLE_AWAIT) t.awaitTimeMS(it, server(r)) else it) }
             // OpenTelemetry: each getMore is an operation span of its own (with its command span inside)
-            context.tracer.traceCommand(ns.substringBefore('.'), getMore) {
+            context.tracer.traceCommand(ns.substringBefore('.'), getMore, null, session.transactionSpan) {
                 overloadRetried {
                     context.connections.run(r) { c ->
                         // crud.md: the comment goes with getMores on 4.4+ (wire version 9) only; older servers refuse it there
@@ -177,7 +177,7 @@ internal class CommandCursor(
                 val t = timeout.forClose(timeoutMS)
                 withTimeoutOrNull(timeout.closeBoundMS(timeoutMS)) {
                     // OpenTelemetry: killCursors is an operation span of its own (with its command span inside)
-                    context.tracer.traceCommand(ns.substringBefore('.'), kill) {
+                    context.tracer.traceCommand(ns.substringBefore('.'), kill, null, session.transactionSpan) {
                         context.connections.run(r) { c -> send(c, ns.substringBefore('.'), t) { t.withMaxTimeMS(session.attach(kill, c), server(r)) } }
                     }
                 }

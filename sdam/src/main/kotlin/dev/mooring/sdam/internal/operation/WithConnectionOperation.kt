@@ -38,7 +38,7 @@ internal object WithConnectionOperation {
                 }
             }
             // in a transaction (load-balanced mode): on its pinned connection
-            return ctx.tracer.trace("withConnection", null) { if (s == null) attempt() else s.onTransactionConnection { attempt() } }
+            return ctx.tracer.trace("withConnection", null, s?.transactionSpan) { if (s == null) attempt() else s.onTransactionConnection { attempt() } }
         } finally {
             s?.release()
         }
