@@ -186,7 +186,7 @@ internal class DefaultMongoCluster(
         database: String,
         command: Bson,
         options: RunCursorCommandOptions,
-    ): Flow<BsonDocument> = CursorFlow.documents(runCursorPages(database, command, options))
+    ): Flow<BsonDocument> = CursorFlow.documents(CursorCommandOperation.pages(ops, database, command, options, retryableRead = false, limit = null, generic = true))
 
     /**
      * [runCursorCommand] as a flow of batches (see [CursorPage]); with [retryableRead] the

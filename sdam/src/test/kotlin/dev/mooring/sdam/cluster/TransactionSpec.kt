@@ -305,7 +305,7 @@ class TransactionSpec : FunSpec({
         }
     }
 
-    test("the generic runCommand gets no afterClusterTime in a causally consistent session; a helper's command (HelperCommand) does") {
+    test("the generic runCommand and runCursorCommand get no afterClusterTime in a causally consistent session; a helper's command (HelperCommand) and cursor (CursorPage) do") {
         scripted(clusterTime = true) { c ->
             c.startSession().use { session ->
                 c.runRetryableWrite("db", insert(1), session)
@@ -314,6 +314,13 @@ class TransactionSpec : FunSpec({
                 // causal-consistency.md: commands run using runCommand MUST NOT have an afterClusterTime added
                 c.runCommand("db", BsonDocument.parse("{find: 'c', filter: {}}"), ReadPreference.PRIMARY, session)
                 commands("find").last().containsKey("readConcern") shouldBe false
+                // run-command.md builds runCursorCommand upon RunCommand: the same MUST NOT
+                c.runCursorCommand("db", BsonDocument.parse("{find: 'c', filter: {}}"), RunCursorCommandOptions(session = session)).toList()
+                commands("find").last().containsKey("readConcern") shouldBe false
+                // the driver's cursor helpers (find, aggregate, the listings) open theirs through CursorPage.pages: they get it
+                val beforeHelperFind = session.operationTime!!
+                dev.mooring.sdam.internal.cursor.CursorPage.pages(c, "db", BsonDocument.parse("{find: 'c', filter: {}}"), RunCursorCommandOptions(session = session)).toList()
+                commands("find").last()["readConcern"] shouldBe BsonDocument("afterClusterTime", beforeHelperFind)
                 val seen = session.operationTime!! // the operation time as the drop is sent (its reply advances it)
                 dev.mooring.sdam.internal.HelperCommand.run(c, "db", BsonDocument.parse("{drop: 'c'}"), ReadPreference.PRIMARY, session)
                 commands("drop").last()["readConcern"] shouldBe BsonDocument("afterClusterTime", seen)

@@ -24,14 +24,18 @@ internal object CursorCommandOperation {
     /**
      * With [retryableRead] the initial command is a retryable read, else it is retried as
      * runCommand is (a pool-cleared error; server overload when retryReads and retryWrites are
-     * both on). A positive [limit] caps the documents returned (see [CursorPage.pages]).
+     * both on). A positive [limit] caps the documents returned (see [CursorPage.pages]). With
+     * [generic] (the public runCursorCommand, which run-command.md builds upon runCommand) a
+     * causally consistent session adds no `afterClusterTime` (causal-consistency.md: "commands
+     * that are run using runCommand MUST NOT have an afterClusterTime field added"); the driver's
+     * cursor helpers (find, aggregate, the listings) do add it.
      */
-    fun pages(ctx: OperationContext, database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean, limit: Int?): Flow<CursorPage> {
+    fun pages(ctx: OperationContext, database: String, command: Bson, options: RunCursorCommandOptions, retryableRead: Boolean, limit: Int?, generic: Boolean = false): Flow<CursorPage> {
         val doc = ctx.checkCommand(database, command)
         options.session?.checkUsable(ctx.topology.id)
         val timeoutMS = ctx.cursorTimeoutMS(options.timeoutMS, options.session)
         val mode = timeoutMode(doc, options, timeoutMS)
-        return CursorFlow.pages { cursor(ctx, database, doc, options, retryableRead, limit, timeoutMS, mode, null) }
+        return CursorFlow.pages { cursor(ctx, database, doc, options, retryableRead, limit, timeoutMS, mode, null, generic) }
     }
 
     /**
@@ -48,11 +52,11 @@ internal object CursorCommandOperation {
 
     private fun cursor(
         ctx: OperationContext, database: String, doc: BsonDocument, options: RunCursorCommandOptions, retryableRead: Boolean,
-        limit: Int?, timeoutMS: Long?, mode: TimeoutMode, initialTimeoutMS: Long?,
+        limit: Int?, timeoutMS: Long?, mode: TimeoutMode, initialTimeoutMS: Long?, generic: Boolean = false,
     ): CommandCursor {
         val retry = if (retryableRead) RetryableRead(ctx.settings.retryReads) else ctx.runCommandRetry
         val timeout = CursorTimeout(timeoutMS, mode, options.cursorType, ctx.settings.serverSelectionTimeoutMS, initialTimeoutMS)
-        return CommandCursor(ctx.cursors, database, doc, options, retry, ctx.operationSession(options.session), timeout, limit)
+        return CommandCursor(ctx.cursors, database, doc, options, retry, ctx.operationSession(options.session, generic), timeout, limit)
     }
 
     /**
