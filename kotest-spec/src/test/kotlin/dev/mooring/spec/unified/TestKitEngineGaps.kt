@@ -26,7 +26,6 @@ object TestKitEngineGaps {
         COLLATION("collations (locale-aware string comparison)"),
         PIPELINE_UPDATE("updates given as a pipeline"),
         CAPPED("capped collections"),
-        OLD_SERVER_REFUSAL("an older server's refusal of an option it does not know (the test kit simulates older servers by their wire version only)"),
         UPDATE_SORT("the sort option of update and replace statements (MongoDB 8.0)"),
         SECONDARY_WRITE_STAGE("secondaries that run a \$out/\$merge aggregate by writing through the primary (MongoDB 5.0+)"),
         COLL_MOD("the collMod command (modifyCollection)"),
@@ -118,31 +117,6 @@ object TestKitEngineGaps {
             "timeoutMS behaves correctly for tailable non-awaitData cursors" to "timeoutMS is refreshed for getMore - failure", // client-side-operations-timeout/tailable-non-awaitData.json
             "timeoutMS behaves correctly for tailable non-awaitData cursors" to "timeoutMS is refreshed for getMore - success", // client-side-operations-timeout/tailable-non-awaitData.json
             "collectionData-createOptions" to "collection is created with the correct options", // unified-test-format/valid-pass/collectionData-createOptions.json
-        ),
-        Gap.OLD_SERVER_REFUSAL to listOf(
-            "change-streams" to "Test with document comment - pre 4.4", // change-streams/change-streams.json
-            "aggregate" to "aggregate with a document comment - pre 4.4", // crud/aggregate.json
-            "countDocuments-comment" to "countDocuments with document comment on less than 4.4.0 - server error", // crud/countDocuments-comment.json
-            "deleteMany-comment" to "deleteMany with comment - pre 4.4", // crud/deleteMany-comment.json
-            "deleteOne-comment" to "deleteOne with comment - pre 4.4", // crud/deleteOne-comment.json
-            "deleteOne-hint-serverError" to "DeleteOne with hint document unsupported (server-side error)", // crud/deleteOne-hint-serverError.json
-            "deleteOne-hint-serverError" to "DeleteOne with hint string unsupported (server-side error)", // crud/deleteOne-hint-serverError.json
-            "distinct-comment" to "distinct with document comment - pre 4.4, server error", // crud/distinct-comment.json
-            "estimatedDocumentCount-comment" to "estimatedDocumentCount with document comment - pre 4.4.14, server error", // crud/estimatedDocumentCount-comment.json
-            "find-allowdiskuse-serverError" to "Find fails when allowDiskUse false is specified against pre 4.4 server (server-side error)", // crud/find-allowdiskuse-serverError.json
-            "find-allowdiskuse-serverError" to "Find fails when allowDiskUse true is specified against pre 4.4 server (server-side error)", // crud/find-allowdiskuse-serverError.json
-            "find-comment" to "find with document comment - pre 4.4", // crud/find-comment.json
-            "findOneAndDelete-comment" to "findOneAndDelete with comment - pre 4.4", // crud/findOneAndDelete-comment.json
-            "findOneAndReplace-dots_and_dollars" to "Replacing document with dollar-prefixed key in embedded doc on pre-5.0 server yields server-side error", // crud/findOneAndReplace-dots_and_dollars.json
-            "findOneAndUpdate-hint-serverError" to "FindOneAndUpdate with hint document unsupported (server-side error)", // crud/findOneAndUpdate-hint-serverError.json
-            "findOneAndUpdate-hint-serverError" to "FindOneAndUpdate with hint string unsupported (server-side error)", // crud/findOneAndUpdate-hint-serverError.json
-            "insertOne-comment" to "insertOne with comment - pre 4.4", // crud/insertOne-comment.json
-            "insertOne-dots_and_dollars" to "Inserting document with top-level dollar-prefixed key on pre-5.0 server yields server-side error", // crud/insertOne-dots_and_dollars.json
-            "replaceOne-comment" to "ReplaceOne with comment - pre 4.4", // crud/replaceOne-comment.json
-            "replaceOne-sort" to "replaceOne with sort option unsupported (server-side error)", // crud/replaceOne-sort.json
-            "updateMany-comment" to "UpdateMany with comment - pre 4.4", // crud/updateMany-comment.json
-            "updateOne-comment" to "UpdateOne with comment - pre 4.4", // crud/updateOne-comment.json
-            "updateOne-sort" to "updateOne with sort option unsupported (server-side error)", // crud/updateOne-sort.json
         ),
         Gap.UPDATE_SORT to listOf(
             "client bulkWrite replaceOne-sort" to "client bulkWrite replaceOne with sort option", // crud/client-bulkWrite-replaceOne-sort.json

@@ -59,18 +59,21 @@ class InMemoryCollections {
      * statement, remembered for retries ([RetryableWriteHistory]), under the
      * `onPrimaryTransactionalWrite` [failPoint] if any: when it closes the connection,
      * [FailPointClosedConnection] is thrown. [router] is the mongos a command came through (null: a mongod).
+     * [maxWireVersion] is the wire version of the server answering (21, MongoDB 7.0, unless
+     * given): what its release does not store is refused ([DollarPrefixedFieldNames]).
      */
     @Synchronized
-    fun execute(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, router: Any? = null): BsonDocument? {
+    fun execute(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, router: Any? = null, maxWireVersion: Int = 21): BsonDocument? {
         val name = cmd.keys.firstOrNull()
+        val version = ServerVersion.ofWireVersion(maxWireVersion)
         if (ServerTransactions.inTransaction(cmd) && (name in COMMANDS || name == ServerTransactions.COMMIT || name == ServerTransactions.ABORT)) {
-            return transactions.execute(db, cmd, onView = { view, c -> onBackend(view) { dispatch(db, c) } }, replay = { d, c -> dispatch(d, c) }, router)
+            return transactions.execute(db, cmd, onView = { view, c -> onBackend(view) { dispatch(db, c, version = version) } }, replay = { d, c -> dispatch(d, c, version = version) }, router)
         }
         if (name !in COMMANDS) return null
         snapshotRefusal(cmd)?.let { return it }
         if (name in WRITES) ServerTransactions.namespace(db, cmd)?.let { transactions.changed(it) }
         return try {
-            if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one) } else dispatch(db, cmd, failPoint)
+            if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one, version = version) } else dispatch(db, cmd, failPoint, version)
         } catch (e: FailPointStatementError) {
             FailCommandFailPoint.errorDocument(e.code, e.message!!)
         }
@@ -119,26 +122,26 @@ class InMemoryCollections {
         }
     }
 
-    /** [cmd] (one of [COMMANDS]) on [db]; a bulkWrite's statements run under the transactional-write [failPoint]. */
-    private fun dispatch(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null): BsonDocument =
+    /** [cmd] (one of [COMMANDS]) on [db] as [version] answers it; a bulkWrite's statements run under the transactional-write [failPoint]. */
+    private fun dispatch(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, version: ServerVersion): BsonDocument =
         when (cmd.firstKey) {
-            ClientBulkWriteCommand.NAME -> ClientBulkWriteCommand.execute(db, cmd, history, failPoint) { d, one -> dispatch(d, one) }
+            ClientBulkWriteCommand.NAME -> ClientBulkWriteCommand.execute(db, cmd, history, failPoint) { d, one -> dispatch(d, one, version = version) }
             MAP_REDUCE -> WireServer.error(59, "CommandNotFound", "no such command: '$MAP_REDUCE' (the test kit's data engine has no mapReduce)")
             // MongoDB 7.0 (the version the test kit's servers report) drops a collection that does not exist without an error
-            "drop" -> run(db, cmd).let { if (it["code"] == BsonInt32(NAMESPACE_NOT_FOUND)) BsonDocument("ok", BsonInt32(1)) else it }
+            "drop" -> run(db, cmd, version).let { if (it["code"] == BsonInt32(NAMESPACE_NOT_FOUND)) BsonDocument("ok", BsonInt32(1)) else it }
             else -> when {
                 ListLocalSessions.matches(cmd) -> ListLocalSessions.reply(db)
                 SearchIndexCommands.matches(cmd) -> SearchIndexCommands.reply()
-                else -> UnsupportedFeatures.refusal(cmd) ?: run(db, WhereSleep.withoutSleep(cmd))
+                else -> UnsupportedFeatures.refusal(cmd) ?: run(db, WhereSleep.withoutSleep(cmd), version)
             }
         }
 
-    /** [cmd] on the backend; a write statement by statement ([WriteStatements]). */
-    private fun run(db: String, cmd: BsonDocument): BsonDocument =
+    /** [cmd] on the backend as [version] answers it; a write statement by statement ([WriteStatements]). */
+    private fun run(db: String, cmd: BsonDocument, version: ServerVersion): BsonDocument =
         if (WriteStatements.handles(cmd)) {
-            WriteStatements.execute(cmd) { one -> recorder.recorded(db, one) { UnsupportedFeatures.filterError(one) ?: backendCommand(db, one) } }
+            WriteStatements.execute(cmd) { one -> recorder.recorded(db, one) { UnsupportedFeatures.filterError(one) ?: DollarPrefixedFieldNames.refusal(one, version) ?: backendCommand(db, one) } }
         } else {
-            recorder.recorded(db, cmd) { UnsupportedFeatures.filterError(cmd) ?: backendCommand(db, cmd) }
+            recorder.recorded(db, cmd) { UnsupportedFeatures.filterError(cmd) ?: DollarPrefixedFieldNames.refusal(cmd, version) ?: backendCommand(db, cmd) }
         }
 
     /** The names of [db]'s collections. */

@@ -96,7 +96,10 @@ class WireServer private constructor(
     /**
      * The wire version this server reports in the built-in hello replies ([DefaultHello] and the
      * mongos replies built on it): 21 (MongoDB 7.0) by default. The built-in commands follow it:
-     * the `bulkWrite` admin command (MongoDB 8.0, wire version 25) is CommandNotFound below 25.
+     * the `bulkWrite` admin command (MongoDB 8.0, wire version 25) is CommandNotFound below 25;
+     * a command field the first release of this wire version does not know is refused as that
+     * release refuses it (an older server's unknown field), and so is a field name it does not
+     * store (a dollar-prefixed one before 5.0).
      */
     @Volatile var maxWireVersion: Int = 21
 
@@ -372,12 +375,20 @@ class WireServer private constructor(
             if (streamingHello != null && isHello(ctx.commandName)) {
                 return streamingHello.answer(ctx, cmd) { hello(ctx, cmd) } ?: Reply.Document(streamingHello.withTopologyVersion(hello(ctx, cmd)))
             }
+            versionRefusal(cmd)?.let { return Reply.Document(it) }
             val cursorReply = CursorCommands.open(ctx, db, cmd, collections) ?: CursorCommands.continued(ctx, db, cmd)
             return Reply.Document(cursorReply ?: builtIn(ctx, db, cmd))
         } catch (_: FailPointClosedConnection) {
             return Reply.CloseConnection
         }
     }
+
+    /**
+     * The refusal of [cmd] by the release this server simulates (the first of [maxWireVersion]):
+     * a field that release does not know ([ServerVersionFields]), as its parser answers; or null.
+     * The built-ins and the replica set members' data commands check it before running a command.
+     */
+    internal fun versionRefusal(cmd: BsonDocument): BsonDocument? = ServerVersionFields.refusal(cmd, ServerVersion.ofWireVersion(maxWireVersion))
 
     private fun builtIn(ctx: RequestContext, db: String, cmd: BsonDocument): BsonDocument = when (ctx.commandName) {
         "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
@@ -388,8 +399,8 @@ class WireServer private constructor(
             .append("versionArray", org.bson.BsonArray(listOf(7, 0, 0, 0).map { BsonInt32(it) }))
             .append("ok", BsonInt32(1))
         "setParameter" -> if (db == "admin") setParameter(cmd) else error(13, "Unauthorized", "setParameter may only be run against the admin database.")
-        ClientBulkWriteCommand.NAME -> if (maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) notFound(ctx) else collections.execute(db, cmd, transactionalWriteFailPoint.get())!!
-        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get(), if (sendsRecoveryTokens) this else null) ?: notFound(ctx)
+        ClientBulkWriteCommand.NAME -> if (maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) notFound(ctx) else collections.execute(db, cmd, transactionalWriteFailPoint.get(), maxWireVersion = maxWireVersion)!!
+        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get(), if (sendsRecoveryTokens) this else null, maxWireVersion) ?: notFound(ctx)
     }
 
     private fun notFound(ctx: RequestContext) = error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")

@@ -27,6 +27,8 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
         awaitReachable()
         val snap = sim.snapshot(member)
         if (snap.shuttingDown) return Reply.Document(HelloReplies.shutdownInProgress(snap))
+        // a member parses a command before running it: a field its release does not know is refused first
+        ctx.server.versionRefusal(cmd)?.let { return Reply.Document(it) }
         return when (ctx.commandName) {
             "hello", "isMaster", "ismaster" -> hello(ctx, cmd)
             // client bulkWrite came with MongoDB 8.0 (wire version 25)
@@ -69,7 +71,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
     }
 
     private fun write(db: String, cmd: BsonDocument): Reply = guarded {
-        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd, member.server?.activeTransactionalWriteFailPoint)!! }
+        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd, member.server?.activeTransactionalWriteFailPoint, maxWireVersion = member.maxWireVersion)!! }
     }
 
     /**
