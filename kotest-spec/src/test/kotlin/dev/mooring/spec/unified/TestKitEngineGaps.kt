@@ -87,6 +87,10 @@ object TestKitEngineGaps {
         ),
         Gap.PIPELINE_UPDATE to listOf(
             "change-streams" to "Test array truncation", // change-streams/change-streams.json
+            "BulkWrite updateMany-rawData" to "BulkWrite updateMany with rawData option", // crud/bulkWrite-updateMany-rawdata.json
+            "BulkWrite updateMany-rawData" to "BulkWrite updateMany with rawData option on less than 8.2.0 - ignore argument", // crud/bulkWrite-updateMany-rawdata.json
+            "findOneAndUpdate-rawData" to "findOneAndUpdate with rawData option", // crud/findOneAndUpdate-rawdata.json
+            "findOneAndUpdate-rawData" to "findOneAndUpdate with rawData option on less than 8.2.0 - ignore argument", // crud/findOneAndUpdate-rawdata.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set dotted key in embedded doc on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set top-level dollar-prefixed key on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
