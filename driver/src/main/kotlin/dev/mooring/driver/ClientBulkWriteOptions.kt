@@ -24,4 +24,6 @@ public data class ClientBulkWriteOptions(
      * sent as `errorsOnly: false`. Null or false: summary counts only (`errorsOnly: true`).
      */
     val verboseResults: Boolean? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )

@@ -20,6 +20,8 @@ public data class CountOptions(
     val skip: Long? = null,
     /** A comment attached to the aggregate command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )
 
 /**
@@ -31,6 +33,8 @@ public data class EstimatedDocumentCountOptions(
     val maxTimeMS: Long? = null,
     /** A comment attached to the `count` command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )
 
 /**
@@ -46,4 +50,6 @@ public data class DistinctOptions(
     val maxTimeMS: Long? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )

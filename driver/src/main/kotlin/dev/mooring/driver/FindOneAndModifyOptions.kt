@@ -39,6 +39,8 @@ public data class FindOneAndUpdateOptions(
     val let: Bson? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )
 
 /**
@@ -66,6 +68,8 @@ public data class FindOneAndReplaceOptions(
     val let: Bson? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )
 
 /**
@@ -87,4 +91,6 @@ public data class FindOneAndDeleteOptions(
     val let: Bson? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )

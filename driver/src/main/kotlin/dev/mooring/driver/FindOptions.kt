@@ -48,6 +48,8 @@ public data class FindOptions(
     val showRecordId: Boolean? = null,
     /** How the collection's timeoutMS applies to the cursor; null: the cursor type's default. */
     val timeoutMode: TimeoutMode? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 ) {
     init {
         require(batchSize == null || batchSize >= 0) { "batchSize must not be negative, got $batchSize" }

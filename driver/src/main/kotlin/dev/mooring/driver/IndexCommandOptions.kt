@@ -46,6 +46,8 @@ public data class CreateIndexOptions(
     val maxTimeMS: Long? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 ) {
     init {
         require(maxTimeMS == null || maxTimeMS >= 0) { "maxTimeMS must not be negative, got $maxTimeMS" }
@@ -62,6 +64,8 @@ public data class DropIndexOptions(
     val maxTimeMS: Long? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 ) {
     init {
         require(maxTimeMS == null || maxTimeMS >= 0) { "maxTimeMS must not be negative, got $maxTimeMS" }
@@ -79,6 +83,8 @@ public data class ListIndexesOptions(
     val comment: BsonValue? = null,
     /** How the collection's timeoutMS applies to the cursor (client-side-operations-timeout.md). */
     val timeoutMode: TimeoutMode? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 ) {
     init {
         require(batchSize == null || batchSize >= 0) { "batchSize must not be negative, got $batchSize" }

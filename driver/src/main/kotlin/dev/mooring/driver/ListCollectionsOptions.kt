@@ -21,6 +21,8 @@ public data class ListCollectionsOptions(
     val comment: BsonValue? = null,
     /** How the database's timeoutMS applies to the cursor (client-side-operations-timeout.md). */
     val timeoutMode: TimeoutMode? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 ) {
     init {
         require(batchSize == null || batchSize >= 0) { "batchSize must not be negative, got $batchSize" }

@@ -61,4 +61,6 @@ public data class BulkWriteOptions(
     val let: Bson? = null,
     /** A comment attached to every command. */
     val comment: org.bson.BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )

@@ -12,6 +12,8 @@ public data class InsertOneOptions(
     val bypassDocumentValidation: Boolean? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )
 
 /**
@@ -25,6 +27,8 @@ public data class InsertManyOptions(
     val bypassDocumentValidation: Boolean? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )
 
 /**
@@ -48,6 +52,8 @@ public data class UpdateOptions(
     val comment: BsonValue? = null,
     /** For updateOne only: which of the matching documents is updated (`sort`, MongoDB 8.0+). */
     val sort: Bson? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )
 
 /**
@@ -69,6 +75,8 @@ public data class ReplaceOptions(
     val comment: BsonValue? = null,
     /** Which of the matching documents is replaced (`sort`, MongoDB 8.0+). */
     val sort: Bson? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )
 
 /**
@@ -84,4 +92,6 @@ public data class DeleteOptions(
     val let: Bson? = null,
     /** A comment attached to the command. */
     val comment: BsonValue? = null,
+    /** MongoDB's internal `rawData` option ([RawData], behind [MooringRawDataOption]); sent only to MongoDB 8.2+. Null: not sent. */
+    val rawData: RawData? = null,
 )

@@ -54,7 +54,7 @@ class JavaClientBulkWriteTest {
                     WriteModels.on(cities, WriteModels.insertOne(new City("Oslo", 700_000))),
                     ClientNamespacedWriteModel.of("geo.log", new WriteModel.InsertOne<>(BsonDocument.parse("{_id: 1, event: 'added'}"))),
                     WriteModels.on(cities, WriteModels.deleteOne(BsonDocument.parse("{_id: 'Nowhere'}"))));
-            ClientBulkWriteResult r = cluster.bulkWrite(models, new ClientBulkWriteOptions(true, null, null, null, null, true)).join();
+            ClientBulkWriteResult r = cluster.bulkWrite(models, new ClientBulkWriteOptions(true, null, null, null, null, true, null)).join();
             ClientBulkWriteResult.Acknowledged ack = assertInstanceOf(ClientBulkWriteResult.Acknowledged.class, r);
             assertEquals(2, ack.getInsertedCount());
             assertEquals(0, ack.getDeletedCount());

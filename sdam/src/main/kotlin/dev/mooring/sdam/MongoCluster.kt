@@ -46,6 +46,11 @@ import org.bson.conversions.Bson
  * TopologyDescriptionChanged (to Unknown) and TopologyClosed. [close] with a grace period lets
  * operations that hold a connection finish first. After close every operation fails with
  * [MongoClusterClosedException]; [topology] stays readable.
+ *
+ * **`rawData`.** A command run by [runRetryableRead], [runRetryableWrite] or [runCursorCommand]
+ * (the helpers' paths) is sent without its `rawData` field to a server older than MongoDB 8.2
+ * (wire version 27), decided per attempt on the connection it goes over (crud.md: the option
+ * "MUST NOT be sent when connected to pre-8.2 servers"); [runCommand] sends its command as given.
  */
 public interface MongoCluster : AutoCloseable {
     /** The settings this cluster runs with (for `mongodb+srv`: after the seed list lookup). */

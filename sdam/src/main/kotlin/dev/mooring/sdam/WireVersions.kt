@@ -18,4 +18,7 @@ internal object WireVersions {
 
     /** The wire version of MongoDB 6.0, from which primaries are ordered by electionId before setVersion. */
     public const val MONGODB_6_0: Int = 17
+
+    /** The wire version of MongoDB 8.2, the first to take a helper command's `rawData` (crud.md). */
+    public const val MONGODB_8_2: Int = 27
 }

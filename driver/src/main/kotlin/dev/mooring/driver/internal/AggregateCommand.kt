@@ -37,7 +37,7 @@ internal object AggregateCommand {
         o.batchSize?.let { if (!(writes && it == 0)) cursor["batchSize"] = BsonInt32(it) }
         val cmd = BsonDocument("aggregate", BsonString(collection)).append("pipeline", pipeline).append("cursor", cursor)
         cmd.opt("allowDiskUse", o.allowDiskUse).opt("bypassDocumentValidation", o.bypassDocumentValidation)
-        cmd.optDoc("collation", o.collation).opt("comment", o.comment).opt("hint", o.hint).optDoc("let", o.let).opt("maxTimeMS", maxTimeMS)
+        cmd.optDoc("collation", o.collation).opt("comment", o.comment).opt("hint", o.hint).optDoc("let", o.let).opt("maxTimeMS", maxTimeMS).optRawData(o.rawData)
         Concerns.applyReadConcern(cmd, readConcern)
         if (writes) Concerns.applyWriteConcern(cmd, writeConcern, clusterWriteConcern, timeoutSet)
         return cmd

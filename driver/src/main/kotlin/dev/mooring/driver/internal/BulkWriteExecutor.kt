@@ -80,7 +80,7 @@ internal class BulkWriteExecutor<T : Any>(
             .append("ordered", BsonBoolean.valueOf(options.ordered))
         if (kind != WriteKind.DELETE) cmd.opt("bypassDocumentValidation", options.bypassDocumentValidation)
         if (kind != WriteKind.INSERT) cmd.optDoc("let", options.let)
-        cmd.opt("comment", options.comment)
+        cmd.opt("comment", options.comment).optRawData(options.rawData)
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, defaults.cluster.settings.writeConcern, defaults.timeoutSet)
         return cmd
     }

@@ -76,7 +76,7 @@ internal class ClientBulkWriteExecutor(private val cluster: MongoCluster, timeou
         val cmd = BsonDocument("bulkWrite", BsonInt32(1))
             .append("errorsOnly", BsonBoolean.valueOf(options.verboseResults != true))
             .append("ordered", BsonBoolean.valueOf(options.ordered))
-        cmd.opt("bypassDocumentValidation", options.bypassDocumentValidation).opt("comment", options.comment).optDoc("let", options.let)
+        cmd.opt("bypassDocumentValidation", options.bypassDocumentValidation).opt("comment", options.comment).optDoc("let", options.let).optRawData(options.rawData)
         Concerns.applyWriteConcern(cmd, writeConcern, cluster.settings.writeConcern, timeoutMS != null)
         return cmd
     }

@@ -20,7 +20,7 @@ internal object CountCommands {
         o.limit?.let { pipeline += BsonDocument("\$limit", BsonInt64(it)) }
         pipeline += BsonDocument("\$group", BsonDocument("_id", BsonInt32(1)).append("n", BsonDocument("\$sum", BsonInt32(1))))
         val cmd = BsonDocument("aggregate", BsonString(collection)).append("pipeline", pipeline).append("cursor", BsonDocument())
-        cmd.optDoc("collation", o.collation).opt("hint", o.hint).opt("comment", o.comment).opt("maxTimeMS", maxTimeMS)
+        cmd.optDoc("collation", o.collation).opt("hint", o.hint).opt("comment", o.comment).opt("maxTimeMS", maxTimeMS).optRawData(o.rawData)
         Concerns.applyReadConcern(cmd, readConcern)
         return cmd
     }
@@ -34,7 +34,7 @@ internal object CountCommands {
 
     fun count(collection: String, o: EstimatedDocumentCountOptions, readConcern: ReadConcern, maxTimeMS: Long?): BsonDocument {
         val cmd = BsonDocument("count", BsonString(collection))
-        cmd.opt("maxTimeMS", maxTimeMS).opt("comment", o.comment)
+        cmd.opt("maxTimeMS", maxTimeMS).opt("comment", o.comment).optRawData(o.rawData)
         Concerns.applyReadConcern(cmd, readConcern)
         return cmd
     }

@@ -58,7 +58,7 @@ internal class DatabaseAdmin(private val defaults: Defaults) {
         o.batchSize?.let { cursor["batchSize"] = BsonInt32(it) }
         val cmd = BsonDocument("listCollections", BsonInt32(1)).append("cursor", cursor)
         filter.toDoc().takeIf { it.isNotEmpty() }?.let { cmd["filter"] = it }
-        cmd.opt("nameOnly", o.nameOnly).opt("authorizedCollections", o.authorizedCollections).opt("comment", o.comment)
+        cmd.opt("nameOnly", o.nameOnly).opt("authorizedCollections", o.authorizedCollections).opt("comment", o.comment).optRawData(o.rawData)
         // enumerate-collections.md: getMores inherit the comment; it is not attached to them
         val cursorOptions = defaults.cursorOptions(ReadPreference.PRIMARY, session, o.timeoutMode, o.batchSize, comment = null)
         return AdminCommands.documents(CursorPage.pages(cluster, defaults.databaseName, cmd, cursorOptions, retryableRead = true))

@@ -126,7 +126,7 @@ internal class DefaultMongoCollection<T : Any>(
 
     override suspend fun distinct(fieldName: String, filter: Bson, options: DistinctOptions, session: ClientSession?): List<BsonValue> {
         val cmd = BsonDocument("distinct", BsonString(collectionName)).append("key", BsonString(fieldName)).append("query", filter.toDoc())
-        cmd.optDoc("collation", options.collation).opt("comment", options.comment).opt("hint", options.hint).opt("maxTimeMS", defaults.legacyMaxTimeMS(options.maxTimeMS))
+        cmd.optDoc("collation", options.collation).opt("comment", options.comment).opt("hint", options.hint).opt("maxTimeMS", defaults.legacyMaxTimeMS(options.maxTimeMS)).optRawData(options.rawData)
         Concerns.applyReadConcern(cmd, defaults.readConcern)
         val reply = cluster.runRetryableRead(databaseName, cmd, defaults.readPreference, session, defaults.timeoutMS)
         return reply["values"]?.takeIf { it.isArray }?.asArray()?.values?.toList().orEmpty()
@@ -139,7 +139,7 @@ internal class DefaultMongoCollection<T : Any>(
 
     override suspend fun insertMany(documents: List<T>, options: InsertManyOptions, session: ClientSession?): InsertManyResult {
         require(documents.isNotEmpty()) { "insertMany needs at least one document" }
-        val result = bulk(documents.map { WriteModel.InsertOne(it) }, BulkWriteOptions(options.ordered, options.bypassDocumentValidation, null, options.comment), session)
+        val result = bulk(documents.map { WriteModel.InsertOne(it) }, BulkWriteOptions(options.ordered, options.bypassDocumentValidation, null, options.comment, options.rawData), session)
         return when (result) {
             is BulkWriteResult.Acknowledged -> InsertManyResult.Acknowledged(result.insertedIds)
             is BulkWriteResult.Unacknowledged -> InsertManyResult.Unacknowledged(result.insertedIds)

@@ -22,6 +22,9 @@ internal fun BsonDocument.opt(name: String, value: Long?): BsonDocument = opt(na
 
 internal fun BsonDocument.opt(name: String, value: Hint?): BsonDocument = opt(name, value?.toBsonValue())
 
+/** The command's `rawData` when set; sdam leaves it out for a server older than MongoDB 8.2 (its one home of that rule). */
+internal fun BsonDocument.optRawData(value: dev.mooring.driver.RawData?): BsonDocument = opt("rawData", value?.value)
+
 /** A [Bson] rendered with the default registry ([BsonDocument]s as they are). */
 internal fun Bson.toDoc(): BsonDocument = this as? BsonDocument ?: toBsonDocument()
 

@@ -19,7 +19,7 @@ import org.bson.conversions.Bson
  */
 internal class FindAndModify<T : Any>(private val defaults: Defaults, private val collection: String, private val codec: DocumentCodec<T>) {
     suspend fun update(filter: Bson, update: Update, o: FindOneAndUpdateOptions, session: ClientSession?): T? {
-        val cmd = base(filter, o.sort, o.projection, o.collation, o.hint, o.maxTimeMS, o.let, o.comment)
+        val cmd = base(filter, o.sort, o.projection, o.collation, o.hint, o.maxTimeMS, o.let, o.comment, o.rawData)
             .append("update", WriteStatements.updateValue(update))
             .append("new", BsonBoolean.valueOf(o.returnDocument == ReturnDocument.AFTER))
         cmd.opt("upsert", o.upsert).opt("bypassDocumentValidation", o.bypassDocumentValidation)
@@ -33,7 +33,7 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
         val deadline = MultiCommandDeadline(defaults)
         val limits = defaults.limits.get(defaults.cluster, deadline.next())
         require(raw.sizeInBytes <= limits.maxBsonObjectSize) { "the replacement is ${raw.sizeInBytes} bytes, larger than the server's maxBsonObjectSize ${limits.maxBsonObjectSize}" }
-        val cmd = base(filter, o.sort, o.projection, o.collation, o.hint, o.maxTimeMS, o.let, o.comment)
+        val cmd = base(filter, o.sort, o.projection, o.collation, o.hint, o.maxTimeMS, o.let, o.comment, o.rawData)
             .append("update", raw)
             .append("new", BsonBoolean.valueOf(o.returnDocument == ReturnDocument.AFTER))
         cmd.opt("upsert", o.upsert).opt("bypassDocumentValidation", o.bypassDocumentValidation)
@@ -41,14 +41,14 @@ internal class FindAndModify<T : Any>(private val defaults: Defaults, private va
     }
 
     suspend fun delete(filter: Bson, o: FindOneAndDeleteOptions, session: ClientSession?): T? {
-        val cmd = base(filter, o.sort, o.projection, o.collation, o.hint, o.maxTimeMS, o.let, o.comment).append("remove", BsonBoolean.TRUE)
+        val cmd = base(filter, o.sort, o.projection, o.collation, o.hint, o.maxTimeMS, o.let, o.comment, o.rawData).append("remove", BsonBoolean.TRUE)
         return run(cmd, session)
     }
 
-    private fun base(filter: Bson, sort: Bson?, projection: Bson?, collation: Bson?, hint: dev.mooring.driver.Hint?, maxTimeMS: Long?, let: Bson?, comment: org.bson.BsonValue?): BsonDocument {
+    private fun base(filter: Bson, sort: Bson?, projection: Bson?, collation: Bson?, hint: dev.mooring.driver.Hint?, maxTimeMS: Long?, let: Bson?, comment: org.bson.BsonValue?, rawData: dev.mooring.driver.RawData?): BsonDocument {
         val cmd = BsonDocument("findAndModify", BsonString(collection)).append("query", filter.toDoc())
         cmd.optDoc("sort", sort).optDoc("fields", projection).optDoc("collation", collation).opt("hint", hint)
-        cmd.opt("maxTimeMS", defaults.legacyMaxTimeMS(maxTimeMS)).optDoc("let", let).opt("comment", comment)
+        cmd.opt("maxTimeMS", defaults.legacyMaxTimeMS(maxTimeMS)).optDoc("let", let).opt("comment", comment).optRawData(rawData)
         return cmd
     }
 

@@ -24,7 +24,7 @@ internal object FindCommand {
         val batchSize = o.batchSize?.let { if (limit != null && it == limit) it + 1 else it }
         cmd.opt("batchSize", batchSize)
         if (o.limit != null && o.limit < 0) cmd["singleBatch"] = BsonBoolean.TRUE
-        cmd.opt("comment", o.comment).opt("maxTimeMS", maxTimeMS)
+        cmd.opt("comment", o.comment).opt("maxTimeMS", maxTimeMS).optRawData(o.rawData)
         cmd.optDoc("max", o.max).optDoc("min", o.min).opt("returnKey", o.returnKey).opt("showRecordId", o.showRecordId)
         when (o.cursorType) {
             CursorType.NON_TAILABLE -> Unit

@@ -41,7 +41,7 @@ internal class IndexOperations(private val defaults: Defaults, private val colle
             }
             cmd["commitQuorum"] = quorumValue(quorum)
         }
-        cmd.opt("maxTimeMS", defaults.legacyMaxTimeMS(options.maxTimeMS)).opt("comment", options.comment)
+        cmd.opt("maxTimeMS", defaults.legacyMaxTimeMS(options.maxTimeMS)).opt("comment", options.comment).optRawData(options.rawData)
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet)
         AdminCommands.write(cluster, defaults.databaseName, cmd, session, deadline.next(), namespace)
         return specs.map { it.getString("name").value }
@@ -50,7 +50,7 @@ internal class IndexOperations(private val defaults: Defaults, private val colle
     fun listIndexes(options: ListIndexesOptions, session: ClientSession?): Flow<BsonDocument> {
         val cursor = BsonDocument()
         options.batchSize?.let { cursor["batchSize"] = BsonInt32(it) }
-        val cmd = BsonDocument("listIndexes", BsonString(collection)).append("cursor", cursor).opt("comment", options.comment)
+        val cmd = BsonDocument("listIndexes", BsonString(collection)).append("cursor", cursor).opt("comment", options.comment).optRawData(options.rawData)
         // index-management.md: the comment goes with every getMore of the cursor
         val cursorOptions = defaults.cursorOptions(ReadPreference.PRIMARY, session, options.timeoutMode, options.batchSize, options.comment)
         // a collection that does not exist has no indexes
@@ -60,7 +60,7 @@ internal class IndexOperations(private val defaults: Defaults, private val colle
     /** dropIndexes with `index` [index] (a name, `*` or a key pattern); NamespaceNotFound is not an error (drops are idempotent). */
     suspend fun dropIndexes(index: BsonValue, options: DropIndexOptions, session: ClientSession?) {
         val cmd = BsonDocument("dropIndexes", BsonString(collection)).append("index", index)
-        cmd.opt("maxTimeMS", defaults.legacyMaxTimeMS(options.maxTimeMS)).opt("comment", options.comment)
+        cmd.opt("maxTimeMS", defaults.legacyMaxTimeMS(options.maxTimeMS)).opt("comment", options.comment).optRawData(options.rawData)
         Concerns.applyWriteConcern(cmd, defaults.writeConcern, cluster.settings.writeConcern, defaults.timeoutSet)
         AdminCommands.write(cluster, defaults.databaseName, cmd, session, defaults.timeoutMS, namespace, missingNamespaceIsOk = true)
     }

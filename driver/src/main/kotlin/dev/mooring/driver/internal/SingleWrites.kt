@@ -26,19 +26,19 @@ internal class SingleWrites<T : Any>(private val defaults: Defaults, private val
     private val namespace get() = "${defaults.databaseName}.$collection"
 
     suspend fun insertOne(document: T, o: InsertOneOptions, session: ClientSession?): InsertOneResult =
-        run(WriteModel.InsertOne(document), BulkWriteOptions(true, o.bypassDocumentValidation, null, o.comment), session) { r ->
+        run(WriteModel.InsertOne(document), BulkWriteOptions(true, o.bypassDocumentValidation, null, o.comment, o.rawData), session) { r ->
             val id = r.insertedIds.getValue(0)
             if (r is BulkWriteResult.Acknowledged) InsertOneResult.Acknowledged(id) else InsertOneResult.Unacknowledged(id)
         }
 
     suspend fun update(model: WriteModel<T>, o: UpdateOptions, session: ClientSession?): UpdateResult =
-        run(model, BulkWriteOptions(true, o.bypassDocumentValidation, o.let, o.comment), session, ::updateResult)
+        run(model, BulkWriteOptions(true, o.bypassDocumentValidation, o.let, o.comment, o.rawData), session, ::updateResult)
 
     suspend fun replace(model: WriteModel<T>, o: ReplaceOptions, session: ClientSession?): UpdateResult =
-        run(model, BulkWriteOptions(true, o.bypassDocumentValidation, o.let, o.comment), session, ::updateResult)
+        run(model, BulkWriteOptions(true, o.bypassDocumentValidation, o.let, o.comment, o.rawData), session, ::updateResult)
 
     suspend fun delete(model: WriteModel<T>, o: DeleteOptions, session: ClientSession?): DeleteResult =
-        run(model, BulkWriteOptions(true, null, o.let, o.comment), session) { r ->
+        run(model, BulkWriteOptions(true, null, o.let, o.comment, o.rawData), session) { r ->
             if (r is BulkWriteResult.Acknowledged) DeleteResult.Acknowledged(r.deletedCount) else DeleteResult.Unacknowledged
         }
 

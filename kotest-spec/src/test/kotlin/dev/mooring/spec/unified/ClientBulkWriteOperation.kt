@@ -28,7 +28,7 @@ import org.bson.BsonValue
  * result as `expectError` reads them ([writeErrors], [writeConcernErrors], [partialResult]). Stateless.
  */
 object ClientBulkWriteOperation {
-    private val OPTIONS = setOf("models", "ordered", "bypassDocumentValidation", "comment", "let", "writeConcern", "verboseResults", "session")
+    private val OPTIONS = setOf("models", "ordered", "bypassDocumentValidation", "comment", "let", "writeConcern", "verboseResults", "session", "rawData")
 
     suspend fun execute(t: CrudTarget, args: JsonObject): BsonValue {
         val a = CrudOperations.Args(args)
@@ -42,6 +42,7 @@ object ClientBulkWriteOperation {
             writeConcern = writeConcern,
             comment = a.optional("comment"),
             verboseResults = a.optional("verboseResults")?.asBoolean()?.value,
+            rawData = with(DriverOptions) { a.rawData() },
         )
         return result(t.cluster.bulkWrite(models, options, t.session, t.options.timeoutMS))
     }

@@ -128,7 +128,7 @@ class CrudOperations {
     private suspend fun count(name: String, t: CrudTarget, a: Args): BsonValue {
         val command = BsonDocument("count", BsonString(t.collection!!))
         command["query"] = a.optional("filter") ?: BsonDocument()
-        a.copy(command, "skip", "limit", "hint", "collation", "comment", "maxTimeMS")
+        a.copy(command, "skip", "limit", "hint", "collation", "comment", "maxTimeMS", "rawData")
         return read(t, command).getNumber("n", BsonInt32(0))
     }
 

@@ -46,18 +46,18 @@ class DriverManagement(private val crud: DriverCrud) {
                 BsonString(crud.collection(t).createIndex(a.doc("keys"), indexOptions(a), createIndexOptions(a), s))
             }
             "dropIndex" -> {
-                DriverOptions.requireKnown(name, a, setOf("name", "maxTimeMS", "comment"))
+                DriverOptions.requireKnown(name, a, setOf("name", "maxTimeMS", "comment", "rawData"))
                 crud.collection(t).dropIndex(a.string("name"), dropIndexOptions(a), s)
                 null
             }
             "dropIndexes" -> {
-                DriverOptions.requireKnown(name, a, setOf("maxTimeMS", "comment"))
+                DriverOptions.requireKnown(name, a, setOf("maxTimeMS", "comment", "rawData"))
                 crud.collection(t).dropIndexes(dropIndexOptions(a), s)
                 null
             }
             "listIndexes" -> {
-                DriverOptions.requireKnown(name, a, setOf("batchSize", "comment", "timeoutMode"))
-                val options = ListIndexesOptions(a.int("batchSize"), a.optional("comment"), CursorOperations.timeoutMode(a))
+                DriverOptions.requireKnown(name, a, setOf("batchSize", "comment", "timeoutMode", "rawData"))
+                val options = ListIndexesOptions(a.int("batchSize"), a.optional("comment"), CursorOperations.timeoutMode(a), with(DriverOptions) { a.rawData() })
                 BsonArray(crud.collection(t).listIndexes(options, s).toList())
             }
             "listIndexNames" -> {
@@ -109,8 +109,8 @@ class DriverManagement(private val crud: DriverCrud) {
                 null
             }
             "listCollections", "listCollectionObjects" -> {
-                DriverOptions.requireKnown(name, a, setOf("filter", "batchSize", "comment", "authorizedCollections", "nameOnly", "timeoutMode"))
-                val options = ListCollectionsOptions(a.bool("nameOnly"), a.bool("authorizedCollections"), a.int("batchSize"), a.optional("comment"), CursorOperations.timeoutMode(a))
+                DriverOptions.requireKnown(name, a, setOf("filter", "batchSize", "comment", "authorizedCollections", "nameOnly", "timeoutMode", "rawData"))
+                val options = ListCollectionsOptions(a.bool("nameOnly"), a.bool("authorizedCollections"), a.int("batchSize"), a.optional("comment"), CursorOperations.timeoutMode(a), with(DriverOptions) { a.rawData() })
                 BsonArray(crud.database(t).listCollections(a.optional("filter")?.asDocument() ?: BsonDocument(), options, s).toList())
             }
             "listCollectionNames" -> {
@@ -148,10 +148,10 @@ class DriverManagement(private val crud: DriverCrud) {
 
     private fun createIndexOptions(a: CrudOperations.Args) = CreateIndexOptions(
         a.optional("commitQuorum")?.let { if (it.isNumber) CommitQuorum.Members(it.asNumber().intValue()) else CommitQuorum.Named(it.asString().value) },
-        a.long("maxTimeMS"), a.optional("comment"),
+        a.long("maxTimeMS"), a.optional("comment"), with(DriverOptions) { a.rawData() },
     )
 
-    private fun dropIndexOptions(a: CrudOperations.Args) = DropIndexOptions(a.long("maxTimeMS"), a.optional("comment"))
+    private fun dropIndexOptions(a: CrudOperations.Args) = DropIndexOptions(a.long("maxTimeMS"), a.optional("comment"), with(DriverOptions) { a.rawData() })
 
     /** A `model` of createSearchIndex(es): `{definition, name?, type?}`. */
     private fun searchIndexModel(m: BsonDocument): SearchIndexModel {
@@ -203,7 +203,7 @@ class DriverManagement(private val crud: DriverCrud) {
             "version", "weights", "default_language", "language_override", "textIndexVersion", "2dsphereIndexVersion", "bits", "min", "max", "background",
         )
 
-        private val CREATE_INDEX_OPTIONS = setOf("commitQuorum", "maxTimeMS", "comment")
+        private val CREATE_INDEX_OPTIONS = setOf("commitQuorum", "maxTimeMS", "comment", "rawData")
 
         private val CREATE_COLLECTION_OPTIONS = setOf(
             "capped", "size", "max", "validator", "validationLevel", "validationAction", "collation", "timeseries", "expireAfterSeconds",

@@ -13,6 +13,8 @@ import dev.mooring.driver.FindOptions
 import dev.mooring.driver.Hint
 import dev.mooring.driver.InsertManyOptions
 import dev.mooring.driver.InsertOneOptions
+import dev.mooring.driver.MooringRawDataOption
+import dev.mooring.driver.RawData
 import dev.mooring.driver.ReadConcern
 import dev.mooring.driver.ReplaceOptions
 import dev.mooring.driver.ReturnDocument
@@ -28,8 +30,10 @@ import org.bson.BsonValue
  * The unified format's CRUD arguments (crud.md's option names) as the driver's typed options
  * (`dev.mooring.driver`). Every argument is either mapped or refused: an argument the driver has
  * no option for fails the operation with [UnsupportedOperationException] naming it (the test then
- * fails as unsupported by the runner), never silently dropped. Pure.
+ * fails as unsupported by the runner), never silently dropped. `rawData` (MongoDB's internal option,
+ * [MooringRawDataOption]) is mapped as the driver's [RawData]. Pure.
  */
+@OptIn(MooringRawDataOption::class)
 object DriverOptions {
     /** Arguments every collection helper takes that are not options: the session entity and the operation's timeoutMS. */
     private val COMMON = setOf("session", "timeoutMS")
@@ -46,6 +50,8 @@ object DriverOptions {
     private fun CrudOperations.Args.bool(k: String): Boolean? = optional(k)?.asBoolean()?.value
     private fun CrudOperations.Args.document(k: String): BsonDocument? = optional(k)?.asDocument()
     private fun CrudOperations.Args.hint(): Hint? = optional("hint")?.let(::hint)
+    /** The `rawData` argument as the driver's option (opted in: the spec tests exercise it). */
+    fun CrudOperations.Args.rawData(): RawData? = bool("rawData")?.let(RawData::of)
     private fun CrudOperations.Args.documents(k: String): List<BsonDocument>? = optional(k)?.asArray()?.map { it.asDocument() }
 
     /** A `hint`: an index name or a key pattern. */
@@ -65,74 +71,74 @@ object DriverOptions {
             let = a.document("let"), comment = a.optional("comment"), maxTimeMS = a.long("maxTimeMS"), maxAwaitTimeMS = a.long("maxAwaitTimeMS"),
             allowDiskUse = a.bool("allowDiskUse"), cursorType = CursorOperations.cursorType(a), noCursorTimeout = a.bool("noCursorTimeout"),
             min = a.document("min"), max = a.document("max"), returnKey = a.bool("returnKey"), showRecordId = a.bool("showRecordId"),
-            timeoutMode = CursorOperations.timeoutMode(a),
+            timeoutMode = CursorOperations.timeoutMode(a), rawData = a.rawData(),
         )
     }
 
     private val FIND = setOf(
         "filter", "batchSize", "limit", "skip", "projection", "sort", "hint", "collation", "let", "comment", "maxTimeMS", "maxAwaitTimeMS",
-        "allowDiskUse", "cursorType", "noCursorTimeout", "min", "max", "returnKey", "showRecordId", "timeoutMode",
+        "allowDiskUse", "cursorType", "noCursorTimeout", "min", "max", "returnKey", "showRecordId", "timeoutMode", "rawData",
     )
 
     fun aggregate(a: CrudOperations.Args): AggregateOptions {
-        requireKnown("aggregate", a, setOf("pipeline", "allowDiskUse", "batchSize", "bypassDocumentValidation", "collation", "comment", "hint", "let", "maxTimeMS", "timeoutMode"))
+        requireKnown("aggregate", a, setOf("pipeline", "allowDiskUse", "batchSize", "bypassDocumentValidation", "collation", "comment", "hint", "let", "maxTimeMS", "timeoutMode", "rawData"))
         return AggregateOptions(
             allowDiskUse = a.bool("allowDiskUse"), batchSize = a.int("batchSize"), bypassDocumentValidation = a.bool("bypassDocumentValidation"),
             collation = a.document("collation"), comment = a.optional("comment"), hint = a.hint(), let = a.document("let"),
-            maxTimeMS = a.long("maxTimeMS"), timeoutMode = CursorOperations.timeoutMode(a),
+            maxTimeMS = a.long("maxTimeMS"), timeoutMode = CursorOperations.timeoutMode(a), rawData = a.rawData(),
         )
     }
 
     fun countDocuments(a: CrudOperations.Args): CountOptions {
-        requireKnown("countDocuments", a, setOf("filter", "collation", "hint", "limit", "maxTimeMS", "skip", "comment"))
-        return CountOptions(a.document("collation"), a.hint(), a.long("limit"), a.long("maxTimeMS"), a.long("skip"), a.optional("comment"))
+        requireKnown("countDocuments", a, setOf("filter", "collation", "hint", "limit", "maxTimeMS", "skip", "comment", "rawData"))
+        return CountOptions(a.document("collation"), a.hint(), a.long("limit"), a.long("maxTimeMS"), a.long("skip"), a.optional("comment"), a.rawData())
     }
 
     fun estimatedDocumentCount(a: CrudOperations.Args): EstimatedDocumentCountOptions {
-        requireKnown("estimatedDocumentCount", a, setOf("maxTimeMS", "comment"))
-        return EstimatedDocumentCountOptions(a.long("maxTimeMS"), a.optional("comment"))
+        requireKnown("estimatedDocumentCount", a, setOf("maxTimeMS", "comment", "rawData"))
+        return EstimatedDocumentCountOptions(a.long("maxTimeMS"), a.optional("comment"), a.rawData())
     }
 
     fun distinct(a: CrudOperations.Args): DistinctOptions {
-        requireKnown("distinct", a, setOf("fieldName", "filter", "collation", "hint", "maxTimeMS", "comment"))
-        return DistinctOptions(a.document("collation"), a.hint(), a.long("maxTimeMS"), a.optional("comment"))
+        requireKnown("distinct", a, setOf("fieldName", "filter", "collation", "hint", "maxTimeMS", "comment", "rawData"))
+        return DistinctOptions(a.document("collation"), a.hint(), a.long("maxTimeMS"), a.optional("comment"), a.rawData())
     }
 
     fun insertOne(a: CrudOperations.Args): InsertOneOptions {
-        requireKnown("insertOne", a, setOf("document", "bypassDocumentValidation", "comment"))
-        return InsertOneOptions(a.bool("bypassDocumentValidation"), a.optional("comment"))
+        requireKnown("insertOne", a, setOf("document", "bypassDocumentValidation", "comment", "rawData"))
+        return InsertOneOptions(a.bool("bypassDocumentValidation"), a.optional("comment"), a.rawData())
     }
 
     fun insertMany(a: CrudOperations.Args): InsertManyOptions {
-        requireKnown("insertMany", a, setOf("documents", "ordered", "bypassDocumentValidation", "comment"))
-        return InsertManyOptions(a.bool("ordered") ?: true, a.bool("bypassDocumentValidation"), a.optional("comment"))
+        requireKnown("insertMany", a, setOf("documents", "ordered", "bypassDocumentValidation", "comment", "rawData"))
+        return InsertManyOptions(a.bool("ordered") ?: true, a.bool("bypassDocumentValidation"), a.optional("comment"), a.rawData())
     }
 
     fun update(name: String, a: CrudOperations.Args): UpdateOptions {
         requireKnown(name, a, UPDATE + (if (name == "updateOne") setOf("sort") else emptySet()))
         return UpdateOptions(
             a.documents("arrayFilters"), a.bool("bypassDocumentValidation"), a.document("collation"), a.hint(), a.bool("upsert"),
-            a.document("let"), a.optional("comment"), a.document("sort"),
+            a.document("let"), a.optional("comment"), a.document("sort"), a.rawData(),
         )
     }
 
-    private val UPDATE = setOf("filter", "update", "arrayFilters", "bypassDocumentValidation", "collation", "hint", "upsert", "let", "comment")
+    private val UPDATE = setOf("filter", "update", "arrayFilters", "bypassDocumentValidation", "collation", "hint", "upsert", "let", "comment", "rawData")
 
     fun replace(a: CrudOperations.Args): ReplaceOptions {
-        requireKnown("replaceOne", a, setOf("filter", "replacement", "bypassDocumentValidation", "collation", "hint", "upsert", "let", "comment", "sort"))
-        return ReplaceOptions(a.bool("bypassDocumentValidation"), a.document("collation"), a.hint(), a.bool("upsert"), a.document("let"), a.optional("comment"), a.document("sort"))
+        requireKnown("replaceOne", a, setOf("filter", "replacement", "bypassDocumentValidation", "collation", "hint", "upsert", "let", "comment", "sort", "rawData"))
+        return ReplaceOptions(a.bool("bypassDocumentValidation"), a.document("collation"), a.hint(), a.bool("upsert"), a.document("let"), a.optional("comment"), a.document("sort"), a.rawData())
     }
 
     fun delete(name: String, a: CrudOperations.Args): DeleteOptions {
-        requireKnown(name, a, setOf("filter", "collation", "hint", "let", "comment"))
-        return DeleteOptions(a.document("collation"), a.hint(), a.document("let"), a.optional("comment"))
+        requireKnown(name, a, setOf("filter", "collation", "hint", "let", "comment", "rawData"))
+        return DeleteOptions(a.document("collation"), a.hint(), a.document("let"), a.optional("comment"), a.rawData())
     }
 
     fun findOneAndUpdate(a: CrudOperations.Args): FindOneAndUpdateOptions {
         requireKnown("findOneAndUpdate", a, FIND_AND_MODIFY + setOf("update", "arrayFilters", "bypassDocumentValidation", "returnDocument", "upsert"))
         return FindOneAndUpdateOptions(
             a.documents("arrayFilters"), a.bool("bypassDocumentValidation"), a.document("collation"), a.hint(), a.long("maxTimeMS"),
-            a.document("projection"), returnDocument(a), a.document("sort"), a.bool("upsert"), a.document("let"), a.optional("comment"),
+            a.document("projection"), returnDocument(a), a.document("sort"), a.bool("upsert"), a.document("let"), a.optional("comment"), a.rawData(),
         )
     }
 
@@ -140,20 +146,20 @@ object DriverOptions {
         requireKnown("findOneAndReplace", a, FIND_AND_MODIFY + setOf("replacement", "bypassDocumentValidation", "returnDocument", "upsert"))
         return FindOneAndReplaceOptions(
             a.bool("bypassDocumentValidation"), a.document("collation"), a.hint(), a.long("maxTimeMS"), a.document("projection"),
-            returnDocument(a), a.document("sort"), a.bool("upsert"), a.document("let"), a.optional("comment"),
+            returnDocument(a), a.document("sort"), a.bool("upsert"), a.document("let"), a.optional("comment"), a.rawData(),
         )
     }
 
     fun findOneAndDelete(a: CrudOperations.Args): FindOneAndDeleteOptions {
         requireKnown("findOneAndDelete", a, FIND_AND_MODIFY)
-        return FindOneAndDeleteOptions(a.document("collation"), a.hint(), a.long("maxTimeMS"), a.document("projection"), a.document("sort"), a.document("let"), a.optional("comment"))
+        return FindOneAndDeleteOptions(a.document("collation"), a.hint(), a.long("maxTimeMS"), a.document("projection"), a.document("sort"), a.document("let"), a.optional("comment"), a.rawData())
     }
 
-    private val FIND_AND_MODIFY = setOf("filter", "collation", "hint", "maxTimeMS", "projection", "sort", "let", "comment")
+    private val FIND_AND_MODIFY = setOf("filter", "collation", "hint", "maxTimeMS", "projection", "sort", "let", "comment", "rawData")
 
     fun bulkWrite(a: CrudOperations.Args): BulkWriteOptions {
-        requireKnown("bulkWrite", a, setOf("requests", "ordered", "bypassDocumentValidation", "let", "comment"))
-        return BulkWriteOptions(a.bool("ordered") ?: true, a.bool("bypassDocumentValidation"), a.document("let"), a.optional("comment"))
+        requireKnown("bulkWrite", a, setOf("requests", "ordered", "bypassDocumentValidation", "let", "comment", "rawData"))
+        return BulkWriteOptions(a.bool("ordered") ?: true, a.bool("bypassDocumentValidation"), a.document("let"), a.optional("comment"), a.rawData())
     }
 
     /** One `requests` element of bulkWrite (`{insertOne: {...}}`, ...) as a [WriteModel]. */

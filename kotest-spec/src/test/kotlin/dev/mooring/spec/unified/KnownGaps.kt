@@ -24,9 +24,6 @@ object KnownGaps {
         "drivers skip these three cases too); unified-scenarios/csot-iteration-getmore.json and cursor-timeouts.json check the " +
         "rule with a getMore blocked past the timeout"
 
-    private const val RAW_DATA = "uses the rawData option, which crud.md reserves for MongoDB's internal use (time-series " +
-        "namespaces) and says drivers SHOULD NOT implement unless asked to: Mooring does not offer it"
-
     private val gaps = mapOf(
         ("runCursorCommand" to "Non-tailable cursor iteration timeoutMS is refreshed for getMore if timeoutMode is iteration - failure") to
             ITERATION_BLOCK_SHORTER,
@@ -93,8 +90,6 @@ object KnownGaps {
     /** The reason [test] of [file] cannot pass on Mooring, or null. */
     fun reason(file: JsonObject, test: JsonObject): String? {
         gaps[file["description"]?.jsonPrimitive?.content to test["description"]?.jsonPrimitive?.content]?.let { return it }
-        // crud.md: "Drivers SHOULD NOT implement this option unless asked to do so" (internal, for time-series namespaces)
-        if (test["operations"]!!.jsonArray.any { op -> (op.jsonObject["arguments"] as? JsonObject)?.containsKey("rawData") == true }) return RAW_DATA
         // A missing library feature comes first: it is the deeper reason, whatever else the test asserts.
         val text = test.toString()
         Regex("\"name\":\"(\\w+)\",\"object\"").findAll(text).forEach { m -> missingFeature("operation", m.groupValues[1])?.let { return it } }

@@ -104,7 +104,9 @@ class SimulatedVersion(val version: String, val maxWireVersion: Int, val topolog
  * replica set simulator, 4.2 in it and in the sharded cluster simulator (whose servers then report
  * that wire version and, before 4.4, do not label retryable write errors); last, for the tests
  * that need it, 8.0 (wire version 25) in the replica set and sharded cluster simulators, whose
- * servers then answer the `bulkWrite` admin command (client bulk write) as MongoDB 8.0 does.
+ * servers then answer the `bulkWrite` admin command (client bulk write) as MongoDB 8.0 does; after
+ * it, for the tests that need MongoDB 8.2, 8.2 (wire version 27) in the same simulators, whose
+ * servers then take the `rawData` field (crud.md) that older ones refuse as an unknown field.
  */
 private val SIMULATED_VERSIONS = listOf(
     SimulatedVersion("7.0", 21, UnifiedHost.hostable),
@@ -112,6 +114,7 @@ private val SIMULATED_VERSIONS = listOf(
     SimulatedVersion("4.4", 9, listOf("replicaset")),
     SimulatedVersion("4.2", 8, listOf("replicaset", "sharded")),
     SimulatedVersion("8.0", 25, listOf("replicaset", "sharded")),
+    SimulatedVersion("8.2", 27, listOf("replicaset", "sharded")),
 )
 
 /**

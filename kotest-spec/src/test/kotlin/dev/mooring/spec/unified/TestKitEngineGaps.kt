@@ -40,7 +40,8 @@ object TestKitEngineGaps {
         LINEARIZABLE_OUT("refusing a linearizable read concern on an aggregate with \$out"),
         DOLLAR_ID("refusing a dollar-prefixed field name in _id"),
         SHARD_COLLECTION("shardCollection (the sharded cluster simulator has routers and no shards)"),
-        DOTTED_PROJECTION("a \$project stage that sets a dotted path to a value (the engine takes it as a field name)");
+        DOTTED_PROJECTION("a \$project stage that sets a dotted path to a value (the engine takes it as a field name)"),
+        NS_TYPE("the nsType field of change events (MongoDB 8.1)");
 
         /** The skip reason: the feature named, and where such a test runs. */
         val reason: String get() = "needs $feature, which the test kit's in-process server does not have; the test runs against a deployment given by MONGODB_URI"
@@ -86,6 +87,10 @@ object TestKitEngineGaps {
         ),
         Gap.PIPELINE_UPDATE to listOf(
             "change-streams" to "Test array truncation", // change-streams/change-streams.json
+            "BulkWrite updateMany-rawData" to "BulkWrite updateMany with rawData option", // crud/bulkWrite-updateMany-rawdata.json
+            "BulkWrite updateMany-rawData" to "BulkWrite updateMany with rawData option on less than 8.2.0 - ignore argument", // crud/bulkWrite-updateMany-rawdata.json
+            "findOneAndUpdate-rawData" to "findOneAndUpdate with rawData option", // crud/findOneAndUpdate-rawdata.json
+            "findOneAndUpdate-rawData" to "findOneAndUpdate with rawData option on less than 8.2.0 - ignore argument", // crud/findOneAndUpdate-rawdata.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set dotted key in embedded doc on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set top-level dollar-prefixed key on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
@@ -149,8 +154,12 @@ object TestKitEngineGaps {
         Gap.DOTTED_PROJECTION to listOf(
             "change-streams" to "Test new structure in ns document MUST NOT err", // change-streams/change-streams.json
         ),
+        Gap.NS_TYPE to listOf(
+            "change-streams-nsType" to "nsType is present when creating collections", // change-streams/change-streams-nsType.json
+        ),
         Gap.VIEWS to listOf(
             "estimatedDocumentCount" to "estimatedDocumentCount works correctly on views", // crud/estimatedDocumentCount.json
+            "change-streams-nsType" to "nsType is present when creating views", // change-streams/change-streams-nsType.json
         ),
         Gap.FIND_AND_MODIFY_ERRORS to listOf(
             "findOneAndUpdate-errorResponse" to "findOneAndUpdate DuplicateKey error is accessible", // crud/findOneAndUpdate-errorResponse.json

@@ -188,11 +188,14 @@ class UnifiedRunnerSelfCheckSpec : FunSpec({
 
     test("a CRUD argument the driver has no option for fails the operation naming it, never dropped") {
         shouldThrow<UnsupportedOperationException> {
-            DriverOptions.find("find", CrudOperations.Args(file("""{"filter": {}, "rawData": true}""")))
-        }.message shouldContain "'rawData'"
+            DriverOptions.find("find", CrudOperations.Args(file("""{"filter": {}, "noSuchOption": true}""")))
+        }.message shouldContain "'noSuchOption'"
+        // rawData is an operation-level option (crud.md), never a bulk write model's
         shouldThrow<UnsupportedOperationException> {
             DriverOptions.writeModel(BsonDocument.parse("""{"deleteOne": {"filter": {}, "rawData": true}}"""))
         }.message shouldContain "'rawData'"
+        @OptIn(dev.mooring.driver.MooringRawDataOption::class)
+        DriverOptions.find("find", CrudOperations.Args(file("""{"filter": {}, "rawData": true}"""))).rawData shouldBe dev.mooring.driver.RawData.of(true)
         val options = DriverOptions.find("find", CrudOperations.Args(file("""{"filter": {}, "batchSize": 2, "hint": "_id_", "cursorType": "tailableAwait"}""")))
         options.batchSize shouldBe 2
         options.hint shouldBe dev.mooring.driver.Hint.Name("_id_")

@@ -367,8 +367,10 @@ class WireServer private constructor(
     private fun labelled(cmd: BsonDocument, reply: BsonDocument): BsonDocument =
         TransactionLabels.apply(cmd, if (labelsRetryableWriteErrors) RetryableWriteLabels.apply(cmd, reply) else reply)
 
-    private suspend fun answer(ctx: RequestContext, db: String, cmd: BsonDocument): Reply {
-        WhereSleep.millis(cmd)?.let { delay(it) }
+    private suspend fun answer(ctx: RequestContext, db: String, received: BsonDocument): Reply {
+        WhereSleep.millis(received)?.let { delay(it) }
+        RawDataField.refusal(received, maxWireVersion)?.let { return Reply.Document(it) }
+        val cmd = RawDataField.accepted(received)
         try {
             handler(ctx, db, cmd)?.let { return it }
             val streamingHello = streaming

@@ -18,6 +18,7 @@ import dev.mooring.sdam.internal.topology.AttemptReply
 import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
 import dev.mooring.sdam.internal.tracing.traceCommand
 import dev.mooring.sdam.internal.retry.OverloadRetry
+import dev.mooring.sdam.internal.operation.RawDataField
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.withContext
@@ -99,7 +100,7 @@ internal class CommandCursor(
                 // the reply goes to the runner as a command reply: its writeConcernError ($out/$merge) reaches SDAM error handling
                 context.runner.run(selection, name, timeout.timeoutMS, attempts, OPENED_REPLY, mayRunOnLoops = true) { selected, connection ->
                     wireVersion = connection.description?.maxWireVersion ?: selected.description.maxWireVersion
-                    val sent = ReadPreferenceCommand.withReadPreference(session.attach(command, connection), readPreference, selected.topology.type, selected.description)
+                    val sent = ReadPreferenceCommand.withReadPreference(session.attach(RawDataField.forConnection(command, connection, wireVersion), connection), readPreference, selected.topology.type, selected.description)
                     val reply = send(connection, database, timeout.initial) { timeout.initialCommand(sent, selected.description) }
                     val batch = CursorBatch.first(name, reply, connection.address)
                     id = batch.id

@@ -44,7 +44,8 @@ internal object CommandOperation {
         // instance, then a copy of it as the coroutine that runs it).
         val attempt = object : suspend (SelectedServer, Connection) -> BsonDocument {
             override suspend fun invoke(selected: SelectedServer, connection: Connection): BsonDocument {
-                val sent = ReadPreferenceCommand.withReadPreference(s.attach(doc, connection), rp, selected.topology.type, selected.description)
+                val helperDoc = if (generic) doc else RawDataField.forConnection(doc, connection, selected.description.maxWireVersion)
+                val sent = ReadPreferenceCommand.withReadPreference(s.attach(helperDoc, connection), rp, selected.topology.type, selected.description)
                 val reply = try {
                     // the gossip inline, through its one home: no wrapper object and frame per command
                     ClusterTimeConnection.gossiped(timeout.withMaxTimeMS(sent, selected.description), ctx.clusterClock, s.clusterClock) {

@@ -34,7 +34,7 @@ internal object RetryableWriteOperation {
                 try {
                     ctx.runner.run(ServerSelectionOperation.Write, doc.firstKey, timeout.timeoutMS, write, AttemptReply.COMMAND, mayRunOnLoops = true) { selected, connection ->
                         // a write that is not retryable still runs in the (implicit or explicit) session, unless unacknowledged
-                        val sent = write.commandFor(selected.description, ctx.topology.description.value)
+                        val sent = RawDataField.forConnection(write.commandFor(selected.description, ctx.topology.description.value), connection, selected.description.maxWireVersion)
                             .let { if (it.containsKey("lsid")) s.sessionFields(it, connection) else if (unacknowledged) it else s.attach(it, connection) }
                             .let { timeout.withMaxTimeMS(it, selected.description) }
                         val wire = connection.description?.maxWireVersion
@@ -74,7 +74,7 @@ internal object RetryableWriteOperation {
             val retry = OperationRetry.withOverloadRetries(OperationRetry.NONE, ctx.settings.retryWrites)
             val selection = ctx.selection(s, null)
             return s.onTransactionConnection { ctx.runner.run(selection, doc.firstKey, timeout.timeoutMS, retry, AttemptReply.COMMAND, mayRunOnLoops = true) { selected, connection ->
-                val sent = timeout.withMaxTimeMS(s.attach(doc, connection), selected.description)
+                val sent = timeout.withMaxTimeMS(s.attach(RawDataField.forConnection(doc, connection, selected.description.maxWireVersion), connection), selected.description)
                 val reply = try {
                     ctx.monitored(connection, op, s, timeout).command(database, sent)
                 } catch (e: Throwable) {
