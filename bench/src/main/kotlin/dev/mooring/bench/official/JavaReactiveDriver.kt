@@ -89,7 +89,7 @@ class JavaReactiveDriver : LibraryDriver {
     /** A workload task through the reactive-streams driver ([ReactiveWorkload]). */
     override fun workload(cmd: CellCommand): Map<String, Double> {
         val task = WorkloadTask.of(cmd.scenario)
-        return TaskIterations.measure(cmd, task, ReactiveWorkload(task, cmd.target))
+        return TaskIterations.measure(cmd, task, if (task.isGridFs) ReactiveGridFs(task, cmd.target) else ReactiveWorkload(task, cmd.target))
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> {
