@@ -277,4 +277,22 @@ class WorkloadSpec : FunSpec({
         quick.iterations(Scenario.FIND_MANY) shouldBe (1 to 4)
         BenchPlan.full().compresses(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, "zstd") shouldBe true
     }
+
+    test("the Java facade runs the find and insert tasks' phases against the canned server, as a Java caller would") {
+        System.setProperty("bench.unpacked", Files.createTempDirectory("bench-data").toString())
+        val server = CannedServer.bind(BsonDocument("text", BsonString("t")), corpusSize = 10_000)
+        val thread = Thread(server::run, "canned-test").apply { isDaemon = true; start() }
+        try {
+            for (options in listOf("", "compressors=zstd")) {
+                val uri = "mongodb://127.0.0.1:${server.port}/?$options"
+                for (task in listOf(WorkloadTask.FIND_ONE_BY_ID, WorkloadTask.FIND_MANY, WorkloadTask.SMALL_DOC_INSERT_ONE, WorkloadTask.LARGE_DOC_BULK_INSERT)) {
+                    // the tasks check their own results: a find by _id that finds nothing, or a find-many short of 10,000, fails the iteration
+                    TaskIterations.measure(CellCommand(task.scenario, count = 1, target = uri), task, MooringJavaWorkload(task, uri)).getValue("iterations") shouldBe 1.0
+                }
+            }
+        } finally {
+            server.close()
+            thread.join(5_000)
+        }
+    }
 })

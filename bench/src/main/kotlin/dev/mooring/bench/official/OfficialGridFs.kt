@@ -13,7 +13,6 @@ import org.reactivestreams.Publisher
 import org.reactivestreams.Subscriber
 import org.reactivestreams.Subscription
 import java.io.ByteArrayInputStream
-import java.io.OutputStream
 import java.nio.ByteBuffer
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
@@ -23,7 +22,8 @@ import java.util.concurrent.atomic.AtomicReference
 
 /**
  * A GridFS task through the official sync driver's `GridFSBucket` on the calling thread:
- * `uploadFromStream` of the in-memory file, `downloadToStream` into a stream that counts bytes.
+ * `uploadFromStream` of the in-memory file; `openDownloadStream` read to its end counting bytes,
+ * its cursor's batch size set to what a server's 16 MiB batch holds ([CHUNKS_PER_BATCH]).
  */
 internal class SyncGridFs(task: WorkloadTask, target: String, data: ByteArray = Datasets.bytes(task)) : GridFsTaskOps(task, null, data) {
     private val client = SyncClients.create(OfficialClients.settings(target, null))
@@ -34,22 +34,28 @@ internal class SyncGridFs(task: WorkloadTask, target: String, data: ByteArray = 
     override suspend fun dropBucket() = bucket.drop()
     override suspend fun upload(filename: String, data: ByteArray): BsonValue = BsonObjectId(bucket.uploadFromStream(filename, ByteArrayInputStream(data)))
     override suspend fun download(id: BsonValue): Long {
-        val out = CountingStream()
-        bucket.downloadToStream(id, out)
-        return out.count
+        var n = 0L
+        bucket.openDownloadStream(id).batchSize(CHUNKS_PER_BATCH).use { s ->
+            val buf = ByteArray(READ_BYTES)
+            while (true) {
+                val r = s.read(buf)
+                if (r < 0) break
+                n += r
+            }
+        }
+        return n
     }
 
     override fun close() = client.close()
 
-    private class CountingStream : OutputStream() {
-        var count = 0L
-        override fun write(b: Int) {
-            count++
-        }
-
-        override fun write(b: ByteArray, off: Int, len: Int) {
-            count += len
-        }
+    private companion object {
+        /**
+         * Chunks per batch of the download's cursor: as many default chunks (261,120 bytes) as fit in a server's
+         * 16 MiB batch. mongo-java-server does not cap a batch at 16 MiB: without a batch size it sends all 201 chunks
+         * (52 MB) in one reply, beyond the 48 MB `maxMessageSizeBytes` the driver enforces on replies.
+         */
+        const val CHUNKS_PER_BATCH = 64
+        const val READ_BYTES = 255 * 1024
     }
 }
 
