@@ -1,7 +1,28 @@
 package dev.mooring.bench
 
+import com.mongodb.MongoNamespace
 import com.mongodb.client.MongoClients
+import com.mongodb.client.model.DeleteOneModel
 import com.mongodb.client.model.Filters
+import com.mongodb.client.model.InsertOneModel
+import com.mongodb.client.model.ReplaceOneModel
+import com.mongodb.client.model.bulk.ClientNamespacedWriteModel as OfficialClientModel
+import de.bwaldvogel.mongo.MongoServer
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend
+import dev.mooring.bench.harness.BenchMain
+import dev.mooring.bench.harness.BenchPlan
+import dev.mooring.bench.mooring.MooringGridFs
+import dev.mooring.bench.mooring.MooringJavaGridFs
+import dev.mooring.bench.mooring.MooringJavaWorkload
+import dev.mooring.bench.mooring.MooringWorkload
+import dev.mooring.bench.official.ReactiveGridFs
+import dev.mooring.bench.official.ReactiveWorkload
+import dev.mooring.bench.official.SyncGridFs
+import dev.mooring.bench.official.SyncWorkload
+import dev.mooring.bench.worker.CellCommand
+import dev.mooring.bench.workload.BulkOp
+import dev.mooring.bench.workload.DocumentTaskOps
+import dev.mooring.bench.workload.PreparedBulkWrite
 import dev.mooring.bench.report.BenchRow
 import dev.mooring.bench.report.Library
 import dev.mooring.bench.report.RatioTable
@@ -9,8 +30,14 @@ import dev.mooring.bench.report.Scenario
 import dev.mooring.bench.server.CannedServer
 import dev.mooring.bench.workload.TaskIterations
 import dev.mooring.bench.workload.WorkloadTask
+import dev.mooring.driver.BulkWriteResult
+import dev.mooring.driver.ClientBulkWriteResult
+import dev.mooring.driver.ClientNamespacedWriteModel
+import dev.mooring.driver.WriteModel
+import dev.mooring.driver.bulkWrite
 import dev.mooring.driver.database
 import dev.mooring.sdam.MongoCluster
+import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.doubles.plusOrMinus
 import io.kotest.matchers.shouldBe
@@ -22,6 +49,7 @@ import kotlinx.serialization.json.jsonObject
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
+import java.nio.file.Files
 
 /** The workload tasks' measurement, the canned server's answers, and their report rows. */
 class WorkloadSpec : FunSpec({
@@ -93,5 +121,178 @@ class WorkloadSpec : FunSpec({
         Library.FLOOR.measures(Scenario.FIND_ONE_BY_ID) shouldBe true
         Library.FLOOR.measures(Scenario.SMALL_DOC_BULK_INSERT) shouldBe false
         Library.MOORING_DEFAULT.measures(Scenario.FIND_MANY) shouldBe false
+    }
+
+    test("the canned server acknowledges update, delete and the admin bulkWrite command as a server would, with and without zstd") {
+        val server = CannedServer.bind(BsonDocument("a", BsonInt32(1)), corpusSize = 10)
+        val thread = Thread(server::run, "canned-test").apply { isDaemon = true; start() }
+        val empty = BsonDocument()
+        fun doc(i: Int) = BsonDocument("a", BsonInt32(i))
+        try {
+            for (options in listOf("", "compressors=zstd")) {
+                val uri = "mongodb://127.0.0.1:${server.port}/?$options"
+                MongoClients.create(uri).use { client ->
+                    val c = client.getDatabase("perftest").getCollection("corpus", BsonDocument::class.java)
+                    val r = c.bulkWrite(List(300) { i -> listOf(InsertOneModel(doc(i)), ReplaceOneModel(empty, doc(i)), DeleteOneModel(empty)) }.flatten())
+                    r.insertedCount shouldBe 300
+                    r.matchedCount shouldBe 300
+                    r.modifiedCount shouldBe 300
+                    r.deletedCount shouldBe 300
+                    val models = List(1_000) { i ->
+                        val ns = MongoNamespace("perftest", "corpus_${i % 10 + 1}")
+                        when (i % 3) {
+                            0 -> OfficialClientModel.insertOne(ns, doc(i))
+                            1 -> OfficialClientModel.replaceOne(ns, empty, doc(i))
+                            else -> OfficialClientModel.deleteOne(ns, empty)
+                        }
+                    }
+                    val cr = client.bulkWrite(models)
+                    cr.insertedCount shouldBe 334
+                    cr.matchedCount shouldBe 333
+                    cr.modifiedCount shouldBe 333
+                    cr.deletedCount shouldBe 333
+                    cr.upsertedCount shouldBe 0
+                }
+                val cluster = MongoCluster(uri)
+                try {
+                    val c = cluster.database("perftest").collection("corpus")
+                    val r = c.bulkWrite(List(200) { i -> listOf(WriteModel.InsertOne(doc(i)), WriteModel.ReplaceOne(empty, doc(i)), WriteModel.DeleteOne(empty)) }.flatten())
+                    r shouldBe BulkWriteResult.Acknowledged(200, 200, 200, 200, 0, emptyMap(), (r as BulkWriteResult.Acknowledged).insertedIds)
+                    r.insertedIds.size shouldBe 200
+                    val models = List(100) { i ->
+                        val ns = "perftest.corpus_${i % 10 + 1}"
+                        ClientNamespacedWriteModel.of(ns, if (i % 2 == 0) WriteModel.InsertOne(doc(i)) else WriteModel.DeleteOne(empty))
+                    }
+                    cluster.bulkWrite(models) shouldBe ClientBulkWriteResult.Acknowledged(50, 0, 0, 0, 50, null)
+                } finally {
+                    cluster.closeSuspending()
+                }
+            }
+        } finally {
+            server.close()
+            thread.join(5_000)
+        }
+    }
+
+    test("a bulk-write task's models are benchmarking.md's: inserts, or insert/replace/delete per copy, the client mixed task over corpus_1..corpus_10") {
+        val d = BsonDocument("x", BsonInt32(1))
+        val inserts = BulkOp.of(WorkloadTask.SMALL_DOC_COLLECTION_BULK_WRITE_INSERT, d, copies = true)
+        inserts.size shouldBe 10_000
+        inserts.all { it is BulkOp.Insert && it.collection == "corpus" && it.document == d && it.document !== d } shouldBe true
+        BulkOp.of(WorkloadTask.LARGE_DOC_CLIENT_BULK_WRITE_INSERT, d, copies = false).map { (it as BulkOp.Insert).document === d } shouldBe List(10) { true }
+        val mixed = BulkOp.of(WorkloadTask.SMALL_DOC_CLIENT_BULK_WRITE_MIXED, d, copies = false)
+        mixed.size shouldBe 30_000
+        mixed.take(6) shouldBe listOf(BulkOp.Insert("corpus_1", d), BulkOp.Replace("corpus_1", d), BulkOp.Delete("corpus_1"), BulkOp.Insert("corpus_2", d), BulkOp.Replace("corpus_2", d), BulkOp.Delete("corpus_2"))
+        mixed[3 * 9 + 2] shouldBe BulkOp.Delete("corpus_10")
+        mixed[3 * 10] shouldBe BulkOp.Insert("corpus_1", d)
+        BulkOp.of(WorkloadTask.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, d, copies = false).map { it.collection }.toSet() shouldBe setOf("corpus")
+        BulkOp.expectedAcknowledged(mixed) shouldBe 30_000
+        // scored as 20,000 operations (insert + replace) of 275 bytes
+        WorkloadTask.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED.datasetBytes shouldBe 275L * 20_000
+        BenchMain.runsOn(Scenario.SMALL_DOC_CLIENT_BULK_WRITE_MIXED, "mongo-java-server") shouldBe false
+        BenchMain.runsOn(Scenario.SMALL_DOC_CLIENT_BULK_WRITE_INSERT, "canned") shouldBe true
+        BenchMain.runsOn(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, "mongo-java-server") shouldBe true
+    }
+
+    test("a bulk-write iteration fails when the server acknowledges fewer writes than the task's models") {
+        class ShortAck(task: WorkloadTask) : DocumentTaskOps(task, null) {
+            var collectionsCreated = mutableListOf<String>()
+            override suspend fun dropDatabase() = Unit
+            override suspend fun dropCollection() = Unit
+            override suspend fun createCollection(name: String) {
+                collectionsCreated += name
+            }
+            override suspend fun insertOne(document: BsonDocument) = Unit
+            override suspend fun insertMany(documents: List<BsonDocument>) = Unit
+            override suspend fun findOneById(id: Int) = true
+            override suspend fun findAll() = 0
+            override fun collectionBulkWrite(ops: List<BulkOp>) = PreparedBulkWrite { ops.size.toLong() - 1 }
+            override fun clientBulkWrite(ops: List<BulkOp>) = PreparedBulkWrite { ops.size.toLong() }
+            override fun close() = Unit
+        }
+        System.setProperty("bench.unpacked", Files.createTempDirectory("bench-data").toString())
+        val cmd = CellCommand(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, count = 1)
+        shouldThrow<IllegalStateException> { TaskIterations.measure(cmd, WorkloadTask.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, ShortAck(WorkloadTask.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED)) }
+            .message shouldContain "29999 writes acknowledged, expected 30000"
+        val client = ShortAck(WorkloadTask.SMALL_DOC_CLIENT_BULK_WRITE_MIXED)
+        TaskIterations.measure(cmd.copy(scenario = Scenario.SMALL_DOC_CLIENT_BULK_WRITE_MIXED), WorkloadTask.SMALL_DOC_CLIENT_BULK_WRITE_MIXED, client).getValue("iterations") shouldBe 1.0
+        client.collectionsCreated shouldBe List(10) { "corpus_${it + 1}" }
+    }
+
+    test("the bulk-write tasks run their phases through Mooring, its Java facade and the sync and reactive drivers against the canned server") {
+        System.setProperty("bench.unpacked", Files.createTempDirectory("bench-data").toString())
+        val server = CannedServer.bind(BsonDocument("a", BsonInt32(1)), corpusSize = 10)
+        val thread = Thread(server::run, "canned-test").apply { isDaemon = true; start() }
+        try {
+            val uri = "mongodb://127.0.0.1:${server.port}/?"
+            for (task in listOf(WorkloadTask.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, WorkloadTask.SMALL_DOC_CLIENT_BULK_WRITE_MIXED, WorkloadTask.LARGE_DOC_CLIENT_BULK_WRITE_INSERT)) {
+                val cmd = CellCommand(task.scenario, count = 2, warmupIterations = 1, target = uri)
+                for (ops in listOf(MooringWorkload(task, uri), MooringJavaWorkload(task, uri), SyncWorkload(task, uri), ReactiveWorkload(task, uri))) {
+                    val m = TaskIterations.measure(cmd, task, ops)
+                    m.getValue("iterations") shouldBe 2.0
+                    m.keys shouldBe setOf("medianMs", "mbPerSec", "cpuUsPerMb", "allocBytesPerDoc", "iterations")
+                }
+            }
+        } finally {
+            server.close()
+            thread.join(5_000)
+        }
+    }
+
+    test("the GridFS tasks upload and download the whole file through Mooring, its Java facade and the sync and reactive drivers on mongo-java-server") {
+        val server = MongoServer(MemoryBackend())
+        server.bind("127.0.0.1", 0)
+        try {
+            val uri = "mongodb://127.0.0.1:${server.localAddress.port}/?"
+            val data = ByteArray(600 * 1024 + 7) { (it * 31).toByte() } // three chunks of 255 KiB, the last one short
+            fun files(): List<BsonDocument> = MongoClients.create(uri).use { client ->
+                client.getDatabase("perftest").getCollection("fs.files", BsonDocument::class.java).find().toList().sortedBy { it.getString("filename").value }
+            }
+            for (task in listOf(WorkloadTask.GRIDFS_UPLOAD, WorkloadTask.GRIDFS_DOWNLOAD)) {
+                val cmd = CellCommand(task.scenario, count = 2, warmupIterations = 1, target = uri)
+                for (ops in listOf(MooringGridFs(task, uri, data), MooringJavaGridFs(task, uri, data), SyncGridFs(task, uri, data), ReactiveGridFs(task, uri, data))) {
+                    TaskIterations.measure(cmd, task, ops).getValue("iterations") shouldBe 2.0
+                    // upload: the bucket dropped before each iteration, then the 1-byte file; download: setup's one upload
+                    val expected = if (task == WorkloadTask.GRIDFS_UPLOAD) listOf("gridfstest" to data.size.toLong(), "one-byte" to 1L) else listOf("gridfstest" to data.size.toLong())
+                    files().map { it.getString("filename").value to it.getNumber("length").longValue() } shouldBe expected
+                }
+            }
+        } finally {
+            server.shutdownNow()
+        }
+    }
+
+    test("GridFS runs on mongo-java-server only, without the coroutine driver; quick mode runs the collection mixed task shorter and without zstd") {
+        BenchMain.runsOn(Scenario.GRIDFS_UPLOAD, "canned") shouldBe false
+        BenchMain.runsOn(Scenario.GRIDFS_DOWNLOAD, "mongo-java-server") shouldBe true
+        Library.KOTLIN_COROUTINE.measures(Scenario.GRIDFS_UPLOAD) shouldBe false
+        Library.KOTLIN_COROUTINE.measures(Scenario.SMALL_DOC_CLIENT_BULK_WRITE_MIXED) shouldBe true
+        Library.MOORING_JAVA.measures(Scenario.GRIDFS_DOWNLOAD) shouldBe true
+        Library.MOORING_JAVA.measures(Scenario.FIND_MANY) shouldBe true
+        val quick = BenchPlan.quick()
+        quick.compresses(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, "zstd") shouldBe false
+        quick.compresses(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, "none") shouldBe true
+        quick.compresses(Scenario.SMALL_DOC_CLIENT_BULK_WRITE_MIXED, "zstd") shouldBe true
+        quick.iterations(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED) shouldBe (1 to 2)
+        quick.iterations(Scenario.FIND_MANY) shouldBe (1 to 4)
+        BenchPlan.full().compresses(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, "zstd") shouldBe true
+    }
+
+    test("the Java facade runs the find and insert tasks' phases against the canned server, as a Java caller would") {
+        System.setProperty("bench.unpacked", Files.createTempDirectory("bench-data").toString())
+        val server = CannedServer.bind(BsonDocument("text", BsonString("t")), corpusSize = 10_000)
+        val thread = Thread(server::run, "canned-test").apply { isDaemon = true; start() }
+        try {
+            for (options in listOf("", "compressors=zstd")) {
+                val uri = "mongodb://127.0.0.1:${server.port}/?$options"
+                for (task in listOf(WorkloadTask.FIND_ONE_BY_ID, WorkloadTask.FIND_MANY, WorkloadTask.SMALL_DOC_INSERT_ONE, WorkloadTask.LARGE_DOC_BULK_INSERT)) {
+                    // the tasks check their own results: a find by _id that finds nothing, or a find-many short of 10,000, fails the iteration
+                    TaskIterations.measure(CellCommand(task.scenario, count = 1, target = uri), task, MooringJavaWorkload(task, uri)).getValue("iterations") shouldBe 1.0
+                }
+            }
+        } finally {
+            server.close()
+            thread.join(5_000)
+        }
     }
 })

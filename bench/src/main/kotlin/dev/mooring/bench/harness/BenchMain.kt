@@ -8,6 +8,7 @@ import dev.mooring.bench.report.ReportWriter
 import dev.mooring.bench.report.Scenario
 import dev.mooring.bench.worker.CellCommand
 import dev.mooring.bench.worker.withOption
+import dev.mooring.bench.workload.WorkloadTask
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.double
 import kotlinx.serialization.json.jsonObject
@@ -156,11 +157,12 @@ object BenchMain {
                 }
                 repeat(plan.waitersDrainsPerRepetition) { cells += CellCommand(Scenario.WAITERS_100K, plan.waiters, 10, count = plan.waiters) }
                 for (task in plan.workloads) {
-                    for ((server, compressor) in WORKLOAD_SERVERS) {
+                    for ((server, compressor) in WORKLOAD_SERVERS.filter { (server, compressor) -> runsOn(task, server) && plan.compresses(task, compressor) }) {
                         val s = if (server == "canned") Scenario.FIND_MANY else Scenario.PING_MONGO_JAVA_SERVER
                         val base = targets.getValue(s)
                         val target = if (compressor == "none") base else withOption(base, "compressors", compressor)
-                        cells += CellCommand(task, target = target, count = plan.workloadIterations, warmupIterations = plan.workloadWarmupIterations,
+                        val (warmup, measured) = plan.iterations(task)
+                        cells += CellCommand(task, target = target, count = measured, warmupIterations = warmup,
                             serverPid = servers.getValue(s).pid, server = server, compressor = compressor)
                     }
                 }
@@ -208,6 +210,19 @@ object BenchMain {
      * mongo-java-server without (it has no OP_COMPRESSED).
      */
     private val WORKLOAD_SERVERS = listOf("canned" to "none", "canned" to "zstd", "mongo-java-server" to "none")
+
+    /**
+     * Whether [task] runs on [server]: mongo-java-server has no `bulkWrite` command (MongoDB 8.0's client bulk write),
+     * and the canned server stores no GridFS chunks to download.
+     */
+    internal fun runsOn(task: Scenario, server: String): Boolean {
+        val t = WorkloadTask.of(task)
+        return when {
+            t.isClientBulkWrite -> server == "canned"
+            t.isGridFs -> server == "mongo-java-server"
+            else -> true
+        }
+    }
 
     /** The report identity of a cell: waiters and cold start have no callers dimension that varies; a workload task has server and compressor instead. */
     private fun identity(cmd: CellCommand): Pair<Int?, Int?> = if (cmd.scenario.isWorkload) null to null else when (cmd.scenario) {

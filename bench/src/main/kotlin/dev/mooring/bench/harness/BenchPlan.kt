@@ -40,9 +40,23 @@ data class BenchPlan(
     /** The workload tasks' discarded and measured iterations per cell (benchmarking.md asks for up to 100; see bench/README). */
     val workloadWarmupIterations: Int = 1,
     val workloadIterations: Int = 3,
+    /**
+     * Workload tasks this plan runs shorter: [slowWorkloadWarmupIterations] and [slowWorkloadIterations] instead, and
+     * no zstd cell (quick mode: the collection mixed bulk write, 30,000 one-statement commands per iteration).
+     */
+    val slowWorkloads: Set<Scenario> = emptySet(),
+    val slowWorkloadWarmupIterations: Int = 1,
+    val slowWorkloadIterations: Int = 2,
 ) {
     /** The workload tasks this plan runs. */
     val workloads: List<Scenario> get() = Scenario.entries.filter { it.isWorkload && includes(it) }
+
+    /** The (discarded, measured) iterations of [task]'s cells. */
+    fun iterations(task: Scenario): Pair<Int, Int> =
+        if (task in slowWorkloads) slowWorkloadWarmupIterations to slowWorkloadIterations else workloadWarmupIterations to workloadIterations
+
+    /** Whether [task] has a cell with [compressor] in this plan. */
+    fun compresses(task: Scenario, compressor: String): Boolean = compressor == "none" || task !in slowWorkloads
 
     fun includes(s: Scenario): Boolean = only == null || s in only || (s == Scenario.FAILOVER_POLL && Scenario.FAILOVER_STREAM in only)
 
@@ -54,6 +68,7 @@ data class BenchPlan(
             cellWarmupMs = 1_000, pingMeasureMs = 3_000, poolMeasureMs = 2_000, jvmWarmupMs = 10_000,
             waiters = 100_000, coldStartRuns = 1, failoverElections = 0,
             workloadWarmupIterations = 1, workloadIterations = 4,
+            slowWorkloads = setOf(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED),
         )
 
         fun full() = BenchPlan(

@@ -97,7 +97,7 @@ class MooringDriver(private val callersOnEventLoops: Boolean, private val eventL
     override fun workload(cmd: CellCommand): Map<String, Double> {
         if (!callersOnEventLoops || eventLoopThreads != null) throw NotApplicable("the workload tasks run on the defaults (library mooring)")
         val task = WorkloadTask.of(cmd.scenario)
-        return TaskIterations.measure(cmd, task, MooringWorkload(task, cmd.target))
+        return TaskIterations.measure(cmd, task, if (task.isGridFs) MooringGridFs(task, cmd.target) else MooringWorkload(task, cmd.target))
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> = runBlocking(Dispatchers.Default) {

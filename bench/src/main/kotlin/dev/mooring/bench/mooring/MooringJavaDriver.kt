@@ -6,6 +6,8 @@ import dev.mooring.bench.worker.CellCommand
 import dev.mooring.bench.worker.LibraryDriver
 import dev.mooring.bench.worker.NotApplicable
 import dev.mooring.bench.worker.withOption
+import dev.mooring.bench.workload.TaskIterations
+import dev.mooring.bench.workload.WorkloadTask
 import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
 import dev.mooring.java.ConnectionPoolListener
@@ -16,7 +18,8 @@ import org.bson.BsonInt32
 /**
  * Mooring's Java facade (`mooring-java`) as a Java service calls it: one platform thread per
  * caller, each waiting on the `CompletableFuture` of `JavaMongoCluster.runCommand` (`join()`),
- * as the sync driver's callers wait in `runCommand`. Ping scenarios only.
+ * as the sync driver's callers wait in `runCommand`. Ping scenarios and the workload tasks
+ * ([MooringJavaWorkload], [MooringJavaGridFs]).
  */
 class MooringJavaDriver : LibraryDriver {
     private val ping = BsonDocument("ping", BsonInt32(1))
@@ -43,11 +46,16 @@ class MooringJavaDriver : LibraryDriver {
         return window.summarize() + ("connectionsCreated" to window.connectionsCreated.get().toDouble())
     }
 
-    override fun coldStart(cmd: CellCommand): Map<String, Double> = throw NotApplicable("ping scenarios only (cold start: see mooring)")
+    override fun workload(cmd: CellCommand): Map<String, Double> {
+        val task = WorkloadTask.of(cmd.scenario)
+        return TaskIterations.measure(cmd, task, if (task.isGridFs) MooringJavaGridFs(task, cmd.target) else MooringJavaWorkload(task, cmd.target))
+    }
 
-    override fun poolOnly(cmd: CellCommand): Map<String, Double> = throw NotApplicable("ping scenarios only (the pool is mooring's)")
+    override fun coldStart(cmd: CellCommand): Map<String, Double> = throw NotApplicable("ping scenarios and workload tasks only (cold start: see mooring)")
 
-    override fun waiters(cmd: CellCommand): Map<String, Double> = throw NotApplicable("ping scenarios only (the pool is mooring's)")
+    override fun poolOnly(cmd: CellCommand): Map<String, Double> = throw NotApplicable("ping scenarios and workload tasks only (the pool is mooring's)")
 
-    override fun failover(cmd: CellCommand): Map<String, Double> = throw NotApplicable("ping scenarios only (failover: see mooring)")
+    override fun waiters(cmd: CellCommand): Map<String, Double> = throw NotApplicable("ping scenarios and workload tasks only (the pool is mooring's)")
+
+    override fun failover(cmd: CellCommand): Map<String, Double> = throw NotApplicable("ping scenarios and workload tasks only (failover: see mooring)")
 }

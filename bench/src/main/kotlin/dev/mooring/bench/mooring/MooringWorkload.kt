@@ -1,9 +1,16 @@
 package dev.mooring.bench.mooring
 
+import dev.mooring.bench.workload.BulkOp
 import dev.mooring.bench.workload.DocumentTaskOps
+import dev.mooring.bench.workload.PreparedBulkWrite
 import dev.mooring.bench.workload.WorkloadTask
+import dev.mooring.driver.BulkWriteResult
+import dev.mooring.driver.ClientBulkWriteResult
+import dev.mooring.driver.ClientNamespacedWriteModel
 import dev.mooring.driver.MongoCollection
 import dev.mooring.driver.MongoDatabase
+import dev.mooring.driver.WriteModel
+import dev.mooring.driver.bulkWrite
 import dev.mooring.driver.database
 import dev.mooring.sdam.MongoCluster
 import kotlinx.coroutines.Dispatchers
@@ -27,7 +34,7 @@ internal class MooringWorkload(task: WorkloadTask, target: String) : DocumentTas
 
     override suspend fun dropDatabase() = db.drop()
     override suspend fun dropCollection() = collection.drop()
-    override suspend fun createCollection() = db.createCollection(task.collection)
+    override suspend fun createCollection(name: String) = db.createCollection(name)
     override suspend fun insertOne(document: BsonDocument) {
         collection.insertOne(document)
     }
@@ -39,5 +46,35 @@ internal class MooringWorkload(task: WorkloadTask, target: String) : DocumentTas
     override suspend fun findOneById(id: Int): Boolean = collection.find(BsonDocument("_id", BsonInt32(id))).firstOrNull() != null
     override suspend fun findAll(): Int = collection.find().count()
 
+    override fun collectionBulkWrite(ops: List<BulkOp>): PreparedBulkWrite {
+        val models = ops.map(::model)
+        return PreparedBulkWrite {
+            when (val r = collection.bulkWrite(models)) {
+                is BulkWriteResult.Acknowledged -> r.insertedCount + r.matchedCount + r.deletedCount
+                is BulkWriteResult.Unacknowledged -> error("an acknowledged write concern was expected")
+            }
+        }
+    }
+
+    override fun clientBulkWrite(ops: List<BulkOp>): PreparedBulkWrite {
+        val models = ops.map { ClientNamespacedWriteModel.of("${task.database}.${it.collection}", model(it)) }
+        return PreparedBulkWrite {
+            when (val r = cluster.bulkWrite(models)) {
+                is ClientBulkWriteResult.Acknowledged -> r.insertedCount + r.matchedCount + r.deletedCount
+                ClientBulkWriteResult.Unacknowledged -> error("an acknowledged write concern was expected")
+            }
+        }
+    }
+
+    private fun model(op: BulkOp): WriteModel<BsonDocument> = when (op) {
+        is BulkOp.Insert -> WriteModel.InsertOne(op.document)
+        is BulkOp.Replace -> WriteModel.ReplaceOne(EMPTY, op.replacement)
+        is BulkOp.Delete -> WriteModel.DeleteOne(EMPTY)
+    }
+
     override fun close() = runBlocking { cluster.closeSuspending() }
+
+    private companion object {
+        val EMPTY = BsonDocument()
+    }
 }

@@ -10,6 +10,7 @@ import com.mongodb.reactivestreams.client.MongoDatabase
 import dev.mooring.bench.measure.CallerWindow
 import dev.mooring.bench.worker.CellCommand
 import dev.mooring.bench.worker.LibraryDriver
+import dev.mooring.bench.worker.NotApplicable
 import org.bson.Document
 import org.reactivestreams.Subscriber
 import org.reactivestreams.Subscription
@@ -89,7 +90,8 @@ class JavaReactiveDriver : LibraryDriver {
     /** A workload task through the reactive-streams driver ([ReactiveWorkload]). */
     override fun workload(cmd: CellCommand): Map<String, Double> {
         val task = WorkloadTask.of(cmd.scenario)
-        return TaskIterations.measure(cmd, task, ReactiveWorkload(task, cmd.target))
+        if (task == WorkloadTask.GRIDFS_DOWNLOAD && cmd.server == "mongo-java-server") throw NotApplicable(GRIDFS_DOWNLOAD_MJS)
+        return TaskIterations.measure(cmd, task, if (task.isGridFs) ReactiveGridFs(task, cmd.target) else ReactiveWorkload(task, cmd.target))
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> {
@@ -117,4 +119,14 @@ class JavaReactiveDriver : LibraryDriver {
     override fun waiters(cmd: CellCommand): Map<String, Double> = OfficialPoolBench.asyncWaiters(cmd)
 
     override fun failover(cmd: CellCommand): Map<String, Double> = OfficialFailover.run(cmd)
+
+    private companion object {
+        /**
+         * mongo-java-server sends all 201 chunks of GRIDFS_LARGE (52 MB) in one reply (a server caps a batch at
+         * 16 MiB); the driver refuses a reply above the 48 MB `maxMessageSizeBytes`, and its GridFS download publisher
+         * has no batch size to ask for less.
+         */
+        const val GRIDFS_DOWNLOAD_MJS = "mongo-java-server answers the chunks' find with one 52 MB reply (no 16 MiB batch cap), " +
+            "above the 48 MB maxMessageSizeBytes the driver enforces, and the reactive GridFS download has no batch size"
+    }
 }

@@ -37,7 +37,7 @@ class JavaSyncDriver : LibraryDriver {
     /** A workload task through the sync driver ([SyncWorkload]). */
     override fun workload(cmd: CellCommand): Map<String, Double> {
         val task = WorkloadTask.of(cmd.scenario)
-        return TaskIterations.measure(cmd, task, SyncWorkload(task, cmd.target))
+        return TaskIterations.measure(cmd, task, if (task.isGridFs) SyncGridFs(task, cmd.target) else SyncWorkload(task, cmd.target))
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> {

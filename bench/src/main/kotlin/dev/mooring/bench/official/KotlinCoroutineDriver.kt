@@ -14,6 +14,7 @@ import dev.mooring.bench.workload.WorkloadTask
 class KotlinCoroutineDriver : LibraryDriver {
     override fun workload(cmd: CellCommand): Map<String, Double> {
         val task = WorkloadTask.of(cmd.scenario)
+        if (task.isGridFs) throw NotApplicable("the Kotlin coroutine driver has no GridFS API")
         return TaskIterations.measure(cmd, task, CoroutineWorkload(task, cmd.target))
     }
 

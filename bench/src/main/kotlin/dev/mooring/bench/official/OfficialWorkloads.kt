@@ -1,9 +1,19 @@
 package dev.mooring.bench.official
 
+import com.mongodb.MongoNamespace
+import com.mongodb.client.model.DeleteOneModel
 import com.mongodb.client.model.Filters
+import com.mongodb.client.model.InsertOneModel
+import com.mongodb.client.model.ReplaceOneModel
+import com.mongodb.client.model.WriteModel
+import com.mongodb.client.model.bulk.ClientBulkWriteResult
+import com.mongodb.client.model.bulk.ClientNamespacedWriteModel
+import com.mongodb.bulk.BulkWriteResult
 import com.mongodb.kotlin.client.coroutine.MongoClient as CoroutineClient
 import com.mongodb.reactivestreams.client.MongoClients as ReactiveClients
+import dev.mooring.bench.workload.BulkOp
 import dev.mooring.bench.workload.DocumentTaskOps
+import dev.mooring.bench.workload.PreparedBulkWrite
 import dev.mooring.bench.workload.WorkloadTask
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.flow.count
@@ -26,7 +36,7 @@ internal class SyncWorkload(task: WorkloadTask, target: String) : DocumentTaskOp
 
     override suspend fun dropDatabase() = db.drop()
     override suspend fun dropCollection() = collection.drop()
-    override suspend fun createCollection() = db.createCollection(task.collection)
+    override suspend fun createCollection(name: String) = db.createCollection(name)
     override suspend fun insertOne(document: BsonDocument) {
         collection.insertOne(document)
     }
@@ -40,6 +50,16 @@ internal class SyncWorkload(task: WorkloadTask, target: String) : DocumentTaskOp
         var n = 0
         collection.find().forEach { _ -> n++ }
         return n
+    }
+
+    override fun collectionBulkWrite(ops: List<BulkOp>): PreparedBulkWrite {
+        val models = OfficialBulk.models(ops)
+        return PreparedBulkWrite { OfficialBulk.acknowledged(collection.bulkWrite(models)) }
+    }
+
+    override fun clientBulkWrite(ops: List<BulkOp>): PreparedBulkWrite {
+        val models = OfficialBulk.clientModels(task.database, ops)
+        return PreparedBulkWrite { OfficialBulk.acknowledged(client.bulkWrite(models)) }
     }
 
     override fun close() = client.close()
@@ -63,8 +83,8 @@ internal class ReactiveWorkload(task: WorkloadTask, target: String) : DocumentTa
         drain(collection.drop())
     }
 
-    override suspend fun createCollection() {
-        drain(db.createCollection(task.collection))
+    override suspend fun createCollection(name: String) {
+        drain(db.createCollection(name))
     }
 
     override suspend fun insertOne(document: BsonDocument) {
@@ -78,10 +98,27 @@ internal class ReactiveWorkload(task: WorkloadTask, target: String) : DocumentTa
     override suspend fun findOneById(id: Int): Boolean = drain(collection.find(Filters.eq("_id", id)).first()) == 1
     override suspend fun findAll(): Int = drain(collection.find())
 
+    override fun collectionBulkWrite(ops: List<BulkOp>): PreparedBulkWrite {
+        val models = OfficialBulk.models(ops)
+        return PreparedBulkWrite { OfficialBulk.acknowledged(single(collection.bulkWrite(models))) }
+    }
+
+    override fun clientBulkWrite(ops: List<BulkOp>): PreparedBulkWrite {
+        val models = OfficialBulk.clientModels(task.database, ops)
+        return PreparedBulkWrite { OfficialBulk.acknowledged(single(client.bulkWrite(models))) }
+    }
+
     override fun close() = client.close()
 
+    /** The one item [p] publishes, the calling thread waiting for it as [drain] does. */
+    private fun <T : Any> single(p: Publisher<T>): T {
+        val item = AtomicReference<T>()
+        drain(p) { item.set(it) }
+        return checkNotNull(item.get()) { "the reactive driver published nothing" }
+    }
+
     /** Subscribes, requests everything, waits for the end and returns how many items came. */
-    private fun <T> drain(p: Publisher<T>): Int {
+    private fun <T> drain(p: Publisher<T>, onItem: (T) -> Unit = {}): Int {
         val done = CountDownLatch(1)
         val n = AtomicInteger()
         val error = AtomicReference<Throwable>()
@@ -89,6 +126,7 @@ internal class ReactiveWorkload(task: WorkloadTask, target: String) : DocumentTa
             override fun onSubscribe(s: Subscription) = s.request(Long.MAX_VALUE)
             override fun onNext(t: T) {
                 n.incrementAndGet()
+                onItem(t)
             }
 
             override fun onError(t: Throwable) {
@@ -115,7 +153,7 @@ internal class CoroutineWorkload(task: WorkloadTask, target: String) : DocumentT
 
     override suspend fun dropDatabase() = db.drop()
     override suspend fun dropCollection() = collection.drop()
-    override suspend fun createCollection() = db.createCollection(task.collection)
+    override suspend fun createCollection(name: String) = db.createCollection(name)
     override suspend fun insertOne(document: BsonDocument) {
         collection.insertOne(document)
     }
@@ -127,5 +165,41 @@ internal class CoroutineWorkload(task: WorkloadTask, target: String) : DocumentT
     override suspend fun findOneById(id: Int): Boolean = collection.find(Filters.eq("_id", id)).firstOrNull() != null
     override suspend fun findAll(): Int = collection.find().count()
 
+    override fun collectionBulkWrite(ops: List<BulkOp>): PreparedBulkWrite {
+        val models = OfficialBulk.models(ops)
+        return PreparedBulkWrite { OfficialBulk.acknowledged(collection.bulkWrite(models)) }
+    }
+
+    override fun clientBulkWrite(ops: List<BulkOp>): PreparedBulkWrite {
+        val models = OfficialBulk.clientModels(task.database, ops)
+        return PreparedBulkWrite { OfficialBulk.acknowledged(client.bulkWrite(models)) }
+    }
+
     override fun close() = client.close()
+}
+
+/** The official drivers' write models for a bulk-write task's [BulkOp]s, shared by the sync, reactive and coroutine drivers. */
+internal object OfficialBulk {
+    private val EMPTY = BsonDocument()
+
+    fun models(ops: List<BulkOp>): List<WriteModel<BsonDocument>> = ops.map { op ->
+        when (op) {
+            is BulkOp.Insert -> InsertOneModel(op.document)
+            is BulkOp.Replace -> ReplaceOneModel(EMPTY, op.replacement)
+            is BulkOp.Delete -> DeleteOneModel<BsonDocument>(EMPTY)
+        }
+    }
+
+    fun clientModels(database: String, ops: List<BulkOp>): List<ClientNamespacedWriteModel> = ops.map { op ->
+        val ns = MongoNamespace(database, op.collection)
+        when (op) {
+            is BulkOp.Insert -> ClientNamespacedWriteModel.insertOne(ns, op.document)
+            is BulkOp.Replace -> ClientNamespacedWriteModel.replaceOne(ns, EMPTY, op.replacement)
+            is BulkOp.Delete -> ClientNamespacedWriteModel.deleteOne(ns, EMPTY)
+        }
+    }
+
+    fun acknowledged(r: BulkWriteResult): Long = r.insertedCount.toLong() + r.matchedCount + r.deletedCount
+
+    fun acknowledged(r: ClientBulkWriteResult): Long = r.insertedCount + r.matchedCount + r.deletedCount
 }

@@ -22,7 +22,7 @@ enum class Library(val key: String, val official: Boolean) {
     MOORING("mooring", false),
     MOORING_DEFAULT("mooring-default", false),
     MOORING_ONE_LOOP("mooring-1loop", false),
-    /** Mooring's Java facade (`JavaMongoCluster`) from platform threads, one per caller, each joining its future: ping scenarios only. */
+    /** Mooring's Java facade (`JavaMongoCluster`) from platform threads, one per caller, each joining its future: ping scenarios and the workload tasks. */
     MOORING_JAVA("mooring-java", false),
     JAVA_SYNC("java-sync", true),
     JAVA_REACTIVE("java-reactive", true),
@@ -32,13 +32,15 @@ enum class Library(val key: String, val official: Boolean) {
 
     /**
      * True when this library measures [scenario]: the floor and the two Mooring variants only the
-     * ping scenarios (the floor also the decoding workload tasks, [Scenario.hasFloor]); the
-     * coroutine driver only the workload tasks; the others everything but what they cannot run.
+     * ping scenarios (the floor also the decoding workload tasks, [Scenario.hasFloor]); the Java
+     * facade the ping scenarios and the workload tasks; the coroutine driver only the workload
+     * tasks, GridFS excepted (it has no GridFS API); the others everything but what they cannot run.
      */
     fun measures(scenario: Scenario): Boolean = when (this) {
-        MOORING_DEFAULT, MOORING_ONE_LOOP, MOORING_JAVA -> scenario.isPing
+        MOORING_DEFAULT, MOORING_ONE_LOOP -> scenario.isPing
+        MOORING_JAVA -> scenario.isPing || scenario.isWorkload
         FLOOR -> scenario.isPing || scenario.hasFloor
-        KOTLIN_COROUTINE -> scenario.isWorkload
+        KOTLIN_COROUTINE -> scenario.isWorkload && scenario != Scenario.GRIDFS_UPLOAD && scenario != Scenario.GRIDFS_DOWNLOAD // no GridFS API
         MOORING, JAVA_SYNC, JAVA_REACTIVE -> true
     }
 
@@ -66,7 +68,15 @@ enum class Scenario(val key: String, val isWorkload: Boolean = false, val hasFlo
     LARGE_DOC_INSERT_ONE("large-doc-insert-one", isWorkload = true),
     FIND_MANY("find-many", isWorkload = true, hasFloor = true),
     SMALL_DOC_BULK_INSERT("small-doc-bulk-insert", isWorkload = true),
-    LARGE_DOC_BULK_INSERT("large-doc-bulk-insert", isWorkload = true);
+    LARGE_DOC_BULK_INSERT("large-doc-bulk-insert", isWorkload = true),
+    SMALL_DOC_COLLECTION_BULK_WRITE_INSERT("small-doc-collection-bulk-write-insert", isWorkload = true),
+    LARGE_DOC_COLLECTION_BULK_WRITE_INSERT("large-doc-collection-bulk-write-insert", isWorkload = true),
+    SMALL_DOC_CLIENT_BULK_WRITE_INSERT("small-doc-client-bulk-write-insert", isWorkload = true),
+    LARGE_DOC_CLIENT_BULK_WRITE_INSERT("large-doc-client-bulk-write-insert", isWorkload = true),
+    SMALL_DOC_CLIENT_BULK_WRITE_MIXED("small-doc-client-bulk-write-mixed-operations", isWorkload = true),
+    SMALL_DOC_COLLECTION_BULK_WRITE_MIXED("small-doc-collection-bulk-write-mixed-operations", isWorkload = true),
+    GRIDFS_UPLOAD("gridfs-upload", isWorkload = true),
+    GRIDFS_DOWNLOAD("gridfs-download", isWorkload = true);
 
     val isPing: Boolean get() = this == PING_RESPONDER || this == PING_MONGO_JAVA_SERVER
 

@@ -47,8 +47,8 @@ object RatioTable {
 
     /**
      * A workload task: a line per library for each (server, compressor) cell, then Mooring ÷ the
-     * best official library, Mooring ÷ the Kotlin coroutine driver (issue 34's reference) and
-     * Mooring ÷ its floor where the task has one.
+     * best official library, Mooring ÷ the Kotlin coroutine driver (issue 34's reference),
+     * Mooring ÷ its floor where the task has one, and the Java facade ÷ the best official library.
      */
     private fun renderWorkload(sb: StringBuilder, scenario: Scenario, rs: List<BenchRow>) {
         val present = rs.flatMap { it.metrics.keys }.toSet()
@@ -68,6 +68,7 @@ object RatioTable {
             workloadRatioLine(sb, label("mooring ÷ best official"), cols, ratios(inCell))
             workloadRatioLine(sb, label("mooring ÷ kotlin-coroutine"), cols, ratiosTo(inCell, Library.KOTLIN_COROUTINE))
             workloadRatioLine(sb, label("mooring ÷ floor"), cols, ratiosTo(inCell, Library.FLOOR))
+            workloadRatioLine(sb, label("mooring-java ÷ best official"), cols, ratios(inCell, Library.MOORING_JAVA))
         }
     }
 

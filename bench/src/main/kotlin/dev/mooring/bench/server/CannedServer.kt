@@ -23,6 +23,14 @@ import java.nio.channels.ServerSocketChannel
  *   in 16 MiB (a server's batch limit); the connection remembers what is left;
  * - `insert`: `{n, ok: 1}` with n the documents sent (in a document sequence or the body's
  *   array), nothing stored;
+ * - `update`: `{n, nModified, ok: 1}` and `delete`: `{n, ok: 1}`, n the statements sent: each is
+ *   taken to match one document, as every replace and delete of the bulk-write tasks does (their
+ *   models follow the insert of the document they find);
+ * - `bulkWrite` (on `admin`, MongoDB 8.0's client bulk write, bulk-write.md's reply): `nInserted`,
+ *   `nMatched` = `nModified`, `nDeleted` counted from the `ops` (each update or delete matching one
+ *   document, as above), `nErrors: 0`, `nUpserted: 0` and an exhausted results cursor with an empty
+ *   first batch (the drivers ask for errors only); the hello reply says wire version 25 (8.0) so
+ *   the drivers send it;
  * - `create`, `drop`, `dropDatabase`, `killCursors`, `createIndexes`: `ok: 1`.
  *
  * With zstd (`compressors=zstd` in the client's URI) the hello reply agrees to `zstd` when the
@@ -41,13 +49,16 @@ class CannedServer private constructor(
     override fun hello(buf: ByteBuffer, docStart: Int): ByteArray {
         val request = rawAt(buf, docStart)
         val offered = (request["compression"] as? BsonArray)?.map { (it as? BsonString)?.value }
-        return if (offered != null && "zstd" in offered) helloZstd else super.hello(buf, docStart)
+        return if (offered != null && "zstd" in offered) helloZstd else helloPlain
     }
 
     override fun command(c: Conn, name: String, buf: ByteBuffer, start: Int, length: Int): ByteArray? = when (name) {
         "find" -> find(c, body(buf, start, length))
         "getMore" -> getMore(c, body(buf, start, length))
-        "insert" -> okN(inserted(buf, start, length))
+        "insert" -> okN(statements(buf, start, length, "documents"))
+        "update" -> statements(buf, start, length, "updates").let { n -> bytes(BsonDocument("n", BsonInt32(n)).append("nModified", BsonInt32(n)).append("ok", BsonInt32(1))) }
+        "delete" -> okN(statements(buf, start, length, "deletes"))
+        "bulkWrite" -> bulkWrite(buf, start, length)
         "killCursors" -> {
             c.cursorRemaining = 0
             okReply
@@ -86,13 +97,23 @@ class CannedServer private constructor(
         }
     }
 
-    /** Documents an insert carries: its `documents` document sequence, else its body's `documents` array. */
-    private fun inserted(buf: ByteBuffer, start: Int, length: Int): Int {
+    /** How many statements a write command carries in [field]: its document sequence, else its body's array. */
+    private fun statements(buf: ByteBuffer, start: Int, length: Int, field: String): Int {
+        var n = 0
+        forEachStatement(buf, start, length, field) { n++ }
+        return n
+    }
+
+    /**
+     * Calls [each] with the first field name of every document of the OP_MSG's [field] (a `bulkWrite` op's
+     * `insert`, `update` or `delete`): its document sequence (payload type 1), else the array [field] of its body.
+     */
+    private fun forEachStatement(buf: ByteBuffer, start: Int, length: Int, field: String, each: (String) -> Unit) {
         val flags = buf.getInt(start + 16)
         val end = start + length - (if (flags and 0x1 != 0) 4 else 0)
         var p = start + 20
-        var n = 0
         var bodyAt = -1
+        var found = false
         while (p < end) {
             val kind = buf.get(p)
             if (kind == 0.toByte()) {
@@ -100,18 +121,55 @@ class CannedServer private constructor(
                 p = bodyAt + buf.getInt(bodyAt)
             } else {
                 val size = buf.getInt(p + 1)
-                var q = p + 5
-                while (buf.get(q) != 0.toByte()) q++ // the sequence's identifier
-                q++
-                while (q < p + 1 + size) {
-                    n++
-                    q += buf.getInt(q)
+                val (id, first) = cString(buf, p + 5) // the sequence's identifier
+                if (id == field) {
+                    found = true
+                    var q = first
+                    while (q < p + 1 + size) {
+                        each(cString(buf, q + 5).first) // int32 length, the first element's type byte, its name
+                        q += buf.getInt(q)
+                    }
                 }
                 p += 1 + size
             }
         }
-        if (n == 0 && bodyAt >= 0) n = (rawAt(buf, bodyAt)["documents"] as? BsonArray)?.size ?: 0
-        return n
+        if (found || bodyAt < 0) return
+        val array = rawAt(buf, bodyAt)[field] as? BsonArray ?: return
+        for (v in array) each(v.asDocument().firstKey)
+    }
+
+    /** The `bulkWrite` reply: counts of the `ops` by kind, no errors, an exhausted cursor with an empty first batch. */
+    private fun bulkWrite(buf: ByteBuffer, start: Int, length: Int): ByteArray {
+        var inserted = 0
+        var updated = 0
+        var deleted = 0
+        forEachStatement(buf, start, length, "ops") { kind ->
+            when (kind) {
+                "insert" -> inserted++
+                "update" -> updated++
+                "delete" -> deleted++
+                else -> throw ProtocolError("a bulkWrite op named '$kind'")
+            }
+        }
+        return bytes(
+            BsonDocument("ok", BsonInt32(1))
+                .append("cursor", BsonDocument("id", BsonInt64(0)).append("firstBatch", BsonArray()).append("ns", BsonString("admin.\$cmd.bulkWrite")))
+                .append("nErrors", BsonInt32(0))
+                .append("nInserted", BsonInt32(inserted))
+                .append("nUpserted", BsonInt32(0))
+                .append("nMatched", BsonInt32(updated))
+                .append("nModified", BsonInt32(updated))
+                .append("nDeleted", BsonInt32(deleted)),
+        )
+    }
+
+    /** The C string at [at] of [buf] and the offset after its terminating 0. */
+    private fun cString(buf: ByteBuffer, at: Int): Pair<String, Int> {
+        var q = at
+        while (buf.get(q) != 0.toByte()) q++
+        val b = ByteArray(q - at)
+        buf.get(at, b)
+        return String(b, Charsets.UTF_8) to q + 1
     }
 
     override fun compressed(c: Conn, buf: ByteBuffer, start: Int, length: Int, opCode: Int): Boolean {
@@ -164,7 +222,11 @@ class CannedServer private constructor(
         private const val DEFAULT_FIRST_BATCH = 101
         private const val MAX_BATCH_BYTES = 16 * 1024 * 1024 - 16 * 1024
         private const val ZSTD = 3
-        private val helloZstd: ByteArray = bytes(helloDocument().append("compression", BsonArray(listOf(BsonString("zstd")))))
+        /** The canned server's hello: the responder's, as a MongoDB 8.0 (wire version 25, client `bulkWrite`). */
+        private fun cannedHello(): BsonDocument = helloDocument().append("maxWireVersion", BsonInt32(WIRE_VERSION_8_0))
+        private const val WIRE_VERSION_8_0 = 25
+        private val helloPlain: ByteArray = bytes(cannedHello())
+        private val helloZstd: ByteArray = bytes(cannedHello().append("compression", BsonArray(listOf(BsonString("zstd")))))
 
         /** Serves [corpusSize] copies of [document] on 127.0.0.1:[port] (0 = ephemeral). Start serving with [run]. */
         fun bind(document: BsonDocument, corpusSize: Int = 10_000, port: Int = 0): CannedServer {

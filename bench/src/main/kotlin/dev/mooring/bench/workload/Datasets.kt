@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap
 object Datasets {
     private const val ARCHIVE = "single_and_multi_document.tgz"
     private val parsed = ConcurrentHashMap<String, BsonDocument>()
+    private val files = ConcurrentHashMap<String, ByteArray>()
 
     /** The directory holding the archives. */
     fun archiveDir(): File {
@@ -43,6 +44,9 @@ object Datasets {
         check(f.isFile) { "$ARCHIVE has no $name" }
         return f
     }
+
+    /** [task]'s file as bytes (GRIDFS_LARGE), read once per JVM; callers must not change the array. */
+    fun bytes(task: WorkloadTask): ByteArray = files.computeIfAbsent(task.file) { file(it).readBytes() }
 
     /** [task]'s document (a copy the caller may change). */
     fun document(task: WorkloadTask): BsonDocument = parsed.computeIfAbsent(task.file) { BsonDocument.parse(file(it).readText()) }.clone()

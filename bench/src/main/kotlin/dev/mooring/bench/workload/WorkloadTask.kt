@@ -26,16 +26,73 @@ enum class WorkloadTask(val scenario: Scenario, val file: String, val operations
     SMALL_DOC_BULK_INSERT(Scenario.SMALL_DOC_BULK_INSERT, "small_doc.json", 10_000, 2_750_000),
 
     /** One ordered `insertMany` of 10 LARGE_DOCs. */
-    LARGE_DOC_BULK_INSERT(Scenario.LARGE_DOC_BULK_INSERT, "large_doc.json", 10, 27_310_890);
+    LARGE_DOC_BULK_INSERT(Scenario.LARGE_DOC_BULK_INSERT, "large_doc.json", 10, 27_310_890),
 
-    /** Documents one iteration moves (for allocation per document). */
+    /** One ordered `Collection::bulkWrite` of 10,000 insert models of SMALL_DOC. */
+    SMALL_DOC_COLLECTION_BULK_WRITE_INSERT(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_INSERT, "small_doc.json", 10_000, 2_750_000),
+
+    /** One ordered `Collection::bulkWrite` of 10 insert models of LARGE_DOC. */
+    LARGE_DOC_COLLECTION_BULK_WRITE_INSERT(Scenario.LARGE_DOC_COLLECTION_BULK_WRITE_INSERT, "large_doc.json", 10, 27_310_890),
+
+    /** One ordered `Client::bulkWrite` of 10,000 insert models of SMALL_DOC on `perftest.corpus`. */
+    SMALL_DOC_CLIENT_BULK_WRITE_INSERT(Scenario.SMALL_DOC_CLIENT_BULK_WRITE_INSERT, "small_doc.json", 10_000, 2_750_000),
+
+    /** One ordered `Client::bulkWrite` of 10 insert models of LARGE_DOC on `perftest.corpus`. */
+    LARGE_DOC_CLIENT_BULK_WRITE_INSERT(Scenario.LARGE_DOC_CLIENT_BULK_WRITE_INSERT, "large_doc.json", 10, 27_310_890),
+
+    /**
+     * One ordered `Client::bulkWrite` of 30,000 models: for each of 10,000 SMALL_DOC copies an insert, a replace
+     * (empty filter, a copy) and a delete (empty filter) on `perftest.corpus_<i % 10 + 1>`; scored as 20,000 operations.
+     */
+    SMALL_DOC_CLIENT_BULK_WRITE_MIXED(Scenario.SMALL_DOC_CLIENT_BULK_WRITE_MIXED, "small_doc.json", 10_000, 5_500_000),
+
+    /** One ordered `Collection::bulkWrite` of 30,000 models on `corpus`, as [SMALL_DOC_CLIENT_BULK_WRITE_MIXED]; scored as 20,000 operations. */
+    SMALL_DOC_COLLECTION_BULK_WRITE_MIXED(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, "small_doc.json", 10_000, 5_500_000),
+
+    /** One upload of GRIDFS_LARGE (52,428,800 bytes of random data) into the default bucket, from memory. */
+    GRIDFS_UPLOAD(Scenario.GRIDFS_UPLOAD, "gridfs_large.bin", 1, 52_428_800),
+
+    /** One download of GRIDFS_LARGE by its `_id` into memory, the bytes discarded. */
+    GRIDFS_DOWNLOAD(Scenario.GRIDFS_DOWNLOAD, "gridfs_large.bin", 1, 52_428_800);
+
+    /** Documents one iteration moves (for allocation per document): the copies of the dataset's document; for GridFS the one file. */
     val documents: Int get() = operations
+
+    /** A `Collection::bulkWrite` or `Client::bulkWrite` task. */
+    val isBulkWrite: Boolean get() = isCollectionBulkWrite || isClientBulkWrite
+
+    /** A `Collection::bulkWrite` task. */
+    val isCollectionBulkWrite: Boolean
+        get() = this == SMALL_DOC_COLLECTION_BULK_WRITE_INSERT || this == LARGE_DOC_COLLECTION_BULK_WRITE_INSERT || this == SMALL_DOC_COLLECTION_BULK_WRITE_MIXED
+
+    /**
+     * A `Client::bulkWrite` task: the `bulkWrite` command of MongoDB 8.0+, which mongo-java-server does not
+     * have, so these run on the canned server only.
+     */
+    val isClientBulkWrite: Boolean
+        get() = this == SMALL_DOC_CLIENT_BULK_WRITE_INSERT || this == LARGE_DOC_CLIENT_BULK_WRITE_INSERT || this == SMALL_DOC_CLIENT_BULK_WRITE_MIXED
+
+    /**
+     * A GridFS task: the canned server stores nothing, so these run on mongo-java-server only; the Kotlin coroutine
+     * driver has no GridFS API, so it has no cell.
+     */
+    val isGridFs: Boolean get() = this == GRIDFS_UPLOAD || this == GRIDFS_DOWNLOAD
+
+    /** A mixed-operations task: insert, replace and delete models per document copy. */
+    val isMixed: Boolean get() = this == SMALL_DOC_CLIENT_BULK_WRITE_MIXED || this == SMALL_DOC_COLLECTION_BULK_WRITE_MIXED
+
+    /** The collections the task writes to: `corpus`, or `corpus_1` … `corpus_10` for the client mixed task. */
+    val collections: List<String>
+        get() = if (this == SMALL_DOC_CLIENT_BULK_WRITE_MIXED) List(MIXED_NAMESPACES) { "corpus_${it + 1}" } else listOf(collection)
 
     /** The spec's database and collection. */
     val database: String get() = "perftest"
     val collection: String get() = "corpus"
 
     companion object {
+        /** The numbered collections of the client mixed task. */
+        const val MIXED_NAMESPACES = 10
+
         fun of(scenario: Scenario): WorkloadTask = entries.firstOrNull { it.scenario == scenario }
             ?: throw IllegalArgumentException("${scenario.key} is not a workload task")
     }
