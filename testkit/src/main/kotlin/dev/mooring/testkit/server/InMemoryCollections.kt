@@ -59,18 +59,25 @@ class InMemoryCollections {
      * statement, remembered for retries ([RetryableWriteHistory]), under the
      * `onPrimaryTransactionalWrite` [failPoint] if any: when it closes the connection,
      * [FailPointClosedConnection] is thrown. [router] is the mongos a command came through (null: a mongod).
+     * [wireVersion] is the serving server's: the options it does not know yet are refused ([UnsupportedFeatures]).
      */
     @Synchronized
-    fun execute(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, router: Any? = null): BsonDocument? {
+    fun execute(
+        db: String,
+        cmd: BsonDocument,
+        failPoint: TransactionalWriteFailPoint? = null,
+        router: Any? = null,
+        wireVersion: Int = UnsupportedFeatures.DEFAULT_WIRE_VERSION,
+    ): BsonDocument? {
         val name = cmd.keys.firstOrNull()
         if (ServerTransactions.inTransaction(cmd) && (name in COMMANDS || name == ServerTransactions.COMMIT || name == ServerTransactions.ABORT)) {
-            return transactions.execute(db, cmd, onView = { view, c -> onBackend(view) { dispatch(db, c) } }, replay = { d, c -> dispatch(d, c) }, router)
+            return transactions.execute(db, cmd, onView = { view, c -> onBackend(view) { dispatch(db, c, wireVersion = wireVersion) } }, replay = { d, c -> dispatch(d, c, wireVersion = wireVersion) }, router)
         }
         if (name !in COMMANDS) return null
         snapshotRefusal(cmd)?.let { return it }
         if (name in WRITES) ServerTransactions.namespace(db, cmd)?.let { transactions.changed(it) }
         return try {
-            if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one) } else dispatch(db, cmd, failPoint)
+            if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one, wireVersion = wireVersion) } else dispatch(db, cmd, failPoint, wireVersion)
         } catch (e: FailPointStatementError) {
             FailCommandFailPoint.errorDocument(e.code, e.message!!)
         }
@@ -119,27 +126,42 @@ class InMemoryCollections {
         }
     }
 
-    /** [cmd] (one of [COMMANDS]) on [db]; a bulkWrite's statements run under the transactional-write [failPoint]. */
-    private fun dispatch(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null): BsonDocument =
-        when (cmd.firstKey) {
-            ClientBulkWriteCommand.NAME -> ClientBulkWriteCommand.execute(db, cmd, history, failPoint) { d, one -> dispatch(d, one) }
+    /**
+     * [cmd] (one of [COMMANDS]) on [db] of a server of [wireVersion]; a bulkWrite's statements run
+     * under the transactional-write [failPoint]. Its `let` variables are bound first ([LetVariables]).
+     */
+    private fun dispatch(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, wireVersion: Int = UnsupportedFeatures.DEFAULT_WIRE_VERSION): BsonDocument =
+        UnsupportedFeatures.refusal(cmd, wireVersion) ?: boundDispatch(db, cmd, failPoint, wireVersion)
+
+    private fun boundDispatch(db: String, unbound: BsonDocument, failPoint: TransactionalWriteFailPoint?, wireVersion: Int): BsonDocument {
+        val cmd = try {
+            LetVariables.bound(unbound)
+        } catch (e: RuntimeException) {
+            return PipelineUpdates.engineError(e)
+        }
+        return when (cmd.firstKey) {
+            ClientBulkWriteCommand.NAME -> ClientBulkWriteCommand.execute(db, cmd, history, failPoint) { d, one -> dispatch(d, one, wireVersion = wireVersion) }
             MAP_REDUCE -> WireServer.error(59, "CommandNotFound", "no such command: '$MAP_REDUCE' (the test kit's data engine has no mapReduce)")
             // MongoDB 7.0 (the version the test kit's servers report) drops a collection that does not exist without an error
             "drop" -> run(db, cmd).let { if (it["code"] == BsonInt32(NAMESPACE_NOT_FOUND)) BsonDocument("ok", BsonInt32(1)) else it }
             else -> when {
                 ListLocalSessions.matches(cmd) -> ListLocalSessions.reply(db)
                 SearchIndexCommands.matches(cmd) -> SearchIndexCommands.reply()
-                else -> UnsupportedFeatures.refusal(cmd) ?: run(db, WhereSleep.withoutSleep(cmd))
+                else -> run(db, WhereSleep.withoutSleep(cmd))
             }
         }
+    }
 
     /** [cmd] on the backend; a write statement by statement ([WriteStatements]). */
     private fun run(db: String, cmd: BsonDocument): BsonDocument =
         if (WriteStatements.handles(cmd)) {
-            WriteStatements.execute(cmd) { one -> recorder.recorded(db, one) { UnsupportedFeatures.filterError(one) ?: backendCommand(db, one) } }
+            WriteStatements.execute(cmd) { one -> recorder.recorded(db, one) { UnsupportedFeatures.filterError(one) ?: composed(db, one) ?: backendCommand(db, one) } }
         } else {
-            recorder.recorded(db, cmd) { UnsupportedFeatures.filterError(cmd) ?: backendCommand(db, cmd) }
+            recorder.recorded(db, cmd) { UnsupportedFeatures.filterError(cmd) ?: composed(db, cmd) ?: backendCommand(db, cmd) }
         }
+
+    /** [cmd] as several engine commands when the engine cannot take it as one ([ComposedUpdates]), or null. */
+    private fun composed(db: String, cmd: BsonDocument): BsonDocument? = ComposedUpdates.execute(cmd) { backendCommand(db, it) }
 
     /** The names of [db]'s collections. */
     private fun collectionNames(db: String): List<String> =

@@ -388,8 +388,8 @@ class WireServer private constructor(
             .append("versionArray", org.bson.BsonArray(listOf(7, 0, 0, 0).map { BsonInt32(it) }))
             .append("ok", BsonInt32(1))
         "setParameter" -> if (db == "admin") setParameter(cmd) else error(13, "Unauthorized", "setParameter may only be run against the admin database.")
-        ClientBulkWriteCommand.NAME -> if (maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) notFound(ctx) else collections.execute(db, cmd, transactionalWriteFailPoint.get())!!
-        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get(), if (sendsRecoveryTokens) this else null) ?: notFound(ctx)
+        ClientBulkWriteCommand.NAME -> if (maxWireVersion < ClientBulkWriteCommand.WIRE_VERSION) notFound(ctx) else collections.execute(db, cmd, transactionalWriteFailPoint.get(), wireVersion = maxWireVersion)!!
+        else -> collections.execute(db, cmd, transactionalWriteFailPoint.get(), if (sendsRecoveryTokens) this else null, maxWireVersion) ?: notFound(ctx)
     }
 
     private fun notFound(ctx: RequestContext) = error(59, "CommandNotFound", "no such command: '${ctx.commandName}'")

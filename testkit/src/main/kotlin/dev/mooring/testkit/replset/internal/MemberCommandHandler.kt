@@ -69,7 +69,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
     }
 
     private fun write(db: String, cmd: BsonDocument): Reply = guarded {
-        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd, member.server?.activeTransactionalWriteFailPoint)!! }
+        sim.writeOnPrimary(member) { sim.collections.execute(db, cmd, member.server?.activeTransactionalWriteFailPoint, wireVersion = member.maxWireVersion)!! }
     }
 
     /**
@@ -94,7 +94,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             ?.takeIf { it.isString }?.asString()?.value ?: "primary"
         when {
             snap.state == MemberState.PRIMARY || (snap.state == MemberState.SECONDARY && mode != "primary") ->
-                CursorCommands.open(ctx, db, cmd, sim.collections) ?: sim.collections.execute(db, cmd)!!
+                CursorCommands.open(ctx, db, cmd, sim.collections) ?: sim.collections.execute(db, cmd, wireVersion = member.maxWireVersion)!!
             snap.state == MemberState.SECONDARY -> HelloReplies.notPrimaryNoSecondaryOk(snap)
             else -> HelloReplies.notPrimaryOrSecondary(snap)
         }
