@@ -21,7 +21,6 @@ object TestKitEngineGaps {
 
     /** A server feature the test kit lacks; [reason] is the skip reason of the cases that need it. */
     enum class Gap(val feature: String) {
-        UPSERT_NULL_ID("upserts whose filter gives _id the value null (the engine stores a generated ObjectId instead)"),
         COLLATION("collations (locale-aware string comparison)"),
         SET_FIELD("the expression operators \$setField and \$getField (MongoDB 5.0), which the update pipelines of these tests use"),
         CAPPED("capped collections"),
@@ -46,11 +45,6 @@ object TestKitEngineGaps {
     }
 
     private val LISTED: Map<Gap, List<Pair<String, String>>> = mapOf(
-        Gap.UPSERT_NULL_ID to listOf(
-            "create-null-ids" to "inserting _id with type null via replaceOne", // crud/create-null-ids.json
-            "create-null-ids" to "inserting _id with type null via updateMany", // crud/create-null-ids.json
-            "create-null-ids" to "inserting _id with type null via updateOne", // crud/create-null-ids.json
-        ),
         Gap.COLLATION to listOf(
             "aggregate-collation" to "Aggregate with collation", // crud/aggregate-collation.json
             "bulkWrite-collation" to "BulkWrite with delete operations and collation", // crud/bulkWrite-collation.json
@@ -101,6 +95,7 @@ object TestKitEngineGaps {
             "find-comment" to "find with document comment - pre 4.4", // crud/find-comment.json
             "findOneAndDelete-comment" to "findOneAndDelete with comment - pre 4.4", // crud/findOneAndDelete-comment.json
             "findOneAndReplace-dots_and_dollars" to "Replacing document with dollar-prefixed key in embedded doc on pre-5.0 server yields server-side error", // crud/findOneAndReplace-dots_and_dollars.json
+            "findOneAndUpdate-comment" to "findOneAndUpdate with comment - pre 4.4", // crud/findOneAndUpdate-comment.json
             "findOneAndUpdate-hint-serverError" to "FindOneAndUpdate with hint document unsupported (server-side error)", // crud/findOneAndUpdate-hint-serverError.json
             "findOneAndUpdate-hint-serverError" to "FindOneAndUpdate with hint string unsupported (server-side error)", // crud/findOneAndUpdate-hint-serverError.json
             "insertOne-comment" to "insertOne with comment - pre 4.4", // crud/insertOne-comment.json

@@ -16,7 +16,8 @@ import org.bson.BsonValue
  * document the engine's `find` picks with the command's `sort`, rewritten, then the engine's
  * findAndModify replaces it by `_id` and answers with `new`/`fields` as usual), and the `sort`
  * of an update or replace statement (MongoDB 8.0: the engine's `find` with that sort and limit 1
- * picks the document, the statement then applies to it alone). Replies are the one-statement
+ * picks the document, the statement then applies to it alone), and an upsert whose filter (or
+ * replacement) gives `_id` the value null (stored with `_id: null`, as mongod does). Replies are the one-statement
  * command's (`{n, nModified, upserted?, ok}`, findAndModify's `{lastErrorObject, value, ok}`).
  * Pure: the engine is reached through the given function.
  */
@@ -32,18 +33,21 @@ internal object ComposedUpdates {
         val statement = PipelineUpdates.statement(cmd) ?: return null
         val pipeline = statement["u"] as? BsonArray
         val sort = statement["sort"] as? BsonDocument
-        if (pipeline == null && sort == null) return null
+        val filter = statement["q"] as? BsonDocument ?: BsonDocument()
+        val nullId = pipeline == null && isTrue(statement["upsert"]) && (filter["_id"] is BsonNull || replacementId(statement["u"]) is BsonNull)
+        if (pipeline == null && sort == null && !nullId) return null
         pipeline?.let(PipelineUpdates::refusal)?.let { return it }
         val collection = cmd["update"] as? BsonString ?: return null
+        if (pipeline == null && sort == null) return keptNullId(collection, engine(cmd), engine)
         val multi = isTrue(statement["multi"])
-        val filter = statement["q"] as? BsonDocument ?: BsonDocument()
         val reply = engine(find(collection, filter, sort, if (multi) null else 1, statement["hint"]))
         val found = batch(reply) ?: return reply
         if (pipeline == null) {
             // the sort of a one-document update: the statement applies to the document it picks (or upserts as usual)
             val one = statement.clone().apply { remove("sort") }
             found.firstOrNull()?.let { one["q"] = BsonDocument("\$and", BsonArray(listOf(filter, BsonDocument("_id", it["_id"])))) }
-            return engine(cmd.clone().append("updates", BsonArray(listOf(one))))
+            val reply = engine(cmd.clone().append("updates", BsonArray(listOf(one))))
+            return if (nullId) keptNullId(collection, reply, engine) else reply
         }
         if (found.isEmpty()) {
             return if (isTrue(statement["upsert"])) PipelineUpdates.upsert(collection, filter, pipeline, engine) else written(0, 0)
@@ -97,6 +101,26 @@ internal object ComposedUpdates {
             remove("sort")
             remove("hint")
         })
+    }
+
+    /** The `_id` of a replacement document [u] (not an update with operators), or null. */
+    private fun replacementId(u: BsonValue?): BsonValue? = (u as? BsonDocument)?.takeIf { d -> d.keys.none { it.startsWith("$") } }?.get("_id")
+
+    /**
+     * The engine's upsert [reply] with the document it created stored under `_id: null`, as
+     * mongod stores it when the filter's equality (or the replacement) gives `_id` the value null
+     * (the engine generates an ObjectId for a null `_id`): the engine's document is removed and
+     * inserted again, by the engine, with the null `_id` given explicitly.
+     */
+    private fun keptNullId(collection: BsonString, reply: BsonDocument, engine: (BsonDocument) -> BsonDocument): BsonDocument {
+        val entry = (reply["upserted"] as? BsonArray)?.singleOrNull() as? BsonDocument ?: return reply
+        val id = entry["_id"]?.takeIf { it !is BsonNull } ?: return reply
+        val created = batch(engine(find(collection, BsonDocument("_id", id), null, 1, null)))?.singleOrNull() ?: return reply
+        engine(BsonDocument("delete", collection).append("deletes", BsonArray(listOf(BsonDocument("q", BsonDocument("_id", id)).append("limit", BsonInt32(1))))))
+        val stored = BsonDocument("_id", BsonNull.VALUE).apply { created.forEach { (k, v) -> if (k != "_id") put(k, v) } }
+        val inserted = engine(BsonDocument("insert", collection).append("documents", BsonArray(listOf(stored))))
+        if (!isOk(inserted) || inserted.containsKey("writeErrors")) return inserted
+        return reply.clone().append("upserted", BsonArray(listOf(entry.clone().append("_id", BsonNull.VALUE))))
     }
 
     /** The documents of the engine's `find` [reply] (null when it failed: the caller answers with its error). */

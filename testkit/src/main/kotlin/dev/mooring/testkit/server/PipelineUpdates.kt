@@ -75,7 +75,11 @@ internal object PipelineUpdates {
         val seed = engine(BsonDocument("update", collection).append("updates", BsonArray(listOf(BsonDocument("q", filter).append("u", marker).append("upsert", org.bson.BsonBoolean.TRUE)))))
         val id = ((seed["upserted"] as? BsonArray)?.firstOrNull() as? BsonDocument)?.get("_id") ?: return seed
         val base = ((engine(BsonDocument("find", collection).append("filter", BsonDocument("_id", id)))["cursor"] as? BsonDocument)
-            ?.getArray("firstBatch")?.firstOrNull() as? BsonDocument)?.clone()?.apply { remove(MARKER) } ?: return seed
+            ?.getArray("firstBatch")?.firstOrNull() as? BsonDocument)?.clone()?.apply {
+            remove(MARKER)
+            // the filter's `_id: null` stays null (the engine generates an ObjectId for it)
+            if (filter["_id"] is org.bson.BsonNull) put("_id", org.bson.BsonNull.VALUE)
+        } ?: return seed
         engine(BsonDocument("delete", collection).append("deletes", BsonArray(listOf(BsonDocument("q", BsonDocument("_id", id)).append("limit", BsonInt32(1))))))
         val created = try {
             apply(pipeline, base)

@@ -12,7 +12,7 @@ import org.bson.BsonString
  * test kit binds `let` itself ([LetVariables]) and runs pipeline updates on the engine's stages
  * ([PipelineUpdates]); a server simulating an older version refuses them as that version does:
  * `let` before MongoDB 5.0 (40415 as 4.4 answers it, an aggregate's FailedToParse "unrecognized
- * field 'let'"), an update given as a pipeline before 4.2 (TypeMismatch, 14, as 4.0 answers), the `sort` of an
+ * field 'let'", findAndModify's 51177 "BSON field 'let' is an unknown field."), an update given as a pipeline before 4.2 (TypeMismatch, 14, as 4.0 answers), the `sort` of an
  * update statement before 8.0 (40415; the test kit applies it: [ComposedUpdates]). A
  * filter whose `$and`/`$or`/`$nor` is not an array, which the engine accepts, is BadValue as on
  * mongod ([filterError]). Pure.
@@ -21,6 +21,7 @@ internal object UnsupportedFeatures {
     private const val UNKNOWN_FIELD = 40415
     private const val TYPE_MISMATCH = 14
     private const val FAILED_TO_PARSE = 9
+    private const val FIND_AND_MODIFY_UNKNOWN_FIELD = 51177
 
     /** The wire version a server reports unless told otherwise (MongoDB 7.0). */
     const val DEFAULT_WIRE_VERSION = 21
@@ -41,7 +42,12 @@ internal object UnsupportedFeatures {
     fun refusal(cmd: BsonDocument, wireVersion: Int = DEFAULT_WIRE_VERSION): BsonDocument? {
         val name = cmd.firstKey
         if (cmd.containsKey("let") && wireVersion < LET_WIRE_VERSION) {
-            return if (name == "aggregate") WireServer.error(FAILED_TO_PARSE, "FailedToParse", "unrecognized field 'let'") else unknownField("$name.let")
+            return when (name) {
+                "aggregate" -> WireServer.error(FAILED_TO_PARSE, "FailedToParse", "unrecognized field 'let'")
+                // findAndModify's own parser before MongoDB 5.0 names the field alone
+                "findAndModify" -> WireServer.error(FIND_AND_MODIFY_UNKNOWN_FIELD, "Location$FIND_AND_MODIFY_UNKNOWN_FIELD", "BSON field 'let' is an unknown field.")
+                else -> unknownField("$name.let")
+            }
         }
         unsupportedIn(cmd, topLevel = true)?.let { return unknownField("$name.$it") }
         if (name in LISTINGS && (cmd["filter"] as? BsonDocument)?.isEmpty() == false) return unknownField("$name.filter")

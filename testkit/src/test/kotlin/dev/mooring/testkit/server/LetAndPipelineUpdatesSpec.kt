@@ -85,7 +85,7 @@ class LetAndPipelineUpdatesSpec : FunSpec({
         val aggregate = c.execute("d", doc("{aggregate: 'c', pipeline: [], cursor: {}, let: {id: 2}}"), wireVersion = 9)!!
         aggregate.getString("errmsg").value shouldBe "unrecognized field 'let'"
         c.execute("d", doc("{findAndModify: 'c', query: {}, update: {\$set: {a: 1}}, let: {id: 2}}"), wireVersion = 9)!!.getString("errmsg").value shouldBe
-            "BSON field 'findAndModify.let' is an unknown field."
+            "BSON field 'let' is an unknown field."
     }
 
     test("the sort of an update statement picks the first document in that order; without a match the statement upserts as usual") {
@@ -101,5 +101,19 @@ class LetAndPipelineUpdatesSpec : FunSpec({
         c.documents("d", "c")[2] shouldBe doc("{_id: 3, x: 34, p: 1}")
         c.execute("d", doc("{update: 'c', updates: [{q: {_id: 5}, sort: {_id: 1}, u: {\$set: {q: 1}}, upsert: true}]}"), wireVersion = 25)!!
             .getArray("upserted").single() shouldBe doc("{index: 0, _id: 5}")
+    }
+
+    test("an upsert whose filter or replacement gives _id the value null stores _id: null, as mongod does") {
+        val c = InMemoryCollections()
+        val updated = c.execute("d", doc("{update: 'c', updates: [{q: {_id: null}, u: {\$unset: {a: ''}}, upsert: true}]}"))!!
+        updated.getArray("upserted").single() shouldBe doc("{index: 0, _id: null}")
+        c.documents("d", "c") shouldBe listOf(doc("{_id: null}"))
+        val other = InMemoryCollections()
+        other.execute("d", doc("{update: 'c', updates: [{q: {}, u: {_id: null, b: 1}, upsert: true}]}"))!!.getArray("upserted").single() shouldBe
+            doc("{index: 0, _id: null}")
+        other.documents("d", "c") shouldBe listOf(doc("{_id: null, b: 1}"))
+        val piped = InMemoryCollections()
+        piped.execute("d", doc("{update: 'c', updates: [{q: {_id: null}, u: [{\$set: {p: 1}}], upsert: true}]}"))
+        piped.documents("d", "c") shouldBe listOf(doc("{_id: null, p: 1}"))
     }
 })
