@@ -22,7 +22,7 @@ import org.bson.BsonValue
  */
 internal object LetVariables {
     /** Where each command keeps what reads variables: top-level filter keys, and pipeline/update keys. */
-    private val FILTERS = mapOf("find" to listOf("filter"), "findAndModify" to listOf("query"), "aggregate" to emptyList())
+    private val FILTERS = mapOf("find" to listOf("filter"), "findAndModify" to listOf("query"))
     private val PIPELINES = mapOf("aggregate" to listOf("pipeline"), "findAndModify" to listOf("update"), "find" to listOf("projection"))
 
     /** [cmd] with its `let` variables bound (and the option gone), or [cmd] itself when it has none. */
@@ -110,9 +110,9 @@ internal object LetVariables {
                     })
                 }
                 op in ITERATORS && args != null -> {
-                    val bound = ITERATORS.getValue(op).map { key -> args[key.first]?.takeIf { it.isString }?.asString()?.value ?: key.second }
+                    val bound = boundBy(op, args)
                     return BsonDocument(op, BsonDocument().apply {
-                        for ((k, v) in args) put(k, if (k in SCOPED_ARGUMENTS) expression(v, values - bound.toSet()) else expression(v, values))
+                        for ((k, v) in args) put(k, expression(v, if (k in SCOPED_ARGUMENTS) values - bound else values))
                     })
                 }
             }
@@ -120,12 +120,13 @@ internal object LetVariables {
         return BsonDocument().apply { for ((k, v) in doc) put(k, expression(v, values)) }
     }
 
-    /** The operators that bind names for some of their arguments: (the argument naming it, its default). */
-    private val ITERATORS = mapOf(
-        "\$map" to listOf("as" to "this"),
-        "\$filter" to listOf("as" to "this"),
-        "\$reduce" to listOf("" to "this", "" to "value"),
-    )
+    /** The operators that bind names for their [SCOPED_ARGUMENTS]. */
+    private val ITERATORS = setOf("\$map", "\$filter", "\$reduce")
+
+    /** The names [op] binds: `as` (default `this`) for `$map`/`$filter`, `this` and `value` for `$reduce`. */
+    private fun boundBy(op: String, args: BsonDocument): Set<String> =
+        if (op == "\$reduce") setOf("this", "value") else setOf(args["as"]?.takeIf { it.isString }?.asString()?.value ?: "this")
+
     private val SCOPED_ARGUMENTS = setOf("in", "cond")
 
     /** The replacement of the string [s] when it reads a bound variable: `{$literal: value}` (of the path's value for `$$name.path`). */
