@@ -21,12 +21,9 @@ object TestKitEngineGaps {
 
     /** A server feature the test kit lacks; [reason] is the skip reason of the cases that need it. */
     enum class Gap(val feature: String) {
-        LET("let variables (`\$\$var`) in queries, updates and pipelines"),
-        UPSERT_NULL_ID("upserts whose filter gives _id the value null (the engine stores a generated ObjectId instead)"),
         COLLATION("collations (locale-aware string comparison)"),
-        PIPELINE_UPDATE("updates given as a pipeline"),
+        SET_FIELD("the expression operators \$setField and \$getField (MongoDB 5.0), which the update pipelines of these tests use"),
         CAPPED("capped collections"),
-        UPDATE_SORT("the sort option of update and replace statements (MongoDB 8.0)"),
         SECONDARY_WRITE_STAGE("secondaries that run a \$out/\$merge aggregate by writing through the primary (MongoDB 5.0+)"),
         COLL_MOD("the collMod command (modifyCollection)"),
         MAP_REDUCE("the mapReduce command"),
@@ -48,33 +45,6 @@ object TestKitEngineGaps {
     }
 
     private val LISTED: Map<Gap, List<Pair<String, String>>> = mapOf(
-        Gap.LET to listOf(
-            "aggregate-let" to "Aggregate to collection with let option", // crud/aggregate-let.json
-            "aggregate-let" to "Aggregate to collection with let option unsupported (server-side error)", // crud/aggregate-let.json
-            "aggregate-let" to "Aggregate with let option", // crud/aggregate-let.json
-            "aggregate-let" to "Aggregate with let option unsupported (server-side error)", // crud/aggregate-let.json
-            "BulkWrite deleteMany-let" to "BulkWrite deleteMany with let option", // crud/bulkWrite-deleteMany-let.json
-            "BulkWrite deleteOne-let" to "BulkWrite deleteOne with let option", // crud/bulkWrite-deleteOne-let.json
-            "BulkWrite replaceOne-let" to "BulkWrite replaceOne with let option", // crud/bulkWrite-replaceOne-let.json
-            "BulkWrite updateMany-let" to "BulkWrite updateMany with let option", // crud/bulkWrite-updateMany-let.json
-            "BulkWrite updateOne-let" to "BulkWrite updateOne with let option", // crud/bulkWrite-updateOne-let.json
-            "client bulkWrite top-level options" to "client bulkWrite let", // crud/client-bulkWrite-options.json
-            "deleteOne-let" to "deleteOne with let option", // crud/deleteOne-let.json
-            "findOneAndDelete-let" to "findOneAndDelete with let option", // crud/findOneAndDelete-let.json
-            "findOneAndDelete-let" to "findOneAndDelete with let option unsupported (server-side error)", // crud/findOneAndDelete-let.json
-            "findOneAndReplace-let" to "findOneAndReplace with let option", // crud/findOneAndReplace-let.json
-            "findOneAndReplace-let" to "findOneAndReplace with let option unsupported (server-side error)", // crud/findOneAndReplace-let.json
-            "findOneAndUpdate-let" to "findOneAndUpdate with let option", // crud/findOneAndUpdate-let.json
-            "findOneAndUpdate-let" to "findOneAndUpdate with let option unsupported (server-side error)", // crud/findOneAndUpdate-let.json
-            "replaceOne-let" to "ReplaceOne with let option", // crud/replaceOne-let.json
-            "updateMany-let" to "updateMany with let option", // crud/updateMany-let.json
-            "updateOne-let" to "UpdateOne with let option", // crud/updateOne-let.json
-        ),
-        Gap.UPSERT_NULL_ID to listOf(
-            "create-null-ids" to "inserting _id with type null via replaceOne", // crud/create-null-ids.json
-            "create-null-ids" to "inserting _id with type null via updateMany", // crud/create-null-ids.json
-            "create-null-ids" to "inserting _id with type null via updateOne", // crud/create-null-ids.json
-        ),
         Gap.COLLATION to listOf(
             "aggregate-collation" to "Aggregate with collation", // crud/aggregate-collation.json
             "bulkWrite-collation" to "BulkWrite with delete operations and collation", // crud/bulkWrite-collation.json
@@ -85,12 +55,7 @@ object TestKitEngineGaps {
             "findOneAndUpdate-collation" to "FindOneAndUpdate when many documents match with collation returning the document before modification", // crud/findOneAndUpdate-collation.json
             "updateMany-collation" to "UpdateMany when many documents match with collation", // crud/updateMany-collation.json
         ),
-        Gap.PIPELINE_UPDATE to listOf(
-            "change-streams" to "Test array truncation", // change-streams/change-streams.json
-            "BulkWrite updateMany-rawData" to "BulkWrite updateMany with rawData option", // crud/bulkWrite-updateMany-rawdata.json
-            "BulkWrite updateMany-rawData" to "BulkWrite updateMany with rawData option on less than 8.2.0 - ignore argument", // crud/bulkWrite-updateMany-rawdata.json
-            "findOneAndUpdate-rawData" to "findOneAndUpdate with rawData option", // crud/findOneAndUpdate-rawdata.json
-            "findOneAndUpdate-rawData" to "findOneAndUpdate with rawData option on less than 8.2.0 - ignore argument", // crud/findOneAndUpdate-rawdata.json
+        Gap.SET_FIELD to listOf(
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set dotted key in embedded doc on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
             "bulkWrite-updateMany-dots_and_dollars" to "Updating document to set top-level dollar-prefixed key on 5.0+ server", // crud/bulkWrite-updateMany-dots_and_dollars.json
@@ -99,12 +64,6 @@ object TestKitEngineGaps {
             "bulkWrite-updateOne-dots_and_dollars" to "Updating document to set dotted key in embedded doc on 5.0+ server", // crud/bulkWrite-updateOne-dots_and_dollars.json
             "bulkWrite-updateOne-dots_and_dollars" to "Updating document to set top-level dollar-prefixed key on 5.0+ server", // crud/bulkWrite-updateOne-dots_and_dollars.json
             "bulkWrite-updateOne-dots_and_dollars" to "Updating document to set top-level dotted key on 5.0+ server", // crud/bulkWrite-updateOne-dots_and_dollars.json
-            "bulkWrite-updateOne-pipeline" to "UpdateOne in bulk write using pipelines", // crud/bulkWrite-updateOne-pipeline.json
-            "BulkWrite updateOne-sort" to "BulkWrite updateOne with sort option", // crud/bulkWrite-updateOne-sort.json
-            "client bulkWrite update pipeline" to "client bulkWrite updateMany with pipeline", // crud/client-bulkWrite-update-pipeline.json
-            "client bulkWrite update pipeline" to "client bulkWrite updateOne with pipeline", // crud/client-bulkWrite-update-pipeline.json
-            "findOneAndUpdate-comment" to "findOneAndUpdate with document comment", // crud/findOneAndUpdate-comment.json
-            "findOneAndUpdate-comment" to "findOneAndUpdate with string comment", // crud/findOneAndUpdate-comment.json
             "findOneAndUpdate-dots_and_dollars" to "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server", // crud/findOneAndUpdate-dots_and_dollars.json
             "findOneAndUpdate-dots_and_dollars" to "Updating document to set dotted key in embedded doc on 5.0+ server", // crud/findOneAndUpdate-dots_and_dollars.json
             "findOneAndUpdate-dots_and_dollars" to "Updating document to set top-level dollar-prefixed key on 5.0+ server", // crud/findOneAndUpdate-dots_and_dollars.json
@@ -113,8 +72,6 @@ object TestKitEngineGaps {
             "updateMany-dots_and_dollars" to "Updating document to set dotted key in embedded doc on 5.0+ server", // crud/updateMany-dots_and_dollars.json
             "updateMany-dots_and_dollars" to "Updating document to set top-level dollar-prefixed key on 5.0+ server", // crud/updateMany-dots_and_dollars.json
             "updateMany-dots_and_dollars" to "Updating document to set top-level dotted key on 5.0+ server", // crud/updateMany-dots_and_dollars.json
-            "updateMany-pipeline" to "UpdateMany using pipelines", // crud/updateMany-pipeline.json
-            "updateOne-pipeline" to "UpdateOne using pipelines", // crud/updateOne-pipeline.json
         ),
         Gap.CAPPED to listOf(
             "timeoutMS behaves correctly for tailable non-awaitData cursors" to "error if timeoutMode is cursor_lifetime", // client-side-operations-timeout/tailable-non-awaitData.json
@@ -122,12 +79,6 @@ object TestKitEngineGaps {
             "timeoutMS behaves correctly for tailable non-awaitData cursors" to "timeoutMS is refreshed for getMore - failure", // client-side-operations-timeout/tailable-non-awaitData.json
             "timeoutMS behaves correctly for tailable non-awaitData cursors" to "timeoutMS is refreshed for getMore - success", // client-side-operations-timeout/tailable-non-awaitData.json
             "collectionData-createOptions" to "collection is created with the correct options", // unified-test-format/valid-pass/collectionData-createOptions.json
-        ),
-        Gap.UPDATE_SORT to listOf(
-            "client bulkWrite replaceOne-sort" to "client bulkWrite replaceOne with sort option", // crud/client-bulkWrite-replaceOne-sort.json
-            "client bulkWrite updateOne-sort" to "client bulkWrite updateOne with sort option", // crud/client-bulkWrite-updateOne-sort.json
-            "replaceOne-sort" to "ReplaceOne with sort option", // crud/replaceOne-sort.json
-            "updateOne-sort" to "UpdateOne with sort option", // crud/updateOne-sort.json
         ),
         Gap.SECONDARY_WRITE_STAGE to listOf(
             "aggregate-write-readPreference" to "Aggregate with \$merge includes read preference for 5.0+ server", // crud/aggregate-write-readPreference.json

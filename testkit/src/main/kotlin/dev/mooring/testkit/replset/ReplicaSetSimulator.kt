@@ -453,6 +453,7 @@ class ReplicaSetSimulator private constructor(
     }
 
     private fun install(member: SimulatedMember, server: WireServer) {
+        // the data commands the server answers itself (its cursor-opening reads) follow the member's version
         server.maxWireVersion = member.maxWireVersion
         server.labelsRetryableWriteErrors = member.maxWireVersion >= LABELLING_WIRE_VERSION
         server.clusterTime = clusterTime?.takeIf { member.maxWireVersion >= CLUSTER_TIME_WIRE_VERSION }

@@ -10,7 +10,7 @@ import org.bson.BsonValue
 /**
  * The `bulkWrite` admin command of MongoDB 8.0 (wire version 25), as crud/bulk-write.md
  * describes the server's side: `ops` (`{insert: nsIndex, document}`, `{update: nsIndex, filter,
- * updateMods, multi?, upsert?, arrayFilters?}`, `{delete: nsIndex, filter, multi?}`) on the
+ * updateMods, multi?, upsert?, arrayFilters?, sort?}`, `{delete: nsIndex, filter, multi?}`) on the
  * namespaces of `nsInfo` (`{ns: "db.coll"}`), `ordered` (default true: stop at the first error),
  * `errorsOnly` (default false: the results cursor holds only the errors). Each operation runs as
  * the one-statement insert, update or delete [single] answers; with `lsid` and `txnNumber` each
@@ -73,7 +73,7 @@ internal object ClientBulkWriteCommand {
             "insert" -> Triple("insert", ns, BsonDocument("documents", BsonArray(listOf(op["document"] as? BsonDocument ?: return null))))
             "update" -> {
                 val statement = BsonDocument("q", filter).append("u", op["updateMods"] ?: return null).append("multi", org.bson.BsonBoolean(multi))
-                for (k in listOf("upsert", "arrayFilters", "hint", "collation")) op[k]?.let { statement[k] = it }
+                for (k in listOf("upsert", "arrayFilters", "hint", "collation", "sort")) op[k]?.let { statement[k] = it }
                 Triple("update", ns, BsonDocument("updates", BsonArray(listOf(statement))))
             }
             "delete" -> Triple("delete", ns, BsonDocument("deletes", BsonArray(listOf(BsonDocument("q", filter).append("limit", BsonInt32(if (multi) 0 else 1))))))

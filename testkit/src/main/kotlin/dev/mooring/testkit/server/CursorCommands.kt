@@ -22,8 +22,8 @@ object CursorCommands {
             return ctx.server.changeStreams.open(db, cmd, ctx.server.cursorOwner(ctx), collections.changeEvents, collections::documents, hello)
         }
         val whole = unbatched(cmd)
-        val full = collections.execute(db, whole) ?: return null
-        val tail = if (ctx.commandName == "find") tailOf(db, whole, collections) else null
+        val full = collections.execute(db, whole, maxWireVersion = ctx.server.maxWireVersion) ?: return null
+        val tail = if (ctx.commandName == "find") tailOf(db, whole, collections, ctx.server.maxWireVersion) else null
         return ctx.server.cursors.open(cmd, full, ctx.server.cursorOwner(ctx), tail)
     }
 
@@ -42,8 +42,8 @@ object CursorCommands {
     }
 
     /** A tailable find's later results: the matches after the first n, re-read from [collections]. */
-    private fun tailOf(db: String, whole: BsonDocument, collections: InMemoryCollections): (Int) -> List<BsonDocument> {
+    private fun tailOf(db: String, whole: BsonDocument, collections: InMemoryCollections, wireVersion: Int): (Int) -> List<BsonDocument> {
         val unlimited = whole.clone().apply { remove("limit") }
-        return { n -> collections.execute(db, unlimited)?.getDocument("cursor")?.getArray("firstBatch")?.drop(n)?.map { it.asDocument() } ?: emptyList() }
+        return { n -> collections.execute(db, unlimited, maxWireVersion = wireVersion)?.getDocument("cursor")?.getArray("firstBatch")?.drop(n)?.map { it.asDocument() } ?: emptyList() }
     }
 }

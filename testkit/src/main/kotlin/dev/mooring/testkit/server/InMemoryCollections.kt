@@ -60,20 +60,26 @@ class InMemoryCollections {
      * `onPrimaryTransactionalWrite` [failPoint] if any: when it closes the connection,
      * [FailPointClosedConnection] is thrown. [router] is the mongos a command came through (null: a mongod).
      * [maxWireVersion] is the wire version of the server answering (21, MongoDB 7.0, unless
-     * given): what its release does not store is refused ([DollarPrefixedFieldNames]).
+     * given): the options its release does not know yet are refused ([UnsupportedFeatures]), and
+     * what it does not store ([DollarPrefixedFieldNames]).
      */
     @Synchronized
-    fun execute(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, router: Any? = null, maxWireVersion: Int = 21): BsonDocument? {
+    fun execute(
+        db: String,
+        cmd: BsonDocument,
+        failPoint: TransactionalWriteFailPoint? = null,
+        router: Any? = null,
+        maxWireVersion: Int = UnsupportedFeatures.DEFAULT_WIRE_VERSION,
+    ): BsonDocument? {
         val name = cmd.keys.firstOrNull()
-        val version = ServerVersion.ofWireVersion(maxWireVersion)
         if (ServerTransactions.inTransaction(cmd) && (name in COMMANDS || name == ServerTransactions.COMMIT || name == ServerTransactions.ABORT)) {
-            return transactions.execute(db, cmd, onView = { view, c -> onBackend(view) { dispatch(db, c, version = version) } }, replay = { d, c -> dispatch(d, c, version = version) }, router)
+            return transactions.execute(db, cmd, onView = { view, c -> onBackend(view) { dispatch(db, c, maxWireVersion = maxWireVersion) } }, replay = { d, c -> dispatch(d, c, maxWireVersion = maxWireVersion) }, router)
         }
         if (name !in COMMANDS) return null
         snapshotRefusal(cmd)?.let { return it }
         if (name in WRITES) ServerTransactions.namespace(db, cmd)?.let { transactions.changed(it) }
         return try {
-            if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one, version = version) } else dispatch(db, cmd, failPoint, version)
+            if (RetryableWriteHistory.tracks(cmd)) history.run(cmd, failPoint) { one -> dispatch(db, one, maxWireVersion = maxWireVersion) } else dispatch(db, cmd, failPoint, maxWireVersion)
         } catch (e: FailPointStatementError) {
             FailCommandFailPoint.errorDocument(e.code, e.message!!)
         }
@@ -122,27 +128,43 @@ class InMemoryCollections {
         }
     }
 
-    /** [cmd] (one of [COMMANDS]) on [db] as [version] answers it; a bulkWrite's statements run under the transactional-write [failPoint]. */
-    private fun dispatch(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, version: ServerVersion): BsonDocument =
-        when (cmd.firstKey) {
-            ClientBulkWriteCommand.NAME -> ClientBulkWriteCommand.execute(db, cmd, history, failPoint) { d, one -> dispatch(d, one, version = version) }
+    /**
+     * [cmd] (one of [COMMANDS]) on [db] of a server of [maxWireVersion]; a bulkWrite's statements run
+     * under the transactional-write [failPoint]. Its `let` variables are bound first ([LetVariables]).
+     */
+    private fun dispatch(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, maxWireVersion: Int = UnsupportedFeatures.DEFAULT_WIRE_VERSION): BsonDocument =
+        UnsupportedFeatures.refusal(cmd, maxWireVersion) ?: boundDispatch(db, cmd, failPoint, maxWireVersion)
+
+    private fun boundDispatch(db: String, unbound: BsonDocument, failPoint: TransactionalWriteFailPoint?, maxWireVersion: Int): BsonDocument {
+        val version = ServerVersion.ofWireVersion(maxWireVersion)
+        val cmd = try {
+            LetVariables.bound(unbound)
+        } catch (e: RuntimeException) {
+            return PipelineUpdates.engineError(e)
+        }
+        return when (cmd.firstKey) {
+            ClientBulkWriteCommand.NAME -> ClientBulkWriteCommand.execute(db, cmd, history, failPoint) { d, one -> dispatch(d, one, maxWireVersion = maxWireVersion) }
             MAP_REDUCE -> WireServer.error(59, "CommandNotFound", "no such command: '$MAP_REDUCE' (the test kit's data engine has no mapReduce)")
             // MongoDB 7.0 (the version the test kit's servers report) drops a collection that does not exist without an error
             "drop" -> run(db, cmd, version).let { if (it["code"] == BsonInt32(NAMESPACE_NOT_FOUND)) BsonDocument("ok", BsonInt32(1)) else it }
             else -> when {
                 ListLocalSessions.matches(cmd) -> ListLocalSessions.reply(db)
                 SearchIndexCommands.matches(cmd) -> SearchIndexCommands.reply()
-                else -> UnsupportedFeatures.refusal(cmd) ?: run(db, WhereSleep.withoutSleep(cmd), version)
+                else -> run(db, WhereSleep.withoutSleep(cmd), version)
             }
         }
+    }
 
     /** [cmd] on the backend as [version] answers it; a write statement by statement ([WriteStatements]). */
     private fun run(db: String, cmd: BsonDocument, version: ServerVersion): BsonDocument =
         if (WriteStatements.handles(cmd)) {
-            WriteStatements.execute(cmd) { one -> recorder.recorded(db, one) { UnsupportedFeatures.filterError(one) ?: DollarPrefixedFieldNames.refusal(one, version) ?: backendCommand(db, one) } }
+            WriteStatements.execute(cmd) { one -> recorder.recorded(db, one) { UnsupportedFeatures.filterError(one) ?: DollarPrefixedFieldNames.refusal(one, version) ?: composed(db, one) ?: backendCommand(db, one) } }
         } else {
-            recorder.recorded(db, cmd) { UnsupportedFeatures.filterError(cmd) ?: DollarPrefixedFieldNames.refusal(cmd, version) ?: backendCommand(db, cmd) }
+            recorder.recorded(db, cmd) { UnsupportedFeatures.filterError(cmd) ?: DollarPrefixedFieldNames.refusal(cmd, version) ?: composed(db, cmd) ?: backendCommand(db, cmd) }
         }
+
+    /** [cmd] as several engine commands when the engine cannot take it as one ([ComposedUpdates]), or null. */
+    private fun composed(db: String, cmd: BsonDocument): BsonDocument? = ComposedUpdates.execute(cmd) { backendCommand(db, it) }
 
     /** The names of [db]'s collections. */
     private fun collectionNames(db: String): List<String> =

@@ -8,29 +8,57 @@ import org.bson.BsonString
  * What the test kit's data engine (mongo-java-server's memory backend) would silently get wrong,
  * refused before it gets there. Options it ignores (a non-simple `collation`, `let` variables, a
  * find's `returnKey` and `showRecordId`, a listing's non-empty `filter`, a capped collection) are refused as a server that does not know the option
- * refuses it: `BSON field '<command>.<path>' is an unknown field.` (40415, as MongoDB 4.4
- * answers `let`) ([refusal]); so is an update given as a pipeline, as MongoDB 4.0 refuses it
- * (TypeMismatch, 14). A filter whose `$and`/`$or`/`$nor` is not an array, which the
- * engine accepts, is BadValue as on mongod ([filterError]). Pure.
+ * refuses it: `BSON field '<command>.<path>' is an unknown field.` (40415) ([refusal]). The
+ * test kit binds `let` itself ([LetVariables]) and runs pipeline updates on the engine's stages
+ * ([PipelineUpdates]); a server simulating an older version refuses them as that version does:
+ * `let` before MongoDB 5.0 (40415 as 4.4 answers it, an aggregate's FailedToParse "unrecognized
+ * field 'let'", findAndModify's 51177 "BSON field 'let' is an unknown field."), an update given as a pipeline before 4.2 (TypeMismatch, 14, as 4.0 answers), the `sort` of an
+ * update statement before 8.0 (40415; the test kit applies it: [ComposedUpdates]). A
+ * filter whose `$and`/`$or`/`$nor` is not an array, which the engine accepts, is BadValue as on
+ * mongod ([filterError]). Pure.
  */
 internal object UnsupportedFeatures {
     private const val UNKNOWN_FIELD = 40415
     private const val TYPE_MISMATCH = 14
+    private const val FAILED_TO_PARSE = 9
+    private const val FIND_AND_MODIFY_UNKNOWN_FIELD = 51177
+
+    /** The wire version a server reports unless told otherwise (MongoDB 7.0). */
+    const val DEFAULT_WIRE_VERSION = 21
+
+    /** MongoDB 5.0, the first to accept the command option `let` (aggregate, find, update, delete, findAndModify). */
+    private const val LET_WIRE_VERSION = 13
+
+    /** MongoDB 8.0, the first to accept `sort` on an update statement. */
+    private const val UPDATE_SORT_WIRE_VERSION = 25
+
+    /** MongoDB 4.2, the first to accept an update given as a pipeline. */
+    private const val PIPELINE_UPDATE_WIRE_VERSION = 8
 
     /** Per command, the statement array whose entries may carry the options too. */
     private val STATEMENTS = mapOf("update" to "updates", "delete" to "deletes")
 
-    /** The refusal of [cmd], or null when the engine supports everything it asks for. */
-    fun refusal(cmd: BsonDocument): BsonDocument? {
+    /** The refusal of [cmd] by a server of [wireVersion], or null when the engine (with the test kit's help) supports everything it asks for. */
+    fun refusal(cmd: BsonDocument, wireVersion: Int = DEFAULT_WIRE_VERSION): BsonDocument? {
         val name = cmd.firstKey
-        unsupportedIn(cmd)?.let { return unknownField("$name.$it") }
+        if (cmd.containsKey("let") && wireVersion < LET_WIRE_VERSION) {
+            return when (name) {
+                "aggregate" -> WireServer.error(FAILED_TO_PARSE, "FailedToParse", "unrecognized field 'let'")
+                // findAndModify's own parser before MongoDB 5.0 names the field alone
+                "findAndModify" -> WireServer.error(FIND_AND_MODIFY_UNKNOWN_FIELD, "Location$FIND_AND_MODIFY_UNKNOWN_FIELD", "BSON field 'let' is an unknown field.")
+                else -> unknownField("$name.let")
+            }
+        }
+        unsupportedIn(cmd, topLevel = true)?.let { return unknownField("$name.$it") }
         if (name in LISTINGS && (cmd["filter"] as? BsonDocument)?.isEmpty() == false) return unknownField("$name.filter")
         if (name == "create" && cmd["capped"]?.let { it.isBoolean && it.asBoolean().value } == true) return unknownField("create.capped")
-        if (name == "findAndModify" && cmd["update"] is BsonArray) return pipelineUpdate("findAndModify.update")
+        val pipelines = wireVersion >= PIPELINE_UPDATE_WIRE_VERSION
+        if (name == "findAndModify" && cmd["update"] is BsonArray && !pipelines) return pipelineUpdate("findAndModify.update")
         val array = STATEMENTS[name] ?: return null
         for (statement in cmd[array] as? BsonArray ?: return null) {
-            (statement as? BsonDocument)?.let(::unsupportedIn)?.let { return unknownField("$name.$array.$it") }
-            if (name == "update" && (statement as? BsonDocument)?.get("u") is BsonArray) return pipelineUpdate("update.updates.u")
+            (statement as? BsonDocument)?.let { unsupportedIn(it, topLevel = false) }?.let { return unknownField("$name.$array.$it") }
+            if (name == "update" && (statement as? BsonDocument)?.get("u") is BsonArray && !pipelines) return pipelineUpdate("update.updates.u")
+            if (name == "update" && (statement as? BsonDocument)?.containsKey("sort") == true && wireVersion < UPDATE_SORT_WIRE_VERSION) return unknownField("update.updates.sort")
         }
         return null
     }
@@ -63,9 +91,10 @@ internal object UnsupportedFeatures {
 
     private val LOGICAL = listOf("\$and", "\$or", "\$nor")
 
-    /** The unsupported option of [doc], or null. */
-    private fun unsupportedIn(doc: BsonDocument): String? = when {
-        doc.containsKey("let") -> "let"
+    /** The unsupported option of [doc] (a command when [topLevel], else one of its statements), or null. */
+    private fun unsupportedIn(doc: BsonDocument, topLevel: Boolean): String? = when {
+        // a command's `let` is bound by the test kit (LetVariables); a statement has no such field
+        !topLevel && doc.containsKey("let") -> "let"
         doc.keys.firstOrNull() == "find" && FIND_OPTIONS.any { doc[it]?.let { v -> v.isBoolean && v.asBoolean().value } == true } ->
             FIND_OPTIONS.first { doc[it]?.let { v -> v.isBoolean && v.asBoolean().value } == true }
         (doc["collation"] as? BsonDocument)?.let { !isSimple(it) } == true -> "collation"

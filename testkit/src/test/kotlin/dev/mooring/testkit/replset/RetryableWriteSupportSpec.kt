@@ -57,6 +57,24 @@ class RetryableWriteSupportSpec : FunSpec({
         }
     }
 
+    test("a member answers the data commands as its version does: MongoDB 4.4 refuses let on a read and a write, 7.0 binds it") {
+        for ((wire, refused) in listOf(9 to true, 21 to false)) {
+            ReplicaSetSimulator.start(maxWireVersion = wire).use { rs ->
+                val p = rs.members[0]
+                WireClient.run(p.address, BsonDocument.parse("{insert: 'c', documents: [{_id: 1}, {_id: 2}]}"), "app")
+                val read = WireClient.run(p.address, BsonDocument.parse("{aggregate: 'c', pipeline: [{\$match: {\$expr: {\$eq: ['\$_id', '\$\$id']}}}], cursor: {}, let: {id: 2}}"), "app")
+                val write = WireClient.run(p.address, BsonDocument.parse("{delete: 'c', deletes: [{q: {\$expr: {\$eq: ['\$_id', '\$\$id']}}, limit: 1}], let: {id: 2}}"), "app")
+                if (refused) {
+                    read.getString("errmsg").value shouldBe "unrecognized field 'let'"
+                    write.getString("errmsg").value shouldBe "BSON field 'delete.let' is an unknown field."
+                } else {
+                    read.getDocument("cursor").getArray("firstBatch").single() shouldBe BsonDocument.parse("{_id: 2}")
+                    write.getInt32("n").value shouldBe 1
+                }
+            }
+        }
+    }
+
     test("\$where: 'sleep(N) || true' matches every document; its N is what the server waits") {
         WhereSleep.millis(BsonDocument.parse("{find: 'c', filter: {\$where: 'sleep(2000) || true'}}")) shouldBe 2000L
         WhereSleep.millis(BsonDocument.parse("{update: 'c', updates: [{q: {\$where: 'sleep(5) || true'}, u: {}}]}")) shouldBe 5L

@@ -96,7 +96,7 @@ internal class MemberCommandHandler(private val sim: ReplicaSetSimulator, privat
             ?.takeIf { it.isString }?.asString()?.value ?: "primary"
         when {
             snap.state == MemberState.PRIMARY || (snap.state == MemberState.SECONDARY && mode != "primary") ->
-                CursorCommands.open(ctx, db, cmd, sim.collections) ?: sim.collections.execute(db, cmd)!!
+                CursorCommands.open(ctx, db, cmd, sim.collections) ?: sim.collections.execute(db, cmd, maxWireVersion = member.maxWireVersion)!!
             snap.state == MemberState.SECONDARY -> HelloReplies.notPrimaryNoSecondaryOk(snap)
             else -> HelloReplies.notPrimaryOrSecondary(snap)
         }
