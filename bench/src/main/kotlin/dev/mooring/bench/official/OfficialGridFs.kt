@@ -14,8 +14,6 @@ import org.reactivestreams.Subscriber
 import org.reactivestreams.Subscription
 import java.io.ByteArrayInputStream
 import java.nio.ByteBuffer
-import java.util.concurrent.CountDownLatch
-import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicLong
 import java.util.concurrent.atomic.AtomicReference
@@ -93,20 +91,7 @@ internal class ReactiveGridFs(task: WorkloadTask, target: String, data: ByteArra
 
     /** Subscribes, requests everything, hands each item to [onItem] and waits for the end. */
     private fun <T> await(p: Publisher<T>, onItem: (T) -> Unit) {
-        val done = CountDownLatch(1)
-        val error = AtomicReference<Throwable>()
-        p.subscribe(object : Subscriber<T> {
-            override fun onSubscribe(s: Subscription) = s.request(Long.MAX_VALUE)
-            override fun onNext(t: T) = onItem(t)
-            override fun onError(t: Throwable) {
-                error.set(t)
-                done.countDown()
-            }
-
-            override fun onComplete() = done.countDown()
-        })
-        check(done.await(5, TimeUnit.MINUTES)) { "the reactive driver did not finish" }
-        error.get()?.let { throw IllegalStateException("the reactive driver failed: $it", it) }
+        drainPublisher(p, onItem)
     }
 
     /** A publisher of one `ByteBuffer` over [data] (each subscriber gets its own view), then completion. */

@@ -21,10 +21,6 @@ import kotlinx.coroutines.flow.firstOrNull
 import org.bson.BsonDocument
 import org.reactivestreams.Publisher
 import org.reactivestreams.Subscriber
-import org.reactivestreams.Subscription
-import java.util.concurrent.CountDownLatch
-import java.util.concurrent.TimeUnit
-import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 import com.mongodb.client.MongoClients as SyncClients
 
@@ -117,29 +113,8 @@ internal class ReactiveWorkload(task: WorkloadTask, target: String) : DocumentTa
         return checkNotNull(item.get()) { "the reactive driver published nothing" }
     }
 
-    /** Subscribes, requests everything, waits for the end and returns how many items came. */
-    private fun <T> drain(p: Publisher<T>, onItem: (T) -> Unit = {}): Int {
-        val done = CountDownLatch(1)
-        val n = AtomicInteger()
-        val error = AtomicReference<Throwable>()
-        p.subscribe(object : Subscriber<T> {
-            override fun onSubscribe(s: Subscription) = s.request(Long.MAX_VALUE)
-            override fun onNext(t: T) {
-                n.incrementAndGet()
-                onItem(t)
-            }
-
-            override fun onError(t: Throwable) {
-                error.set(t)
-                done.countDown()
-            }
-
-            override fun onComplete() = done.countDown()
-        })
-        check(done.await(5, TimeUnit.MINUTES)) { "the reactive driver did not finish" }
-        error.get()?.let { throw IllegalStateException("the reactive driver failed: $it", it) }
-        return n.get()
-    }
+    /** Subscribes, requests everything, waits for the end and returns how many items came ([drainPublisher]). */
+    private fun <T> drain(p: Publisher<T>, onItem: (T) -> Unit = {}): Int = drainPublisher(p, onItem)
 }
 
 /**
