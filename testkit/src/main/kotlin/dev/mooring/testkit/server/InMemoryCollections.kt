@@ -130,10 +130,13 @@ class InMemoryCollections {
 
     /**
      * [cmd] (one of [COMMANDS]) on [db] of a server of [maxWireVersion]; a bulkWrite's statements run
-     * under the transactional-write [failPoint]. Its `let` variables are bound first ([LetVariables]).
+     * under the transactional-write [failPoint]. The fields its release does not know are refused
+     * ([ServerVersionFields], as the wire front end does for every command), then what the engine
+     * lacks ([UnsupportedFeatures]); its `let` variables are bound first ([LetVariables]).
      */
     private fun dispatch(db: String, cmd: BsonDocument, failPoint: TransactionalWriteFailPoint? = null, maxWireVersion: Int = UnsupportedFeatures.DEFAULT_WIRE_VERSION): BsonDocument =
-        UnsupportedFeatures.refusal(cmd, maxWireVersion) ?: boundDispatch(db, cmd, failPoint, maxWireVersion)
+        ServerVersionFields.refusal(cmd, ServerVersion.ofWireVersion(maxWireVersion)) ?: UnsupportedFeatures.refusal(cmd, maxWireVersion)
+            ?: boundDispatch(db, cmd, failPoint, maxWireVersion)
 
     private fun boundDispatch(db: String, unbound: BsonDocument, failPoint: TransactionalWriteFailPoint?, maxWireVersion: Int): BsonDocument {
         val version = ServerVersion.ofWireVersion(maxWireVersion)

@@ -12,8 +12,9 @@ import org.bson.BsonString
  * test kit binds `let` itself ([LetVariables]) and runs pipeline updates on the engine's stages
  * ([PipelineUpdates]); a server simulating an older version refuses them as that version does:
  * `let` before MongoDB 5.0 (40415 as 4.4 answers it, an aggregate's FailedToParse "unrecognized
- * field 'let'", findAndModify's 51177 "BSON field 'let' is an unknown field."), an update given as a pipeline before 4.2 (TypeMismatch, 14, as 4.0 answers), the `sort` of an
- * update statement before 8.0 (40415; the test kit applies it: [ComposedUpdates]). A
+ * field 'let'", findAndModify's 51177 "BSON field 'let' is an unknown field."), an update given as a pipeline before 4.2 (TypeMismatch, 14, as 4.0 answers). The `sort` of an
+ * update statement (the test kit applies it: [ComposedUpdates]) is refused before 8.0 by
+ * [ServerVersionFields], the home of the fields a release learned. A
  * filter whose `$and`/`$or`/`$nor` is not an array, which the engine accepts, is BadValue as on
  * mongod ([filterError]). Pure.
  */
@@ -28,9 +29,6 @@ internal object UnsupportedFeatures {
 
     /** MongoDB 5.0, the first to accept the command option `let` (aggregate, find, update, delete, findAndModify). */
     private const val LET_WIRE_VERSION = 13
-
-    /** MongoDB 8.0, the first to accept `sort` on an update statement. */
-    private const val UPDATE_SORT_WIRE_VERSION = 25
 
     /** MongoDB 4.2, the first to accept an update given as a pipeline. */
     private const val PIPELINE_UPDATE_WIRE_VERSION = 8
@@ -58,7 +56,6 @@ internal object UnsupportedFeatures {
         for (statement in cmd[array] as? BsonArray ?: return null) {
             (statement as? BsonDocument)?.let { unsupportedIn(it, topLevel = false) }?.let { return unknownField("$name.$array.$it") }
             if (name == "update" && (statement as? BsonDocument)?.get("u") is BsonArray && !pipelines) return pipelineUpdate("update.updates.u")
-            if (name == "update" && (statement as? BsonDocument)?.containsKey("sort") == true && wireVersion < UPDATE_SORT_WIRE_VERSION) return unknownField("update.updates.sort")
         }
         return null
     }
