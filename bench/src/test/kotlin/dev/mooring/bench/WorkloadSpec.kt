@@ -15,12 +15,18 @@ import dev.mooring.bench.mooring.MooringGridFs
 import dev.mooring.bench.mooring.MooringJavaGridFs
 import dev.mooring.bench.mooring.MooringJavaWorkload
 import dev.mooring.bench.mooring.MooringWorkload
+import dev.mooring.bench.mooring.MooringOdm
+import dev.mooring.bench.official.CoroutineOdm
 import dev.mooring.bench.official.ReactiveGridFs
 import dev.mooring.bench.official.ReactiveWorkload
 import dev.mooring.bench.official.SyncGridFs
 import dev.mooring.bench.official.SyncWorkload
 import dev.mooring.bench.worker.CellCommand
 import dev.mooring.bench.workload.BulkOp
+import dev.mooring.bench.workload.ForeignKeyModel
+import dev.mooring.bench.workload.LargeNestedModel
+import dev.mooring.bench.workload.OdmTaskOps
+import dev.mooring.bench.workload.SmallModel
 import dev.mooring.bench.workload.DocumentTaskOps
 import dev.mooring.bench.workload.PreparedBulkWrite
 import dev.mooring.bench.report.BenchRow
@@ -38,6 +44,7 @@ import dev.mooring.driver.bulkWrite
 import dev.mooring.driver.database
 import dev.mooring.sdam.MongoCluster
 import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.doubles.plusOrMinus
 import io.kotest.matchers.shouldBe
@@ -49,6 +56,7 @@ import kotlinx.serialization.json.jsonObject
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
+import org.bson.types.ObjectId
 import java.nio.file.Files
 
 /** The workload tasks' measurement, the canned server's answers, and their report rows. */
@@ -294,5 +302,130 @@ class WorkloadSpec : FunSpec({
             server.close()
             thread.join(5_000)
         }
+    }
+
+    test("the ODM tasks run their phases through Mooring and the coroutine driver on mongo-java-server and leave the documents odm-benchmarking.md says") {
+        System.setProperty("bench.unpacked", Files.createTempDirectory("bench-data").toString())
+        val server = MongoServer(MemoryBackend())
+        server.bind("127.0.0.1", 0)
+        val n = 20 // the spec's 10,000 operations scaled down
+        try {
+            val uri = "mongodb://127.0.0.1:${server.localAddress.port}/?"
+            MongoClients.create(uri).use { client ->
+                val db = client.getDatabase("perftest")
+                fun stored(c: String): List<BsonDocument> = db.getCollection(c, BsonDocument::class.java).find().toList()
+                fun uniqueIndexOn(c: String): List<String> = db.getCollection(c).listIndexes(BsonDocument::class.java)
+                    .filter { it.getBoolean("unique", org.bson.BsonBoolean.FALSE).value }.map { it.getDocument("key").keys.single() }
+                val smallFields = listOf("_id") + List(13) { "field${it + 1}" }
+                for (task in WorkloadTask.entries.filter { it.isOdm }) {
+                    val cmd = CellCommand(task.scenario, count = 2, warmupIterations = 1, target = uri)
+                    for (ops in listOf(MooringOdm(task, uri, n), CoroutineOdm(task, uri, n))) {
+                        val m = TaskIterations.measure(cmd, task, ops)
+                        m.getValue("iterations") shouldBe 2.0
+                        m.keys shouldBe setOf("medianMs", "mbPerSec", "cpuUsPerMb", "allocBytesPerDoc", "iterations")
+                        val what = "${task.scenario.key} through ${ops::class.simpleName}"
+                        when (task) {
+                            WorkloadTask.ODM_FLAT_SMALL_MODEL_CREATION, WorkloadTask.ODM_FLAT_SMALL_MODEL_UPDATE, WorkloadTask.ODM_FLAT_SMALL_MODEL_FIND_BY_FILTER -> {
+                                val docs = stored(OdmTaskOps.SMALL)
+                                withClue(what) {
+                                    docs.size shouldBe n
+                                    docs.map { it.getObjectId("_id").value }.toSet().size shouldBe n
+                                    docs.all { it.keys.toList() == smallFields } shouldBe true // no field_fk: a null reference is not stored
+                                    docs.map { it.getString("field1").value }.toSet() shouldBe setOf(if (task == WorkloadTask.ODM_FLAT_SMALL_MODEL_UPDATE) "updated_value" else "miNVpaKW")
+                                    docs.map { it.getInt32("field13").value }.toSet() shouldBe setOf(74094448)
+                                }
+                            }
+                            WorkloadTask.ODM_FLAT_SMALL_MODEL_FIND_FOREIGN_KEY_BY_FILTER -> withClue(what) {
+                                val fks = stored(OdmTaskOps.FOREIGN_KEY)
+                                fks.size shouldBe n
+                                fks.all { it.keys.toList() == listOf("_id", "name") } shouldBe true
+                                stored(OdmTaskOps.SMALL).map { it.getObjectId("field_fk").value }.sorted() shouldBe fks.map { it.getObjectId("_id").value }.sorted()
+                                uniqueIndexOn(OdmTaskOps.SMALL) shouldBe listOf("field_fk")
+                            }
+                            else -> {
+                                val docs = stored(OdmTaskOps.NESTED)
+                                withClue(what) {
+                                    docs.size shouldBe n
+                                    docs.all { it.getArray("embedded_str_doc_array").size == 2 && it.getDocument("embedded_int_doc_14").size == 15 } shouldBe true
+                                    val field1 = if (task == WorkloadTask.ODM_NESTED_LARGE_MODEL_UPDATE_NESTED) "updated_value" else "kj9\$mxz#p2qw8r*vn4@h7c&u1s"
+                                    docs.map { it.getDocument("embedded_str_doc_1").getString("field1").value }.toSet() shouldBe setOf(field1)
+                                    docs.map { it.getDocument("embedded_str_doc_2").getString("field1").value }.toSet() shouldBe setOf("x6@m0k#z1w2p\$q3v*n4r7j&h8c9u5s")
+                                    if (task != WorkloadTask.ODM_NESTED_LARGE_MODEL_CREATION) {
+                                        // each saved model's embedded documents carry their own unique_id
+                                        docs.flatMap { d -> d.getArray("embedded_str_doc_array").map { it.asDocument().getString("unique_id").value } }.toSet().size shouldBe 2 * n
+                                        docs.map { it.getDocument("embedded_str_doc_1").getString("unique_id").value }.toSet().size shouldBe n
+                                    }
+                                    when (task) {
+                                        WorkloadTask.ODM_NESTED_FIND_NESTED_BY_FILTER -> uniqueIndexOn(OdmTaskOps.NESTED) shouldBe listOf("embedded_str_doc_1.unique_id")
+                                        WorkloadTask.ODM_NESTED_FIND_NESTED_ARRAY_BY_FILTER -> uniqueIndexOn(OdmTaskOps.NESTED) shouldBe listOf("embedded_str_doc_array.unique_id")
+                                        else -> Unit
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        } finally {
+            server.shutdownNow()
+        }
+    }
+
+    test("an ODM iteration fails when a find does not return the model it looks for, or an update matches nothing") {
+        class Missing(task: WorkloadTask) : OdmTaskOps(task, null, 3) {
+            override suspend fun dropDatabase() = Unit
+            override suspend fun dropCollection(collection: String) = Unit
+            override suspend fun createUniqueIndex(collection: String, field: String) = Unit
+            override suspend fun insertSmall(model: SmallModel) = Unit
+            override suspend fun insertManySmall(models: List<SmallModel>) = Unit
+            override suspend fun insertManyForeignKeys(models: List<ForeignKeyModel>) = Unit
+            override suspend fun insertNested(model: LargeNestedModel) = Unit
+            override suspend fun insertManyNested(models: List<LargeNestedModel>) = Unit
+            override suspend fun setField(collection: String, id: ObjectId, field: String, value: String) = 0L
+            override suspend fun findSmall(field: String, value: ObjectId): SmallModel? = null
+            override suspend fun findNested(field: String, value: String): LargeNestedModel? = null
+            override fun close() = Unit
+        }
+        System.setProperty("bench.unpacked", Files.createTempDirectory("bench-data").toString())
+        for ((task, message) in listOf(
+            WorkloadTask.ODM_FLAT_SMALL_MODEL_FIND_BY_FILTER to "no model with _id",
+            WorkloadTask.ODM_FLAT_SMALL_MODEL_FIND_FOREIGN_KEY_BY_FILTER to "no model with field_fk",
+            WorkloadTask.ODM_NESTED_FIND_NESTED_ARRAY_BY_FILTER to "no model with embedded_str_doc_array.unique_id",
+            WorkloadTask.ODM_NESTED_LARGE_MODEL_UPDATE_NESTED to "matched 0 documents",
+        )) {
+            shouldThrow<IllegalStateException> { TaskIterations.measure(CellCommand(task.scenario, count = 1), task, Missing(task)) }.message shouldContain message
+        }
+    }
+
+    test("the ODM creation and update tasks run on the canned server with and without zstd; its finds do not answer with the models, so the find tasks run on mongo-java-server only") {
+        System.setProperty("bench.unpacked", Files.createTempDirectory("bench-data").toString())
+        val server = CannedServer.bind(BsonDocument("a", BsonInt32(1)), corpusSize = 10)
+        val thread = Thread(server::run, "canned-test").apply { isDaemon = true; start() }
+        try {
+            for (options in listOf("", "compressors=zstd")) {
+                val uri = "mongodb://127.0.0.1:${server.port}/?$options"
+                for (task in WorkloadTask.entries.filter { it.isOdm && !it.isOdmFind }) {
+                    for (ops in listOf(MooringOdm(task, uri, 50), CoroutineOdm(task, uri, 50))) {
+                        TaskIterations.measure(CellCommand(task.scenario, count = 1, target = uri), task, ops).getValue("iterations") shouldBe 1.0
+                    }
+                }
+            }
+        } finally {
+            server.close()
+            thread.join(5_000)
+        }
+        for (task in WorkloadTask.entries.filter { it.isOdm }) {
+            BenchMain.runsOn(task.scenario, "mongo-java-server") shouldBe true
+            BenchMain.runsOn(task.scenario, "canned") shouldBe !task.isOdmFind
+            Library.entries.filter { it.measures(task.scenario) }.toSet() shouldBe setOf(Library.MOORING, Library.KOTLIN_COROUTINE)
+            BenchPlan.quick().iterations(task.scenario) shouldBe (1 to 2)
+            BenchPlan.quick().compresses(task.scenario, "zstd") shouldBe false
+            BenchPlan.full().compresses(task.scenario, "zstd") shouldBe true
+        }
+        WorkloadTask.entries.filter { it.isOdmFind }.map { it.scenario.key } shouldBe listOf(
+            "odm-flat-small-model-find-by-filter", "odm-flat-small-model-find-foreign-key-by-filter",
+            "odm-nested-large-model-find-nested-by-filter", "odm-nested-large-model-find-nested-array-by-filter",
+        )
+        WorkloadTask.ODM_NESTED_LARGE_MODEL_UPDATE_NESTED.datasetBytes shouldBe 13L * 10_000
     }
 })

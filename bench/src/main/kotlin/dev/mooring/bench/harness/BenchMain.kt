@@ -213,13 +213,14 @@ object BenchMain {
 
     /**
      * Whether [task] runs on [server]: mongo-java-server has no `bulkWrite` command (MongoDB 8.0's client bulk write),
-     * and the canned server stores no GridFS chunks to download.
+     * and the canned server stores no GridFS chunks to download, nor the ODM models a find task reads back.
      */
     internal fun runsOn(task: Scenario, server: String): Boolean {
         val t = WorkloadTask.of(task)
         return when {
             t.isClientBulkWrite -> server == "canned"
             t.isGridFs -> server == "mongo-java-server"
+            t.isOdmFind -> server == "mongo-java-server"
             else -> true
         }
     }

@@ -42,7 +42,8 @@ data class BenchPlan(
     val workloadIterations: Int = 3,
     /**
      * Workload tasks this plan runs shorter: [slowWorkloadWarmupIterations] and [slowWorkloadIterations] instead, and
-     * no zstd cell (quick mode: the collection mixed bulk write, 30,000 one-statement commands per iteration).
+     * no zstd cell (quick mode: the collection mixed bulk write, 30,000 one-statement commands per iteration, and the
+     * ODM tasks, 10,000 one-model commands per iteration each).
      */
     val slowWorkloads: Set<Scenario> = emptySet(),
     val slowWorkloadWarmupIterations: Int = 1,
@@ -68,7 +69,7 @@ data class BenchPlan(
             cellWarmupMs = 1_000, pingMeasureMs = 3_000, poolMeasureMs = 2_000, jvmWarmupMs = 10_000,
             waiters = 100_000, coldStartRuns = 1, failoverElections = 0,
             workloadWarmupIterations = 1, workloadIterations = 4,
-            slowWorkloads = setOf(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED),
+            slowWorkloads = setOf(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED) + Scenario.entries.filter { it.isOdm },
         )
 
         fun full() = BenchPlan(

@@ -93,11 +93,16 @@ class MooringDriver(private val callersOnEventLoops: Boolean, private val eventL
         return window.summarize() + ("connectionsCreated" to window.connectionsCreated.get().toDouble())
     }
 
-    /** A workload task through Mooring's collection API ([MooringWorkload]). */
+    /** A workload task through Mooring's collection API ([MooringWorkload]; the ODM tasks: [MooringOdm]). */
     override fun workload(cmd: CellCommand): Map<String, Double> {
         if (!callersOnEventLoops || eventLoopThreads != null) throw NotApplicable("the workload tasks run on the defaults (library mooring)")
         val task = WorkloadTask.of(cmd.scenario)
-        return TaskIterations.measure(cmd, task, if (task.isGridFs) MooringGridFs(task, cmd.target) else MooringWorkload(task, cmd.target))
+        val ops = when {
+            task.isGridFs -> MooringGridFs(task, cmd.target)
+            task.isOdm -> MooringOdm(task, cmd.target)
+            else -> MooringWorkload(task, cmd.target)
+        }
+        return TaskIterations.measure(cmd, task, ops)
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> = runBlocking(Dispatchers.Default) {

@@ -8,14 +8,14 @@ import dev.mooring.bench.workload.WorkloadTask
 
 /**
  * The official Kotlin coroutine driver (`mongodb-driver-kotlin-coroutine`): the workload tasks
- * only ([CoroutineWorkload]). Its pool and SDAM are the reactive-streams driver's, which the
+ * only ([CoroutineWorkload]; the ODM tasks: [CoroutineOdm]). Its pool and SDAM are the reactive-streams driver's, which the
  * `java-reactive` rows of the other scenarios already measure.
  */
 class KotlinCoroutineDriver : LibraryDriver {
     override fun workload(cmd: CellCommand): Map<String, Double> {
         val task = WorkloadTask.of(cmd.scenario)
         if (task.isGridFs) throw NotApplicable("the Kotlin coroutine driver has no GridFS API")
-        return TaskIterations.measure(cmd, task, CoroutineWorkload(task, cmd.target))
+        return TaskIterations.measure(cmd, task, if (task.isOdm) CoroutineOdm(task, cmd.target) else CoroutineWorkload(task, cmd.target))
     }
 
     override fun ping(cmd: CellCommand): Map<String, Double> = throw NotApplicable(WORKLOADS_ONLY)

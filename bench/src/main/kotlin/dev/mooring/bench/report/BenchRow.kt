@@ -34,14 +34,17 @@ enum class Library(val key: String, val official: Boolean) {
      * True when this library measures [scenario]: the floor and the two Mooring variants only the
      * ping scenarios (the floor also the decoding workload tasks, [Scenario.hasFloor]); the Java
      * facade the ping scenarios and the workload tasks; the coroutine driver only the workload
-     * tasks, GridFS excepted (it has no GridFS API); the others everything but what they cannot run.
+     * tasks, GridFS excepted (it has no GridFS API); the others everything but what they cannot run. The ODM
+     * tasks ([Scenario.isOdm]: `@Serializable` models over kotlinx.serialization) only Mooring and the coroutine
+     * driver with bson-kotlinx: the Java libraries have no kotlinx.serialization codec.
      */
     fun measures(scenario: Scenario): Boolean = when (this) {
         MOORING_DEFAULT, MOORING_ONE_LOOP -> scenario.isPing
-        MOORING_JAVA -> scenario.isPing || scenario.isWorkload
+        MOORING_JAVA -> scenario.isPing || (scenario.isWorkload && !scenario.isOdm)
         FLOOR -> scenario.isPing || scenario.hasFloor
         KOTLIN_COROUTINE -> scenario.isWorkload && scenario != Scenario.GRIDFS_UPLOAD && scenario != Scenario.GRIDFS_DOWNLOAD // no GridFS API
-        MOORING, JAVA_SYNC, JAVA_REACTIVE -> true
+        MOORING -> true
+        JAVA_SYNC, JAVA_REACTIVE -> !scenario.isOdm
     }
 
     companion object {
@@ -55,7 +58,7 @@ enum class Library(val key: String, val official: Boolean) {
  * benchmark suite (benchmarking.md), run against each workload server with and without
  * compression; [hasFloor]: a decoding task the raw-socket floor also runs.
  */
-enum class Scenario(val key: String, val isWorkload: Boolean = false, val hasFloor: Boolean = false) {
+enum class Scenario(val key: String, val isWorkload: Boolean = false, val hasFloor: Boolean = false, val isOdm: Boolean = false) {
     PING_MONGO_JAVA_SERVER("ping-mongo-java-server"),
     PING_RESPONDER("ping-responder"),
     COLD_START("cold-start"),
@@ -76,7 +79,15 @@ enum class Scenario(val key: String, val isWorkload: Boolean = false, val hasFlo
     SMALL_DOC_CLIENT_BULK_WRITE_MIXED("small-doc-client-bulk-write-mixed-operations", isWorkload = true),
     SMALL_DOC_COLLECTION_BULK_WRITE_MIXED("small-doc-collection-bulk-write-mixed-operations", isWorkload = true),
     GRIDFS_UPLOAD("gridfs-upload", isWorkload = true),
-    GRIDFS_DOWNLOAD("gridfs-download", isWorkload = true);
+    GRIDFS_DOWNLOAD("gridfs-download", isWorkload = true),
+    ODM_FLAT_SMALL_MODEL_CREATION("odm-flat-small-model-creation", isWorkload = true, isOdm = true),
+    ODM_FLAT_SMALL_MODEL_UPDATE("odm-flat-small-model-update", isWorkload = true, isOdm = true),
+    ODM_FLAT_SMALL_MODEL_FIND_BY_FILTER("odm-flat-small-model-find-by-filter", isWorkload = true, isOdm = true),
+    ODM_FLAT_SMALL_MODEL_FIND_FOREIGN_KEY_BY_FILTER("odm-flat-small-model-find-foreign-key-by-filter", isWorkload = true, isOdm = true),
+    ODM_NESTED_LARGE_MODEL_CREATION("odm-nested-large-model-creation", isWorkload = true, isOdm = true),
+    ODM_NESTED_LARGE_MODEL_UPDATE_NESTED("odm-nested-large-model-update-nested", isWorkload = true, isOdm = true),
+    ODM_NESTED_FIND_NESTED_BY_FILTER("odm-nested-large-model-find-nested-by-filter", isWorkload = true, isOdm = true),
+    ODM_NESTED_FIND_NESTED_ARRAY_BY_FILTER("odm-nested-large-model-find-nested-array-by-filter", isWorkload = true, isOdm = true);
 
     val isPing: Boolean get() = this == PING_RESPONDER || this == PING_MONGO_JAVA_SERVER
 

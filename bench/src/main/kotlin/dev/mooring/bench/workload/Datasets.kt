@@ -5,7 +5,7 @@ import java.io.File
 import java.util.concurrent.ConcurrentHashMap
 
 /**
- * The benchmark datasets (`../shared/bench-data`, benchmarking.md's tarballs), unpacked at run
+ * The benchmark datasets (`../shared/bench-data`, benchmarking.md's and odm-benchmarking.md's tarballs), unpacked at run
  * time into `bench/target/bench-data` (never into the sources) and loaded as `BsonDocument`s.
  * The archive directory is the `bench.data` system property, else the first `shared/bench-data`
  * found walking up from the working directory. Thread-safe; each file is parsed once per JVM.
@@ -14,6 +14,7 @@ object Datasets {
     private const val ARCHIVE = "single_and_multi_document.tgz"
     private val parsed = ConcurrentHashMap<String, BsonDocument>()
     private val files = ConcurrentHashMap<String, ByteArray>()
+    private val texts = ConcurrentHashMap<String, String>()
 
     /** The directory holding the archives. */
     fun archiveDir(): File {
@@ -31,19 +32,29 @@ object Datasets {
     /** Where the archive is unpacked (`bench.unpacked`, else `bench/target/bench-data` of the working tree). */
     private fun unpackDir(): File = File(System.getProperty("bench.unpacked") ?: "bench/target/bench-data").absoluteFile
 
-    /** The unpacked file [name] of the single- and multi-document archive (unpacked on first use, with `tar`). */
+    /**
+     * The unpacked file [name] (unpacked on first use, with `tar`): a name of the single- and multi-document
+     * archive, or `flat-models/…` / `nested-models/…` of the ODM archives (odm-benchmarking.md's
+     * `flat_models.tgz` and `nested_models.tgz`, which hold those directories).
+     */
     @Synchronized
     fun file(name: String): File {
-        val dir = File(unpackDir(), "single_and_multi_document")
-        val f = File(dir, name)
+        val (archive, f) = when {
+            name.startsWith("flat-models/") -> "flat_models.tgz" to File(unpackDir(), name)
+            name.startsWith("nested-models/") -> "nested_models.tgz" to File(unpackDir(), name)
+            else -> ARCHIVE to File(File(unpackDir(), "single_and_multi_document"), name)
+        }
         if (f.isFile) return f
         unpackDir().mkdirs()
-        val p = ProcessBuilder("tar", "-xzf", File(archiveDir(), ARCHIVE).path, "-C", unpackDir().path).redirectErrorStream(true).start()
+        val p = ProcessBuilder("tar", "-xzf", File(archiveDir(), archive).path, "-C", unpackDir().path).redirectErrorStream(true).start()
         val out = p.inputStream.readBytes().decodeToString()
-        check(p.waitFor() == 0) { "unpacking $ARCHIVE failed: $out" }
-        check(f.isFile) { "$ARCHIVE has no $name" }
+        check(p.waitFor() == 0) { "unpacking $archive failed: $out" }
+        check(f.isFile) { "$archive has no $name" }
         return f
     }
+
+    /** [task]'s file as text (an ODM task's JSON model), read once per JVM. */
+    fun text(task: WorkloadTask): String = texts.computeIfAbsent(task.file) { file(it).readText() }
 
     /** [task]'s file as bytes (GRIDFS_LARGE), read once per JVM; callers must not change the array. */
     fun bytes(task: WorkloadTask): ByteArray = files.computeIfAbsent(task.file) { file(it).readBytes() }

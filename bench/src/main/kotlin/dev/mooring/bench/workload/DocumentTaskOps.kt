@@ -46,6 +46,10 @@ abstract class DocumentTaskOps(protected val task: WorkloadTask, private val dis
     /** True when [insertOne]/[insertMany] add an `_id` to the caller's document. */
     protected open val insertAddsId: Boolean get() = true
 
+    init {
+        require(!task.isOdm) { "${task.scenario.key} is an ODM task: OdmTaskOps runs it (Mooring and the coroutine driver only)" }
+    }
+
     private val document: BsonDocument = Datasets.document(task)
     private var batch: List<BsonDocument> = emptyList()
     private var bulk: PreparedBulkWrite? = null
