@@ -81,6 +81,24 @@ class WorkloadSpec : FunSpec({
         m.getValue("iterations") shouldBe 3.0
     }
 
+    test("a cell scaled down to fewer operations is scored on the same share of the task's size and says how many it ran") {
+        val task = WorkloadTask.ODM_FLAT_SMALL_MODEL_CREATION // 2.5 MB for 10,000 models
+        val m = TaskIterations.summarize(task, longArrayOf(250_000_000, 500_000_000), 1_000_000_000, null, 8_000_000, operations = 2_000)
+        m.getValue("mbPerSec") shouldBe (0.5 / 0.25 plusOrMinus 1e-9) // nearest rank of 2: the first
+        m.getValue("cpuUsPerMb") shouldBe (1_000_000.0 / (0.5 * 2) plusOrMinus 1e-6)
+        m.getValue("allocBytesPerDoc") shouldBe 2_000.0
+        m.getValue("operations") shouldBe 2_000.0
+        TaskIterations.summarize(task, longArrayOf(1), 1, null, 1).containsKey("operations") shouldBe false
+        shouldThrow<IllegalArgumentException> { TaskIterations.summarize(task, longArrayOf(1), 1, null, 1, operations = 20_000) }
+        val cmd = CellCommand(task.scenario, count = 2, warmupIterations = 1, operations = 2_000)
+        CellCommand.fromJson(cmd.toJson()) shouldBe cmd
+        TaskIterations.operationsOf(cmd, task) shouldBe 2_000
+        TaskIterations.operationsOf(cmd.copy(operations = 0), task) shouldBe 10_000
+        // the cell's size is reported, never compared
+        fun row(lib: Library) = BenchRow(lib, task.scenario, null, null, mapOf("mbPerSec" to 2.0, "operations" to 2_000.0, "iterations" to 2.0), server = "canned", compressor = "none")
+        RatioTable.ratiosTo(listOf(row(Library.MOORING), row(Library.KOTLIN_COROUTINE)), Library.KOTLIN_COROUTINE) shouldBe mapOf("mbPerSec" to 1.0)
+    }
+
     test("the canned server serves the find-many cursor through getMores, a find by _id, and acknowledges inserts, with and without zstd") {
         val tweet = BsonDocument("text", BsonString("x".repeat(1_500))).append("n", BsonInt32(1))
         val server = CannedServer.bind(tweet, corpusSize = 10_000)
@@ -421,7 +439,10 @@ class WorkloadSpec : FunSpec({
             BenchPlan.quick().iterations(task.scenario) shouldBe (1 to 2)
             BenchPlan.quick().compresses(task.scenario, "zstd") shouldBe false
             BenchPlan.full().compresses(task.scenario, "zstd") shouldBe true
+            BenchPlan.quick().operations(task.scenario) shouldBe 2_000
+            BenchPlan.full().operations(task.scenario) shouldBe 0
         }
+        BenchPlan.quick().operations(Scenario.FIND_MANY) shouldBe 0
         WorkloadTask.entries.filter { it.isOdmFind }.map { it.scenario.key } shouldBe listOf(
             "odm-flat-small-model-find-by-filter", "odm-flat-small-model-find-foreign-key-by-filter",
             "odm-nested-large-model-find-nested-by-filter", "odm-nested-large-model-find-nested-array-by-filter",

@@ -163,7 +163,7 @@ object BenchMain {
                         val target = if (compressor == "none") base else withOption(base, "compressors", compressor)
                         val (warmup, measured) = plan.iterations(task)
                         cells += CellCommand(task, target = target, count = measured, warmupIterations = warmup,
-                            serverPid = servers.getValue(s).pid, server = server, compressor = compressor)
+                            serverPid = servers.getValue(s).pid, server = server, compressor = compressor, operations = plan.operations(task))
                     }
                 }
                 for (cmd in cells.filter { plan.includes(it.scenario) }) {

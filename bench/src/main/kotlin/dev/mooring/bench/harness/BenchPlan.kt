@@ -43,11 +43,13 @@ data class BenchPlan(
     /**
      * Workload tasks this plan runs shorter: [slowWorkloadWarmupIterations] and [slowWorkloadIterations] instead, and
      * no zstd cell (quick mode: the collection mixed bulk write, 30,000 one-statement commands per iteration, and the
-     * ODM tasks, 10,000 one-model commands per iteration each).
+     * ODM tasks, one command per model operation, which quick mode also scales down: [odmOperations]).
      */
     val slowWorkloads: Set<Scenario> = emptySet(),
     val slowWorkloadWarmupIterations: Int = 1,
     val slowWorkloadIterations: Int = 2,
+    /** The ODM tasks' operations per iteration when this plan scales them down (quick mode); null: the spec's 10,000. */
+    val odmOperations: Int? = null,
 ) {
     /** The workload tasks this plan runs. */
     val workloads: List<Scenario> get() = Scenario.entries.filter { it.isWorkload && includes(it) }
@@ -55,6 +57,9 @@ data class BenchPlan(
     /** The (discarded, measured) iterations of [task]'s cells. */
     fun iterations(task: Scenario): Pair<Int, Int> =
         if (task in slowWorkloads) slowWorkloadWarmupIterations to slowWorkloadIterations else workloadWarmupIterations to workloadIterations
+
+    /** The operations per iteration of [task]'s cells ([dev.mooring.bench.worker.CellCommand.operations]: 0 is the task's own). */
+    fun operations(task: Scenario): Int = if (task.isOdm) odmOperations ?: 0 else 0
 
     /** Whether [task] has a cell with [compressor] in this plan. */
     fun compresses(task: Scenario, compressor: String): Boolean = compressor == "none" || task !in slowWorkloads
@@ -70,6 +75,7 @@ data class BenchPlan(
             waiters = 100_000, coldStartRuns = 1, failoverElections = 0,
             workloadWarmupIterations = 1, workloadIterations = 4,
             slowWorkloads = setOf(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED) + Scenario.entries.filter { it.isOdm },
+            odmOperations = 2_000,
         )
 
         fun full() = BenchPlan(

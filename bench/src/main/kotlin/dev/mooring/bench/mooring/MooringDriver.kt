@@ -99,7 +99,7 @@ class MooringDriver(private val callersOnEventLoops: Boolean, private val eventL
         val task = WorkloadTask.of(cmd.scenario)
         val ops = when {
             task.isGridFs -> MooringGridFs(task, cmd.target)
-            task.isOdm -> MooringOdm(task, cmd.target)
+            task.isOdm -> MooringOdm(task, cmd.target, TaskIterations.operationsOf(cmd, task))
             else -> MooringWorkload(task, cmd.target)
         }
         return TaskIterations.measure(cmd, task, ops)

@@ -15,7 +15,7 @@ class KotlinCoroutineDriver : LibraryDriver {
     override fun workload(cmd: CellCommand): Map<String, Double> {
         val task = WorkloadTask.of(cmd.scenario)
         if (task.isGridFs) throw NotApplicable("the Kotlin coroutine driver has no GridFS API")
-        return TaskIterations.measure(cmd, task, if (task.isOdm) CoroutineOdm(task, cmd.target) else CoroutineWorkload(task, cmd.target))
+        return TaskIterations.measure(cmd, task, if (task.isOdm) CoroutineOdm(task, cmd.target, TaskIterations.operationsOf(cmd, task)) else CoroutineWorkload(task, cmd.target))
     }
 
     override fun ping(cmd: CellCommand): Map<String, Double> = throw NotApplicable(WORKLOADS_ONLY)

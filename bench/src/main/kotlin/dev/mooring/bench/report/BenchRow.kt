@@ -103,8 +103,11 @@ object Metrics {
         "opsPerSec", "p50Us", "p99Us", "p999Us", "maxWaitUs", "jain", "connectionsCreated",
         "cpuUsPerOp", "serverCpuUsPerOp", "allocBytesPerOp", "coldFirstPingMs", "topologyKnownMs", "pairNs",
         "heapMb", "drainMs", "detectMsP50", "detectMsMax",
-        "mbPerSec", "medianMs", "cpuUsPerMb", "serverCpuUsPerMb", "allocBytesPerDoc", "iterations",
+        "mbPerSec", "medianMs", "cpuUsPerMb", "serverCpuUsPerMb", "allocBytesPerDoc", "iterations", "operations",
     )
+
+    /** A workload cell's size, not a measurement: never compared between libraries. */
+    val CELL_SIZE: Set<String> = setOf("iterations", "operations")
 
     /** Metrics where a smaller number is better (for the ratio table's reading direction). */
     val LOWER_IS_BETTER: Set<String> = setOf(

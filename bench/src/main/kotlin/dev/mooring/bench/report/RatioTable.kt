@@ -78,12 +78,12 @@ object RatioTable {
         sb.append(" |\n")
     }
 
-    /** Mooring's value divided by [other]'s, per metric both report (`iterations` excepted); empty without both rows. */
+    /** Mooring's value divided by [other]'s, per metric both report (the cell's size, [Metrics.CELL_SIZE], excepted); empty without both rows. */
     fun ratiosTo(cell: List<BenchRow>, other: Library): Map<String, Double> {
         val m = cell.firstOrNull { it.library == Library.MOORING } ?: return emptyMap()
         val o = cell.firstOrNull { it.library == other } ?: return emptyMap()
         return m.metrics.mapNotNull { (k, mv) ->
-            if (k !in Metrics.ORDER || k == "iterations") return@mapNotNull null
+            if (k !in Metrics.ORDER || k in Metrics.CELL_SIZE) return@mapNotNull null
             val ov = o.metrics[k]?.takeIf { it != 0.0 } ?: return@mapNotNull null
             k to mv / ov
         }.toMap()
@@ -128,7 +128,7 @@ object RatioTable {
         if (officials.isEmpty()) return emptyMap()
         val out = LinkedHashMap<String, Double>()
         for ((k, mv) in m.metrics) {
-            if (k !in Metrics.ORDER || k in NOT_COMPARED || k == "iterations") continue
+            if (k !in Metrics.ORDER || k in NOT_COMPARED || k in Metrics.CELL_SIZE) continue
             val ov = officials.mapNotNull { it.metrics[k] }
             if (ov.isEmpty()) continue
             val best = if (k in Metrics.LOWER_IS_BETTER) ov.min() else ov.max()

@@ -28,6 +28,8 @@ data class CellCommand(
     val server: String? = null,
     val compressor: String? = null,
     val warmupIterations: Int = 0,
+    /** A workload task's operations per iteration when the plan scales it down ([dev.mooring.bench.workload.WorkloadTask.operations] when 0). */
+    val operations: Int = 0,
 ) {
     fun toJson(): JsonObject = buildJsonObject {
         put("scenario", JsonPrimitive(scenario.key))
@@ -41,6 +43,7 @@ data class CellCommand(
         if (server != null) put("server", JsonPrimitive(server))
         if (compressor != null) put("compressor", JsonPrimitive(compressor))
         if (warmupIterations != 0) put("warmupIterations", JsonPrimitive(warmupIterations))
+        if (operations != 0) put("operations", JsonPrimitive(operations))
     }
 
     companion object {
@@ -56,6 +59,7 @@ data class CellCommand(
             server = o["server"]?.jsonPrimitive?.content,
             compressor = o["compressor"]?.jsonPrimitive?.content,
             warmupIterations = o["warmupIterations"]?.jsonPrimitive?.int ?: 0,
+            operations = o["operations"]?.jsonPrimitive?.int ?: 0,
         ).also {
             require(it.callers >= 1) { "callers must be >= 1" }
             require(it.maxPoolSize >= 1) { "maxPoolSize must be >= 1" }

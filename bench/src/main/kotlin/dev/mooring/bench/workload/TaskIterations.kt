@@ -47,21 +47,31 @@ object TaskIterations {
             alloc += b.allocatedBytes - a.allocatedBytes
             if (a.serverCpuNanos >= 0) serverCpu += b.serverCpuNanos - a.serverCpuNanos
         }
-        summarize(task, wall, cpu, if (cmd.serverPid != null) serverCpu else null, alloc)
+        summarize(task, wall, cpu, if (cmd.serverPid != null) serverCpu else null, alloc, operationsOf(cmd, task))
     }
 
-    /** The metrics of measured iterations: [wallNanos] per iteration, CPU and allocation summed over all of them. */
-    fun summarize(task: WorkloadTask, wallNanos: LongArray, cpuNanos: Long, serverCpuNanos: Long?, allocatedBytes: Long): Map<String, Double> {
+    /** The operations per iteration of [cmd]'s cell of [task]: the task's, unless the plan scales it down ([CellCommand.operations]). */
+    fun operationsOf(cmd: CellCommand, task: WorkloadTask): Int = if (cmd.operations > 0) cmd.operations else task.operations
+
+    /**
+     * The metrics of measured iterations: [wallNanos] per iteration, CPU and allocation summed over all of them. A
+     * cell scaled down to [operations] (fewer than the task's) is scored on the same share of the task's size, and
+     * reports its `operations`.
+     */
+    fun summarize(task: WorkloadTask, wallNanos: LongArray, cpuNanos: Long, serverCpuNanos: Long?, allocatedBytes: Long, operations: Int = task.operations): Map<String, Double> {
+        require(operations in 1..task.operations) { "a cell runs 1..${task.operations} operations of ${task.scenario.key}, not $operations" }
         val medianNanos = percentile(wallNanos, 50)
-        val mb = task.datasetBytes / 1e6
+        val mb = task.datasetBytes * (operations.toDouble() / task.operations) / 1e6
+        val documents = task.documents.toLong() * operations / task.operations
         val totalMb = mb * wallNanos.size
         return buildMap {
             put("medianMs", medianNanos / 1e6)
             put("mbPerSec", mb / (medianNanos / 1e9))
             put("cpuUsPerMb", cpuNanos / 1e3 / totalMb)
             serverCpuNanos?.let { put("serverCpuUsPerMb", it / 1e3 / totalMb) }
-            put("allocBytesPerDoc", allocatedBytes.toDouble() / (task.documents.toLong() * wallNanos.size))
+            put("allocBytesPerDoc", allocatedBytes.toDouble() / (documents * wallNanos.size))
             put("iterations", wallNanos.size.toDouble())
+            if (operations != task.operations) put("operations", operations.toDouble())
         }
     }
 
