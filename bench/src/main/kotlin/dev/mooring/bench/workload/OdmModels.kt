@@ -96,5 +96,5 @@ data class EmbeddedIntDoc(
     val field12: Int,
     val field13: Int,
     val field14: Int,
-    val field15: Int
+    val field15: Int,
 )

@@ -64,7 +64,7 @@ abstract class OdmTaskOps(
     override fun setup() = blocking {
         val json = Datasets.text(task)
         val flat = task.file.startsWith("flat-models/")
-        if (flat) small = JSON.decodeFromString(SmallModel.serializer(), json) else nested = JSON.decodeFromString(LargeNestedModel.serializer(), json)
+        if (flat) small = Json.decodeFromString(SmallModel.serializer(), json) else nested = Json.decodeFromString(LargeNestedModel.serializer(), json)
         dropDatabase()
         when (task) {
             WorkloadTask.ODM_FLAT_SMALL_MODEL_UPDATE, WorkloadTask.ODM_FLAT_SMALL_MODEL_FIND_BY_FILTER -> {
@@ -151,6 +151,5 @@ abstract class OdmTaskOps(
         const val UPDATED_VALUE = "updated_value"
 
         private const val NESTED_INSERT_BATCH = 1_000
-        private val JSON = Json
     }
 }
