@@ -51,11 +51,19 @@ internal object UnsupportedFeatures {
         if (name in LISTINGS && (cmd["filter"] as? BsonDocument)?.isEmpty() == false) return unknownField("$name.filter")
         if (name == "create" && cmd["capped"]?.let { it.isBoolean && it.asBoolean().value } == true) return unknownField("create.capped")
         val pipelines = wireVersion >= PIPELINE_UPDATE_WIRE_VERSION
-        if (name == "findAndModify" && cmd["update"] is BsonArray && !pipelines) return pipelineUpdate("findAndModify.update")
+        if (name == "findAndModify" && cmd["update"] is BsonArray) {
+            if (!pipelines) return pipelineUpdate("findAndModify.update")
+            PipelineUpdates.refusal(cmd["update"] as BsonArray)?.let { return it }
+        }
         val array = STATEMENTS[name] ?: return null
         for (statement in cmd[array] as? BsonArray ?: return null) {
             (statement as? BsonDocument)?.let { unsupportedIn(it, topLevel = false) }?.let { return unknownField("$name.$array.$it") }
-            if (name == "update" && (statement as? BsonDocument)?.get("u") is BsonArray && !pipelines) return pipelineUpdate("update.updates.u")
+            val u = (statement as? BsonDocument)?.get("u")
+            if (name == "update" && u is BsonArray) {
+                if (!pipelines) return pipelineUpdate("update.updates.u")
+                // mongod parses an update pipeline with the command: a stage an update does not allow fails the whole command
+                PipelineUpdates.refusal(u)?.let { return it }
+            }
         }
         return null
     }
