@@ -335,7 +335,13 @@ internal class SocketConnection(
      * Encoding errors are [MongoMessageEncodingException]s.
      */
     private fun prepare(requestId: Int, flagBits: Int, body: BsonDocument, trailer: BodyTrailer?): ByteArray? {
-        val out = sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
+        // a command carrying large encoded documents gets a buffer of its size at once, not a chain of doubling ones
+        val carried = CommandBody.carriedBytes(body)
+        val out = if (carried > MAX_KEPT_SEND_BUFFER) {
+            BasicOutputBuffer(carried + LARGE_MESSAGE_ROOM).also { sendBuffer = it }
+        } else {
+            sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
+        }
         out.truncateToPosition(0)
         try {
             OpMsgCodec.encodeRequestInto(requestId, flagBits, body, trailer, limits, out)
@@ -491,5 +497,8 @@ internal class SocketConnection(
 
         /** A buffer grown past this (by an unusually large message) is not kept. */
         const val MAX_KEPT_SEND_BUFFER = 64 * 1024
+
+        /** Room for a large message's header and command fields besides the documents it carries. */
+        const val LARGE_MESSAGE_ROOM = 16 * 1024
     }
 }

@@ -1,6 +1,8 @@
 package dev.mooring.cmap.internal.wire
 
+import org.bson.BsonArray
 import org.bson.BsonDocument
+import org.bson.RawBsonDocument
 import org.bson.BsonValue
 import org.bson.io.BasicOutputBuffer
 
@@ -54,6 +56,32 @@ internal object CommandBody {
         if (trailer != null) for (i in 0 until trailer.size) d[trailer.name(i)] = trailer.value(i)
         return d
     }
+
+    /**
+     * The bytes of the encoded documents ([RawBsonDocument]s) the command carries in its top-level
+     * arrays, directly (an insert's `documents`) or as a field of an array's documents (a
+     * bulkWrite's `ops` entries' `document`), plus per such document room for its entry: what an
+     * encode buffer needs besides the command's own small fields. Only those two levels are
+     * visited; nothing is encoded.
+     */
+    fun carriedBytes(body: BsonDocument): Int {
+        val base = (body as? AppendedCommand)?.takeIf { it.isLazy }?.base ?: body
+        var bytes = 0L
+        for (v in base.values) {
+            if (v !is BsonArray) continue
+            for (item in v.values) {
+                when (item) {
+                    is RawBsonDocument -> bytes += item.byteBuffer.remaining() + ENTRY_ROOM
+                    is BsonDocument -> for (field in item.values) if (field is RawBsonDocument) bytes += field.byteBuffer.remaining() + ENTRY_ROOM
+                    else -> Unit
+                }
+            }
+        }
+        return bytes.coerceAtMost(Int.MAX_VALUE.toLong()).toInt()
+    }
+
+    /** An array element's type byte, index and NUL, and a bulkWrite entry's other fields. */
+    private const val ENTRY_ROOM = 48
 
     /** Writes the body as sent into [out] (a top-level document, see [BsonOut]); nothing is copied. */
     fun write(out: BasicOutputBuffer, body: BsonDocument, trailer: BodyTrailer?) {

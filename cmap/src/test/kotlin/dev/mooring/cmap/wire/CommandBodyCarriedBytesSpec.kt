@@ -1,0 +1,33 @@
+package dev.mooring.cmap.wire
+
+import dev.mooring.cmap.internal.wire.CommandBody
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.ints.shouldBeGreaterThanOrEqual
+import io.kotest.matchers.ints.shouldBeLessThan
+import io.kotest.matchers.shouldBe
+import org.bson.BsonArray
+import org.bson.BsonDocument
+import org.bson.BsonInt32
+import org.bson.BsonString
+import org.bson.RawBsonDocument
+import org.bson.codecs.BsonDocumentCodec
+
+class CommandBodyCarriedBytesSpec : FunSpec({
+    val big = RawBsonDocument(BsonDocument().apply { repeat(2_000) { append("f$it", BsonString("v$it")) } }, BsonDocumentCodec())
+    val bigSize = big.byteBuffer.remaining()
+
+    test("an insert's documents and a bulkWrite's ops documents count with their bytes; nothing else does") {
+        val insert = BsonDocument("insert", BsonString("c")).append("documents", BsonArray(listOf(big, big)))
+        CommandBody.carriedBytes(insert) shouldBeGreaterThanOrEqual 2 * bigSize
+        CommandBody.carriedBytes(insert) shouldBeLessThan 2 * bigSize + 1_000
+
+        val bulk = BsonDocument("bulkWrite", BsonInt32(1))
+            .append("ops", BsonArray(listOf(BsonDocument("insert", BsonInt32(0)).append("document", big), BsonDocument("delete", BsonInt32(0)).append("filter", BsonDocument()))))
+            .append("nsInfo", BsonArray(listOf(BsonDocument("ns", BsonString("db.c")))))
+        CommandBody.carriedBytes(bulk) shouldBeGreaterThanOrEqual bigSize
+        CommandBody.carriedBytes(bulk) shouldBeLessThan bigSize + 1_000
+
+        CommandBody.carriedBytes(BsonDocument("find", BsonString("c")).append("filter", big)) shouldBe 0
+        CommandBody.carriedBytes(BsonDocument("ping", BsonInt32(1))) shouldBe 0
+    }
+})
