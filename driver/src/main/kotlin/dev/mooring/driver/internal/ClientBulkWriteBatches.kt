@@ -2,8 +2,6 @@ package dev.mooring.driver.internal
 
 import org.bson.BsonArray
 import org.bson.BsonDocument
-import org.bson.RawBsonDocument
-import org.bson.codecs.BsonDocumentCodec
 
 /**
  * One `bulkWrite` command's share of a client bulk write: its [ops] (in the caller's order) and
@@ -44,7 +42,7 @@ internal object ClientBulkWriteBatches {
     private const val ARRAY_FIELD_OVERHEAD = 1 + 6 + 1 + 4 + 1
 
     fun split(ops: List<ClientWriteOp>, base: BsonDocument, limits: ServerLimits): List<ClientBulkWriteBatch> {
-        val baseSize = RawBsonDocument(base, BsonDocumentCodec()).sizeInBytes
+        val baseSize = BsonSizes.document(base)
         val room = minOf(limits.maxBsonObjectSize, limits.maxMessageSizeBytes - MESSAGE_OVERHEAD_BYTES) - baseSize - 2 * ARRAY_FIELD_OVERHEAD
         val nsSize = HashMap<String, Int>()
         val out = ArrayList<ClientBulkWriteBatch>()
@@ -52,7 +50,7 @@ internal object ClientBulkWriteBatches {
         var namespaces = LinkedHashSet<String>()
         var bytes = 0
         fun added(op: ClientWriteOp): Int {
-            val ns = if (op.namespace in namespaces) 0 else ELEMENT_OVERHEAD + nsSize.getOrPut(op.namespace) { RawBsonDocument(ClientWriteOps.nsInfo(op.namespace), BsonDocumentCodec()).sizeInBytes }
+            val ns = if (op.namespace in namespaces) 0 else ELEMENT_OVERHEAD + nsSize.getOrPut(op.namespace) { BsonSizes.document(ClientWriteOps.nsInfo(op.namespace)) }
             return op.size + ELEMENT_OVERHEAD + ns
         }
         for (op in ops) {

@@ -7,8 +7,6 @@ import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
 import org.bson.BsonValue
-import org.bson.RawBsonDocument
-import org.bson.codecs.BsonDocumentCodec
 import org.bson.codecs.Codec
 import org.bson.conversions.Bson
 
@@ -34,11 +32,11 @@ internal class ClientWriteOp(
     fun document(nsIndex: Int): BsonDocument =
         BsonDocument(kind.name.lowercase(), BsonInt32(nsIndex)).also { it.putAll(fields) }
 
-    val size: Int = RawBsonDocument(document(0), CODEC).sizeInBytes
-
-    private companion object {
-        val CODEC = BsonDocumentCodec()
-    }
+    /**
+     * Computed ([BsonSizes]: the fields' document plus the first element, the kind's name with an
+     * Int32), not by encoding the entry: an insert's document is encoded once, by its codec.
+     */
+    val size: Int = (1 + kind.name.length + 1 + 4) + BsonSizes.document(fields)
 }
 
 /**
@@ -48,21 +46,22 @@ internal class ClientWriteOp(
  * anything is sent); `multi` is always sent; optional fields only when given. Stateless.
  */
 internal object ClientWriteOps {
-    fun of(index: Int, m: ClientNamespacedWriteModel<*>): ClientWriteOp {
+    /** [m] as the op at [index]; its documents encoded by [encoder] (one per bulk write: its size hint). */
+    fun of(index: Int, m: ClientNamespacedWriteModel<*>, encoder: DocumentEncoder): ClientWriteOp {
         @Suppress("UNCHECKED_CAST")
         val model = m as ClientNamespacedWriteModel<Any>
-        return of(index, model.namespace, model.model, model.codec)
+        return of(index, model.namespace, model.model, model.codec, encoder)
     }
 
-    private fun of(index: Int, ns: String, model: WriteModel<Any>, codec: Codec<Any>): ClientWriteOp = when (model) {
+    private fun of(index: Int, ns: String, model: WriteModel<Any>, codec: Codec<Any>, encoder: DocumentEncoder): ClientWriteOp = when (model) {
         is WriteModel.InsertOne -> {
-            val (doc, id) = DocumentCodec.withId(encode(model.document, codec))
+            val (doc, id) = encoder.encodeWithId(model.document, codec)
             ClientWriteOp(index, ns, ClientOpKind.INSERT, BsonDocument("document", doc), false, id)
         }
         is WriteModel.UpdateOne -> update(index, ns, model.filter, WriteStatements.updateValue(model.update), false, model.upsert, model.arrayFilters, model.collation, model.hint, model.sort)
         is WriteModel.UpdateMany -> update(index, ns, model.filter, WriteStatements.updateValue(model.update), true, model.upsert, model.arrayFilters, model.collation, model.hint, null)
         is WriteModel.ReplaceOne -> {
-            val replacement = encode(model.replacement, codec)
+            val replacement = encoder.encode(model.replacement, codec)
             WriteStatements.checkReplacement(replacement)
             update(index, ns, model.filter, replacement, false, model.upsert, null, model.collation, model.hint, model.sort)
         }
@@ -95,9 +94,6 @@ internal object ClientWriteOps {
         d["multi"] = BsonBoolean.valueOf(multi)
         return ClientWriteOp(index, ns, ClientOpKind.DELETE, d, multi, null)
     }
-
-    private fun encode(document: Any, codec: Codec<Any>): RawBsonDocument =
-        document as? RawBsonDocument ?: RawBsonDocument(document, codec)
 
     /** The nsInfo entry of [namespace]. */
     fun nsInfo(namespace: String): BsonDocument = BsonDocument("ns", BsonString(namespace))

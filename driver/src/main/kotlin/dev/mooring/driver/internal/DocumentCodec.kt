@@ -5,20 +5,17 @@ import kotlin.reflect.KClass
 import kotlinx.serialization.InternalSerializationApi
 import kotlinx.serialization.modules.SerializersModule
 import kotlinx.serialization.serializer
-import org.bson.BsonBinaryWriter
 import org.bson.BsonDocument
 import org.bson.BsonDocumentReader
 import org.bson.BsonReader
 import org.bson.BsonValue
 import org.bson.RawBsonDocument
 import org.bson.codecs.BsonDocumentCodec
-import org.bson.codecs.EncoderContext
 import org.bson.codecs.Codec
 import org.bson.codecs.DecoderContext
 import org.bson.codecs.RawBsonDocumentCodec
 import org.bson.codecs.kotlinx.BsonConfiguration
 import org.bson.codecs.kotlinx.KotlinSerializerCodec
-import org.bson.io.BasicOutputBuffer
 import org.bson.types.ObjectId
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
@@ -29,40 +26,17 @@ import java.nio.ByteOrder
  * the BSON codecs are).
  */
 internal class DocumentCodec<T : Any>(val documentClass: KClass<T>, val codec: Codec<T>, private val namespace: String) {
-    /**
-     * The initial capacity of the next encoding's buffer: about the last document's size (a
-     * collection's documents tend to be alike), so a document is written into one array instead
-     * of a chain of doubling ones (a 2.7 MB document went through 4 KB ... 4 MB: three times its
-     * size in garbage). A racy hint, never a limit.
-     */
-    @Volatile private var sizeHint: Int = MIN_HINT
+    /** Encodes this collection's documents (one size hint per collection). */
+    private val encoder = DocumentEncoder()
 
     /** [document] as BSON bytes. */
-    fun encode(document: T): RawBsonDocument = when (document) {
-        is RawBsonDocument -> document
-        else -> write { codec.encode(it, document, ENCODER) }
-    }
+    fun encode(document: T): RawBsonDocument = encoder.encode(document, codec)
 
     /**
-     * [document] as BSON bytes with an `_id` (crud.md "Generated identifiers"), and that `_id`: the
-     * document's own, else a new ObjectId prepended ([withId]; the caller's document is not
-     * changed). For a `BsonDocument` the `_id` is looked up in its map, not in the bytes.
+     * [document] as BSON bytes with an `_id` (crud.md "Generated identifiers"), and that `_id`
+     * ([DocumentEncoder.encodeWithId]; the caller's document is not changed).
      */
-    fun encodeWithId(document: T): Pair<RawBsonDocument, BsonValue> {
-        if (document is BsonDocument && document !is RawBsonDocument) {
-            val id = document["_id"]
-            return if (id != null) encode(document) to id else prependId(encode(document))
-        }
-        return withId(encode(document))
-    }
-
-    private inline fun write(block: (BsonBinaryWriter) -> Unit): RawBsonDocument {
-        val out = BasicOutputBuffer(sizeHint)
-        BsonBinaryWriter(out).use(block)
-        val size = out.position
-        sizeHint = (size + size / 8 + 64).coerceIn(MIN_HINT, MAX_HINT)
-        return RawBsonDocument(out.internalBuffer, 0, size)
-    }
+    fun encodeWithId(document: T): Pair<RawBsonDocument, BsonValue> = encoder.encodeWithId(document, codec)
 
     /** [document] into [T]; [DocumentDecodingException] naming the namespace and field when the codec fails. */
     fun decode(document: BsonDocument): T {
@@ -83,9 +57,6 @@ internal class DocumentCodec<T : Any>(val documentClass: KClass<T>, val codec: C
 
     companion object {
         private val DECODER: DecoderContext = DecoderContext.builder().build()
-        private val ENCODER: EncoderContext = EncoderContext.builder().build()
-        private const val MIN_HINT = 256
-        private const val MAX_HINT = 16 * 1024 * 1024 + 16 * 1024
 
         /**
          * The codec of [documentClass]: the BSON document codecs, else bson-kotlinx with [module] and

@@ -62,4 +62,14 @@ class TopLevelIdSpec : FunSpec({
         encoded.getInt32("a").value shouldBe 1
         encoded.getString("b").value shouldBe "two"
     }
+
+    test("a BsonDocument's generated _id is written first while it is encoded: the bytes of the document with that _id put first") {
+        val codec = DocumentCodec.of(BsonDocument::class, EmptySerializersModule(), "db.c")
+        val inner = RawBsonDocument(BsonDocument.parse("{r: [1, 2]}"), BsonDocumentCodec())
+        val doc = BsonDocument.parse("{a: 1, b: {c: [1, {d: 'e'}]}, s: 'ü'}").append("raw", inner)
+        val (encoded, id) = codec.encodeWithId(doc)
+        val expected = BsonDocument("_id", id).also { d -> doc.forEach { (k, v) -> d[k] = v } }
+        encoded shouldBe RawBsonDocument(expected, BsonDocumentCodec())
+        encoded.byteBuffer.remaining() shouldBe RawBsonDocument(expected, BsonDocumentCodec()).byteBuffer.remaining()
+    }
 })
