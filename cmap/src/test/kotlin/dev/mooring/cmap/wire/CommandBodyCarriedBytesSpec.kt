@@ -16,7 +16,7 @@ class CommandBodyCarriedBytesSpec : FunSpec({
     val big = RawBsonDocument(BsonDocument().apply { repeat(2_000) { append("f$it", BsonString("v$it")) } }, BsonDocumentCodec())
     val bigSize = big.byteBuffer.remaining()
 
-    test("an insert's documents and a bulkWrite's ops documents count with their bytes; nothing else does") {
+    test("an insert's documents and a bulkWrite's ops documents count with their bytes when the first is large; nothing else does") {
         val insert = BsonDocument("insert", BsonString("c")).append("documents", BsonArray(listOf(big, big)))
         CommandBody.carriedBytes(insert) shouldBeGreaterThanOrEqual 2 * bigSize
         CommandBody.carriedBytes(insert) shouldBeLessThan 2 * bigSize + 1_000
@@ -28,6 +28,8 @@ class CommandBodyCarriedBytesSpec : FunSpec({
         CommandBody.carriedBytes(bulk) shouldBeLessThan bigSize + 1_000
 
         CommandBody.carriedBytes(BsonDocument("find", BsonString("c")).append("filter", big)) shouldBe 0
+        val small = RawBsonDocument(BsonDocument("a", BsonInt32(1)), BsonDocumentCodec())
+        CommandBody.carriedBytes(BsonDocument("insert", BsonString("c")).append("documents", BsonArray(listOf(small, big)))) shouldBe 0
         CommandBody.carriedBytes(BsonDocument("ping", BsonInt32(1))) shouldBe 0
     }
 })

@@ -61,27 +61,38 @@ internal object CommandBody {
      * The bytes of the encoded documents ([RawBsonDocument]s) the command carries in its top-level
      * arrays, directly (an insert's `documents`) or as a field of an array's documents (a
      * bulkWrite's `ops` entries' `document`), plus per such document room for its entry: what an
-     * encode buffer needs besides the command's own small fields. Only those two levels are
-     * visited; nothing is encoded.
+     * encode buffer needs besides the command's own small fields. An array counts only when its
+     * first element carries a document of at least [LARGE_DOCUMENT] bytes (small documents are
+     * not worth a pass over a batch of many); only those two levels are visited; nothing is encoded.
      */
     fun carriedBytes(body: BsonDocument): Int {
         val base = (body as? AppendedCommand)?.takeIf { it.isLazy }?.base ?: body
         var bytes = 0L
         for (v in base.values) {
-            if (v !is BsonArray) continue
-            for (item in v.values) {
-                when (item) {
-                    is RawBsonDocument -> bytes += item.byteBuffer.remaining() + ENTRY_ROOM
-                    is BsonDocument -> for (field in item.values) if (field is RawBsonDocument) bytes += field.byteBuffer.remaining() + ENTRY_ROOM
-                    else -> Unit
-                }
-            }
+            if (v !is BsonArray || v.isEmpty()) continue
+            val items = v.values
+            if (carried(items[0]) < LARGE_DOCUMENT) continue
+            for (item in items) bytes += carried(item)
         }
         return bytes.coerceAtMost(Int.MAX_VALUE.toLong()).toInt()
     }
 
+    /** The bytes [item] (an array element) carries as encoded documents, with their entry's room. */
+    private fun carried(item: BsonValue): Long = when (item) {
+        is RawBsonDocument -> item.byteBuffer.remaining().toLong() + ENTRY_ROOM
+        is BsonDocument -> {
+            var n = 0L
+            for (field in item.values) if (field is RawBsonDocument) n += field.byteBuffer.remaining() + ENTRY_ROOM
+            n
+        }
+        else -> 0L
+    }
+
     /** An array element's type byte, index and NUL, and a bulkWrite entry's other fields. */
     private const val ENTRY_ROOM = 48
+
+    /** The size from which a carried document makes its array count ([carriedBytes]). */
+    const val LARGE_DOCUMENT = 16 * 1024
 
     /** Writes the body as sent into [out] (a top-level document, see [BsonOut]); nothing is copied. */
     fun write(out: BasicOutputBuffer, body: BsonDocument, trailer: BodyTrailer?) {
