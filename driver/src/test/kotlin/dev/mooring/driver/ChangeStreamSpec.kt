@@ -153,13 +153,15 @@ class ChangeStreamSpec : FunSpec({
     }
 
     test("timeoutMS: the opening aggregate and each next get timeoutMS each; a next that times out leaves the stream to resume") {
+        // Each blocked command takes 600 ms of the 1,000: together (1,200 ms) they would exceed one shared timeoutMS,
+        // and each keeps 400 ms of margin on a loaded machine (with 250 of 400 the margin was too thin and the case failed at load 6).
         withSet { rs, cluster, recorder ->
-            val items = cluster.database("shop").collection<Item>("items").withTimeout(400)
-            rs.primary!!.configureFailPoint(failPoint("{configureFailPoint: 'failCommand', mode: {times: 2}, data: {failCommands: ['aggregate', 'getMore'], blockConnection: true, blockTimeMS: 250}}"))
+            val items = cluster.database("shop").collection<Item>("items").withTimeout(1_000)
+            rs.primary!!.configureFailPoint(failPoint("{configureFailPoint: 'failCommand', mode: {times: 2}, data: {failCommands: ['aggregate', 'getMore'], blockConnection: true, blockTimeMS: 600}}"))
             val stream = items.watch(options = ChangeStreamOptions(maxAwaitTimeMS = 1, batchSize = 2))
             val cursor = stream.cursor()
             cursor.tryNext() shouldBe null
-            rs.primary!!.configureFailPoint(failPoint("{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['getMore'], blockConnection: true, blockTimeMS: 600}}"))
+            rs.primary!!.configureFailPoint(failPoint("{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['getMore'], blockConnection: true, blockTimeMS: 1500}}"))
             shouldThrow<dev.mooring.sdam.MongoOperationTimeoutException> { cursor.next() }
             items.insertOne(Item(1, "a"))
             // the next call resumes first (an aggregate), then reads on
