@@ -63,6 +63,8 @@ data class BenchPlan(
     /** The parallel tasks' discarded and measured iterations per cell (each moves hundreds of MB). */
     val parallelWarmupIterations: Int = 1,
     val parallelIterations: Int = 2,
+    /** Whether the parallel LDJSON tasks also run with zstd on the canned server (quick mode: no, to keep it short). */
+    val parallelZstd: Boolean = true,
 ) {
     /** The workload tasks this plan runs. */
     val workloads: List<Scenario> get() = Scenario.entries.filter { it.isWorkload && includes(it) }
@@ -89,7 +91,8 @@ data class BenchPlan(
     }
 
     /** Whether [task] has a cell with [compressor] in this plan. */
-    fun compresses(task: Scenario, compressor: String): Boolean = compressor == "none" || task !in slowWorkloads
+    fun compresses(task: Scenario, compressor: String): Boolean =
+        compressor == "none" || (task !in slowWorkloads && (parallelZstd || !WorkloadTask.of(task).isParallel))
 
     fun includes(s: Scenario): Boolean = only == null || s in only || (s == Scenario.FAILOVER_POLL && Scenario.FAILOVER_STREAM in only)
 
@@ -103,7 +106,7 @@ data class BenchPlan(
             workloadWarmupIterations = 1, workloadIterations = 4,
             slowWorkloads = setOf(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED) + Scenario.entries.filter { it.isOdm },
             odmOperations = 2_000,
-            ldjsonFiles = 10, gridFsMultiFiles = 10, parallelWarmupIterations = 1, parallelIterations = 2,
+            ldjsonFiles = 5, gridFsMultiFiles = 10, parallelWarmupIterations = 1, parallelIterations = 2, parallelZstd = false,
         )
 
         fun full() = BenchPlan(
@@ -113,7 +116,7 @@ data class BenchPlan(
             cellWarmupMs = 1_000, pingMeasureMs = 3_000, poolMeasureMs = 2_000, jvmWarmupMs = 10_000,
             waiters = 100_000, coldStartRuns = 3, failoverElections = 20,
             workloadWarmupIterations = 3, workloadIterations = 10,
-            ldjsonFilesMongoJavaServer = 20, parallelWarmupIterations = 1, parallelIterations = 5,
+            ldjsonFilesMongoJavaServer = 20, parallelWarmupIterations = 1, parallelIterations = 1,
         )
 
         /** A very short run that only checks the harness end to end (numbers are meaningless). */
