@@ -12,6 +12,12 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend
 import dev.mooring.bench.harness.BenchMain
 import dev.mooring.bench.harness.BenchPlan
 import dev.mooring.bench.mooring.MooringGridFs
+import dev.mooring.bench.mooring.MooringJavaParallel
+import dev.mooring.bench.mooring.MooringParallel
+import dev.mooring.bench.official.CoroutineParallel
+import dev.mooring.bench.official.ReactiveParallel
+import dev.mooring.bench.official.SyncParallel
+import dev.mooring.bench.workload.ParallelTaskOps
 import dev.mooring.bench.mooring.MooringJavaGridFs
 import dev.mooring.bench.mooring.MooringJavaWorkload
 import dev.mooring.bench.mooring.MooringWorkload
@@ -439,14 +445,197 @@ class WorkloadSpec : FunSpec({
             BenchPlan.quick().iterations(task.scenario) shouldBe (1 to 2)
             BenchPlan.quick().compresses(task.scenario, "zstd") shouldBe false
             BenchPlan.full().compresses(task.scenario, "zstd") shouldBe true
-            BenchPlan.quick().operations(task.scenario) shouldBe 2_000
-            BenchPlan.full().operations(task.scenario) shouldBe 0
+            BenchPlan.quick().operations(task.scenario, "canned") shouldBe 2_000
+            BenchPlan.full().operations(task.scenario, "canned") shouldBe 0
         }
-        BenchPlan.quick().operations(Scenario.FIND_MANY) shouldBe 0
+        BenchPlan.quick().operations(Scenario.FIND_MANY, "canned") shouldBe 0
         WorkloadTask.entries.filter { it.isOdmFind }.map { it.scenario.key } shouldBe listOf(
             "odm-flat-small-model-find-by-filter", "odm-flat-small-model-find-foreign-key-by-filter",
             "odm-nested-large-model-find-nested-by-filter", "odm-nested-large-model-find-nested-array-by-filter",
         )
         WorkloadTask.ODM_NESTED_LARGE_MODEL_UPDATE_NESTED.datasetBytes shouldBe 13L * 10_000
+    }
+
+    // ---- the parallel suite (benchmarking.md "Parallel") ----
+
+    /** A scaled-down LDJSON_MULTI: [files] files of [perFile] tweet-like lines each, of varying sizes. */
+    fun ldjsonFiles(dir: java.io.File, files: Int, perFile: Int): List<java.io.File> = List(files) { f ->
+        java.io.File(dir, "ldjson%03d.txt".format(f)).also { file ->
+            file.writeText((0 until perFile).joinToString("\n", postfix = "\n") { i -> """{"text": "${"t".repeat(10 + (f * perFile + i) % 50)}", "n": ${f * perFile + i}, "user": {"id": $i, "tags": ["a", "b"]}}""" })
+        }
+    }
+
+    test("the LDJSON tasks import every document and export files whose lines parse back, through Mooring, its Java facade, the sync, reactive and coroutine drivers on mongo-java-server") {
+        val server = MongoServer(MemoryBackend())
+        server.bind("127.0.0.1", 0)
+        val dir = Files.createTempDirectory("ldjson").toFile()
+        try {
+            val uri = "mongodb://127.0.0.1:${server.localAddress.port}/?"
+            val files = ldjsonFiles(java.io.File(dir, "in").also { it.mkdirs() }, files = 3, perFile = 40)
+            val sourceNs = files.flatMap { it.readLines() }.map { BsonDocument.parse(it).getInt32("n").value }.sorted()
+            fun stored(c: String): List<BsonDocument> = MongoClients.create(uri).use { it.getDatabase("perftest").getCollection(c, BsonDocument::class.java).find().toList() }
+            for (task in listOf(WorkloadTask.LDJSON_MULTI_FILE_IMPORT, WorkloadTask.LDJSON_MULTI_FILE_EXPORT)) {
+                val cmd = CellCommand(task.scenario, count = 2, warmupIterations = 1, target = uri, operations = 3)
+                for ((lib, ops) in listOf(
+                    "mooring" to MooringParallel(task, uri, files, java.io.File(dir, "mooring")),
+                    "mooring-java" to MooringJavaParallel(task, uri, files, java.io.File(dir, "mooring-java")),
+                    "java-sync" to SyncParallel(task, uri, files, java.io.File(dir, "java-sync")),
+                    "java-reactive" to ReactiveParallel(task, uri, files, java.io.File(dir, "java-reactive")),
+                    "kotlin-coroutine" to CoroutineParallel(task, uri, files, java.io.File(dir, "kotlin-coroutine")),
+                )) {
+                    withClue("$lib ${task.scenario.key}") {
+                        val m = TaskIterations.measure(cmd, task, ops)
+                        m.getValue("iterations") shouldBe 2.0
+                        m.getValue("operations") shouldBe 3.0
+                        if (task == WorkloadTask.LDJSON_MULTI_FILE_IMPORT) {
+                            // the last iteration's insert: every document of every file, nothing twice (corpus dropped before each)
+                            stored("corpus").map { it.getInt32("n").value }.sorted() shouldBe sourceNs
+                        } else {
+                            // setup numbered the documents 0..119 in file order; the export wrote file i as _id 40i..40i+39
+                            val out = java.io.File(dir, lib).listFiles()!!.sortedBy { it.name }
+                            out.map { it.name } shouldBe listOf("ldjson000.txt", "ldjson001.txt", "ldjson002.txt")
+                            for ((i, f) in out.withIndex()) {
+                                val docs = f.readLines().map(BsonDocument::parse)
+                                docs.map { it.getInt32("_id").value }.sorted() shouldBe (40 * i until 40 * (i + 1)).toList()
+                            }
+                            out.flatMap { it.readLines() }.map { BsonDocument.parse(it).getInt32("n").value }.sorted() shouldBe sourceNs
+                            stored(WorkloadTask.EXPORT_COLLECTION).size shouldBe 120
+                        }
+                    }
+                }
+            }
+        } finally {
+            server.shutdownNow()
+            dir.deleteRecursively()
+        }
+    }
+
+    test("the GridFS multi-file tasks upload files from disk and download them into files, byte for byte, through Mooring, its Java facade and the sync and reactive drivers on mongo-java-server") {
+        val server = MongoServer(MemoryBackend())
+        server.bind("127.0.0.1", 0)
+        val dir = Files.createTempDirectory("gridfs-multi").toFile()
+        try {
+            val uri = "mongodb://127.0.0.1:${server.localAddress.port}/?"
+            val inDir = java.io.File(dir, "in").also { it.mkdirs() }
+            // three chunks of 255 KiB and a short one; one exactly a chunk; one short of a chunk
+            val files = listOf(3 * 261_120 + 11, 261_120, 1_000).mapIndexed { k, size ->
+                java.io.File(inDir, "file$k.txt").also { f -> f.writeBytes(ByteArray(size) { (it * 31 + k).toByte() }) }
+            }
+            fun stored(): List<Pair<String, Long>> = MongoClients.create(uri).use { client ->
+                client.getDatabase("perftest").getCollection("fs.files", BsonDocument::class.java).find().toList()
+                    .map { it.getString("filename").value to it.getNumber("length").longValue() }.sortedBy { it.first }
+            }
+            for (task in listOf(WorkloadTask.GRIDFS_MULTI_FILE_UPLOAD, WorkloadTask.GRIDFS_MULTI_FILE_DOWNLOAD)) {
+                val cmd = CellCommand(task.scenario, count = 2, warmupIterations = 1, target = uri, operations = 3)
+                for ((lib, ops) in listOf(
+                    "mooring" to MooringParallel(task, uri, files, java.io.File(dir, "out/mooring")),
+                    "mooring-java" to MooringJavaParallel(task, uri, files, java.io.File(dir, "out/mooring-java")),
+                    "java-sync" to SyncParallel(task, uri, files, java.io.File(dir, "out/java-sync")),
+                    "java-reactive" to ReactiveParallel(task, uri, files, java.io.File(dir, "out/java-reactive")),
+                )) {
+                    withClue("$lib ${task.scenario.key}") {
+                        TaskIterations.measure(cmd, task, ops).getValue("iterations") shouldBe 2.0
+                        val uploaded = files.map { it.name to it.length() }
+                        if (task == WorkloadTask.GRIDFS_MULTI_FILE_UPLOAD) {
+                            // the bucket dropped before each iteration, then the 1-byte file, then the three files
+                            stored() shouldBe (uploaded + ("one-byte" to 1L)).sortedBy { it.first }
+                        } else {
+                            stored() shouldBe uploaded
+                            for (f in files) java.io.File(dir, "out/$lib/${f.name}").readBytes().contentEquals(f.readBytes()) shouldBe true
+                        }
+                    }
+                }
+            }
+        } finally {
+            server.shutdownNow()
+            dir.deleteRecursively()
+        }
+    }
+
+    test("the canned server answers a find on the export collection with its LDJSON documents, each cursor on its own, and the export task runs against it") {
+        // 300 documents of up to ~60 KB: more than one 16 MiB getMore would hold is not needed; batchSize splits them
+        val docs = List(300) { i -> BsonDocument("_id", BsonInt32(i)).append("text", BsonString("x".repeat(i * 200))) }
+        val server = CannedServer.bind(BsonDocument("a", BsonInt32(1)), corpusSize = 10, exportDocuments = docs)
+        val thread = Thread(server::run, "canned-test").apply { isDaemon = true; start() }
+        val dir = Files.createTempDirectory("canned-export").toFile()
+        try {
+            for (options in listOf("", "compressors=zstd")) {
+                val uri = "mongodb://127.0.0.1:${server.port}/?$options"
+                MongoClients.create(uri).use { client ->
+                    val c = client.getDatabase("perftest").getCollection(WorkloadTask.EXPORT_COLLECTION, BsonDocument::class.java)
+                    c.find(ParallelTaskOps.exportFilter(3, 5_000)).toList().map { it.getInt32("_id").value } shouldBe (0 until 300).toList()
+                    // two cursors open at once, their getMores interleaved: each keeps its own position
+                    val a = c.find().batchSize(50).iterator()
+                    val b = c.find().batchSize(70).iterator()
+                    val seenA = ArrayList<Int>()
+                    val seenB = ArrayList<Int>()
+                    while (a.hasNext() || b.hasNext()) {
+                        if (a.hasNext()) seenA += a.next().getInt32("_id").value
+                        if (b.hasNext()) seenB += b.next().getInt32("_id").value
+                    }
+                    seenA shouldBe (0 until 300).toList()
+                    seenB shouldBe (0 until 300).toList()
+                    // the find-many collection still gets its own canned document
+                    client.getDatabase("perftest").getCollection("corpus", BsonDocument::class.java).find().toList() shouldBe List(10) { BsonDocument("a", BsonInt32(1)) }
+                }
+                val cluster = MongoCluster(uri)
+                try {
+                    cluster.database("perftest").collection(WorkloadTask.EXPORT_COLLECTION).find().count() shouldBe 300
+                } finally {
+                    cluster.closeSuspending()
+                }
+                // the export on the canned server: setup's inserts acknowledged, each file the 300 canned documents
+                val task = WorkloadTask.LDJSON_MULTI_FILE_EXPORT
+                val files = ldjsonFiles(java.io.File(dir, "in").also { it.mkdirs() }, files = 4, perFile = 300)
+                for (ops in listOf(MooringParallel(task, uri, files, java.io.File(dir, "m")), SyncParallel(task, uri, files, java.io.File(dir, "s")))) {
+                    TaskIterations.measure(CellCommand(task.scenario, count = 1, target = uri, operations = 4), task, ops).getValue("iterations") shouldBe 1.0
+                }
+                java.io.File(dir, "m").listFiles()!!.sumOf { it.readLines().map(BsonDocument::parse).size } shouldBe 1_200
+            }
+        } finally {
+            server.close()
+            thread.join(5_000)
+            dir.deleteRecursively()
+        }
+    }
+
+    test("a parallel cell is scored on the spec's dataset size scaled by the share of files it uses; where the tasks run and how many files each mode uses") {
+        // LDJSON: 565 MB for 100 files of 5,000 documents; 10 files: 56.5 MB and 50,000 documents per iteration
+        val m = TaskIterations.summarize(WorkloadTask.LDJSON_MULTI_FILE_IMPORT, longArrayOf(2_000_000_000, 1_000_000_000), 2_260_000_000, null, 10_000_000, operations = 10)
+        m.getValue("mbPerSec") shouldBe (56.5 / 1.0 plusOrMinus 1e-9) // nearest rank of 2: the first, 1 s
+        m.getValue("cpuUsPerMb") shouldBe (2_260_000.0 / (56.5 * 2) plusOrMinus 1e-6)
+        m.getValue("allocBytesPerDoc") shouldBe (10_000_000.0 / (50_000 * 2) plusOrMinus 1e-9)
+        m.getValue("operations") shouldBe 10.0
+        // GridFS multi: 262.144 MB for 50 files; 10 files: 52.4288 MB, allocation per file
+        val g = TaskIterations.summarize(WorkloadTask.GRIDFS_MULTI_FILE_DOWNLOAD, longArrayOf(500_000_000), 0, null, 1_000, operations = 10)
+        g.getValue("mbPerSec") shouldBe (52.4288 / 0.5 plusOrMinus 1e-9)
+        g.getValue("allocBytesPerDoc") shouldBe 100.0
+        TaskIterations.summarize(WorkloadTask.LDJSON_MULTI_FILE_EXPORT, longArrayOf(1_000_000_000), 0, null, 0).getValue("mbPerSec") shouldBe (565.0 plusOrMinus 1e-9)
+        shouldThrow<IllegalArgumentException> { TaskIterations.summarize(WorkloadTask.GRIDFS_MULTI_FILE_UPLOAD, longArrayOf(1), 1, null, 1, operations = 51) }
+
+        WorkloadTask.entries.filter { it.isParallel }.map { it.scenario.key } shouldBe listOf(
+            "ldjson-multi-file-import", "ldjson-multi-file-export", "gridfs-multi-file-upload", "gridfs-multi-file-download",
+        )
+        for (task in WorkloadTask.entries.filter { it.isParallel }) {
+            BenchMain.runsOn(task.scenario, "canned") shouldBe task.isLdjson
+            BenchMain.runsOn(task.scenario, "mongo-java-server") shouldBe true
+            Library.KOTLIN_COROUTINE.measures(task.scenario) shouldBe task.isLdjson
+            Library.entries.filter { it.measures(task.scenario) && it != Library.KOTLIN_COROUTINE }.toSet() shouldBe
+                setOf(Library.MOORING, Library.MOORING_JAVA, Library.JAVA_SYNC, Library.JAVA_REACTIVE)
+            BenchPlan.quick().iterations(task.scenario) shouldBe (1 to 2)
+            BenchPlan.full().iterations(task.scenario) shouldBe (1 to 1)
+            BenchPlan.quick().compresses(task.scenario, "zstd") shouldBe false
+            BenchPlan.quick().compresses(task.scenario, "none") shouldBe true
+            BenchPlan.full().compresses(task.scenario, "zstd") shouldBe true
+        }
+        BenchPlan.quick().compresses(Scenario.FIND_MANY, "zstd") shouldBe true
+        val quick = BenchPlan.quick()
+        val full = BenchPlan.full()
+        quick.operations(Scenario.LDJSON_MULTI_FILE_IMPORT, "canned") shouldBe 5
+        quick.operations(Scenario.LDJSON_MULTI_FILE_EXPORT, "mongo-java-server") shouldBe 5
+        quick.operations(Scenario.GRIDFS_MULTI_FILE_UPLOAD, "mongo-java-server") shouldBe 10
+        full.operations(Scenario.LDJSON_MULTI_FILE_IMPORT, "canned") shouldBe 0 // the whole dataset
+        full.operations(Scenario.LDJSON_MULTI_FILE_EXPORT, "mongo-java-server") shouldBe 20 // the server's heap
+        full.operations(Scenario.GRIDFS_MULTI_FILE_DOWNLOAD, "mongo-java-server") shouldBe 0
     }
 })

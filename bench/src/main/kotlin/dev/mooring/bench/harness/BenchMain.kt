@@ -6,6 +6,7 @@ import dev.mooring.bench.report.Library
 import dev.mooring.bench.report.RatioTable
 import dev.mooring.bench.report.ReportWriter
 import dev.mooring.bench.report.Scenario
+import dev.mooring.bench.server.ServerMain
 import dev.mooring.bench.worker.CellCommand
 import dev.mooring.bench.worker.withOption
 import dev.mooring.bench.workload.WorkloadTask
@@ -83,7 +84,8 @@ object BenchMain {
                 targets[scenario] = s.expect("READY", 60_000)
             }
             if (plan.workloads.isNotEmpty()) {
-                val s = JvmProcess("server-canned", "dev.mooring.bench.server.ServerMain", listOf("canned"), serverJvm, File(logs, "server-canned.log"))
+                val export = if (plan.includes(Scenario.LDJSON_MULTI_FILE_EXPORT)) listOf(ServerMain.LDJSON_EXPORT) else emptyList()
+                val s = JvmProcess("server-canned", "dev.mooring.bench.server.ServerMain", listOf("canned") + export, serverJvm, File(logs, "server-canned.log"))
                 servers[Scenario.FIND_MANY] = s
                 targets[Scenario.FIND_MANY] = s.expect("READY", 120_000)
             }
@@ -163,7 +165,7 @@ object BenchMain {
                         val target = if (compressor == "none") base else withOption(base, "compressors", compressor)
                         val (warmup, measured) = plan.iterations(task)
                         cells += CellCommand(task, target = target, count = measured, warmupIterations = warmup,
-                            serverPid = servers.getValue(s).pid, server = server, compressor = compressor, operations = plan.operations(task))
+                            serverPid = servers.getValue(s).pid, server = server, compressor = compressor, operations = plan.operations(task, server))
                     }
                 }
                 for (cmd in cells.filter { plan.includes(it.scenario) }) {
@@ -213,13 +215,13 @@ object BenchMain {
 
     /**
      * Whether [task] runs on [server]: mongo-java-server has no `bulkWrite` command (MongoDB 8.0's client bulk write),
-     * and the canned server stores no GridFS chunks to download, nor the ODM models a find task reads back.
+     * and the canned server stores no GridFS chunks to download (single or multi-file), nor the ODM models a find task reads back.
      */
     internal fun runsOn(task: Scenario, server: String): Boolean {
         val t = WorkloadTask.of(task)
         return when {
             t.isClientBulkWrite -> server == "canned"
-            t.isGridFs -> server == "mongo-java-server"
+            t.isGridFs || t.isGridFsMulti -> server == "mongo-java-server"
             t.isOdmFind -> server == "mongo-java-server"
             else -> true
         }

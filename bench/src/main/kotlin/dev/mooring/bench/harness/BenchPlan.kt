@@ -1,6 +1,7 @@
 package dev.mooring.bench.harness
 
 import dev.mooring.bench.report.Scenario
+import dev.mooring.bench.workload.WorkloadTask
 
 /** What one run measures and for how long. */
 data class BenchPlan(
@@ -50,19 +51,48 @@ data class BenchPlan(
     val slowWorkloadIterations: Int = 2,
     /** The ODM tasks' operations per iteration when this plan scales them down (quick mode); null: the spec's 10,000. */
     val odmOperations: Int? = null,
+    /**
+     * The LDJSON tasks' files per iteration on the canned server and on mongo-java-server (null: the spec's 100, 500,000
+     * documents). mongo-java-server keeps documents as Java objects in its 1 GB heap: 500,000 TWEET-like documents do
+     * not fit, so full mode scales that server's cells down.
+     */
+    val ldjsonFiles: Int? = null,
+    val ldjsonFilesMongoJavaServer: Int? = null,
+    /** The GridFS multi-file tasks' files per iteration (null: the spec's 50, 262 MB). */
+    val gridFsMultiFiles: Int? = null,
+    /** The parallel tasks' discarded and measured iterations per cell (each moves hundreds of MB). */
+    val parallelWarmupIterations: Int = 1,
+    val parallelIterations: Int = 2,
+    /** Whether the parallel LDJSON tasks also run with zstd on the canned server (quick mode: no, to keep it short). */
+    val parallelZstd: Boolean = true,
 ) {
     /** The workload tasks this plan runs. */
     val workloads: List<Scenario> get() = Scenario.entries.filter { it.isWorkload && includes(it) }
 
     /** The (discarded, measured) iterations of [task]'s cells. */
-    fun iterations(task: Scenario): Pair<Int, Int> =
-        if (task in slowWorkloads) slowWorkloadWarmupIterations to slowWorkloadIterations else workloadWarmupIterations to workloadIterations
+    fun iterations(task: Scenario): Pair<Int, Int> = when {
+        WorkloadTask.of(task).isParallel -> parallelWarmupIterations to parallelIterations
+        task in slowWorkloads -> slowWorkloadWarmupIterations to slowWorkloadIterations
+        else -> workloadWarmupIterations to workloadIterations
+    }
 
-    /** The operations per iteration of [task]'s cells ([dev.mooring.bench.worker.CellCommand.operations]: 0 is the task's own). */
-    fun operations(task: Scenario): Int = if (task.isOdm) odmOperations ?: 0 else 0
+    /**
+     * The operations per iteration of [task]'s cells on [server] ([dev.mooring.bench.worker.CellCommand.operations]: 0 is
+     * the task's own; for a parallel task, its files).
+     */
+    fun operations(task: Scenario, server: String): Int {
+        val t = WorkloadTask.of(task)
+        return when {
+            task.isOdm -> odmOperations ?: 0
+            t.isLdjson -> (if (server == "mongo-java-server") ldjsonFilesMongoJavaServer ?: ldjsonFiles else ldjsonFiles) ?: 0
+            t.isGridFsMulti -> gridFsMultiFiles ?: 0
+            else -> 0
+        }
+    }
 
     /** Whether [task] has a cell with [compressor] in this plan. */
-    fun compresses(task: Scenario, compressor: String): Boolean = compressor == "none" || task !in slowWorkloads
+    fun compresses(task: Scenario, compressor: String): Boolean =
+        compressor == "none" || (task !in slowWorkloads && (parallelZstd || !WorkloadTask.of(task).isParallel))
 
     fun includes(s: Scenario): Boolean = only == null || s in only || (s == Scenario.FAILOVER_POLL && Scenario.FAILOVER_STREAM in only)
 
@@ -76,6 +106,7 @@ data class BenchPlan(
             workloadWarmupIterations = 1, workloadIterations = 4,
             slowWorkloads = setOf(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED) + Scenario.entries.filter { it.isOdm },
             odmOperations = 2_000,
+            ldjsonFiles = 5, gridFsMultiFiles = 10, parallelWarmupIterations = 1, parallelIterations = 2, parallelZstd = false,
         )
 
         fun full() = BenchPlan(
@@ -85,6 +116,7 @@ data class BenchPlan(
             cellWarmupMs = 1_000, pingMeasureMs = 3_000, poolMeasureMs = 2_000, jvmWarmupMs = 10_000,
             waiters = 100_000, coldStartRuns = 3, failoverElections = 20,
             workloadWarmupIterations = 3, workloadIterations = 10,
+            ldjsonFilesMongoJavaServer = 20, parallelWarmupIterations = 1, parallelIterations = 1,
         )
 
         /** A very short run that only checks the harness end to end (numbers are meaningless). */
@@ -95,6 +127,7 @@ data class BenchPlan(
             cellWarmupMs = 200, pingMeasureMs = 500, poolMeasureMs = 300, jvmWarmupMs = 1_000,
             waiters = 10_000, waitersWarmupDrains = 1, waitersDrainsPerRepetition = 1, coldStartRuns = 1, failoverElections = 3, failoverWarmupElections = 2,
             workloadWarmupIterations = 0, workloadIterations = 1,
+            ldjsonFiles = 2, gridFsMultiFiles = 2, parallelWarmupIterations = 0, parallelIterations = 1,
         )
     }
 }

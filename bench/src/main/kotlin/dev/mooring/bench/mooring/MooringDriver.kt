@@ -3,6 +3,7 @@ package dev.mooring.bench.mooring
 import dev.mooring.bench.worker.NotApplicable
 import dev.mooring.bench.workload.WorkloadTask
 import dev.mooring.bench.workload.TaskIterations
+import dev.mooring.bench.workload.ParallelTaskOps
 import dev.mooring.bench.measure.CallerWindow
 import dev.mooring.bench.measure.DrainOrder
 import dev.mooring.bench.measure.ResourceMeter
@@ -93,11 +94,12 @@ class MooringDriver(private val callersOnEventLoops: Boolean, private val eventL
         return window.summarize() + ("connectionsCreated" to window.connectionsCreated.get().toDouble())
     }
 
-    /** A workload task through Mooring's collection API ([MooringWorkload]; the ODM tasks: [MooringOdm]). */
+    /** A workload task through Mooring's collection API ([MooringWorkload]; the ODM tasks: [MooringOdm]; the parallel ones: [MooringParallel]). */
     override fun workload(cmd: CellCommand): Map<String, Double> {
         if (!callersOnEventLoops || eventLoopThreads != null) throw NotApplicable("the workload tasks run on the defaults (library mooring)")
         val task = WorkloadTask.of(cmd.scenario)
         val ops = when {
+            task.isParallel -> MooringParallel(task, cmd.target, ParallelTaskOps.files(task, TaskIterations.operationsOf(cmd, task)), ParallelTaskOps.outDir(task, "mooring"))
             task.isGridFs -> MooringGridFs(task, cmd.target)
             task.isOdm -> MooringOdm(task, cmd.target, TaskIterations.operationsOf(cmd, task))
             else -> MooringWorkload(task, cmd.target)

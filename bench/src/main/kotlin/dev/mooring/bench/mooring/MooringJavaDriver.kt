@@ -7,6 +7,7 @@ import dev.mooring.bench.worker.LibraryDriver
 import dev.mooring.bench.worker.NotApplicable
 import dev.mooring.bench.worker.withOption
 import dev.mooring.bench.workload.TaskIterations
+import dev.mooring.bench.workload.ParallelTaskOps
 import dev.mooring.bench.workload.WorkloadTask
 import dev.mooring.cmap.ConnectionCheckedOutEvent
 import dev.mooring.cmap.ConnectionCreatedEvent
@@ -19,7 +20,7 @@ import org.bson.BsonInt32
  * Mooring's Java facade (`mooring-java`) as a Java service calls it: one platform thread per
  * caller, each waiting on the `CompletableFuture` of `JavaMongoCluster.runCommand` (`join()`),
  * as the sync driver's callers wait in `runCommand`. Ping scenarios and the workload tasks
- * ([MooringJavaWorkload], [MooringJavaGridFs]).
+ * ([MooringJavaWorkload], [MooringJavaGridFs], [MooringJavaParallel]).
  */
 class MooringJavaDriver : LibraryDriver {
     private val ping = BsonDocument("ping", BsonInt32(1))
@@ -48,7 +49,12 @@ class MooringJavaDriver : LibraryDriver {
 
     override fun workload(cmd: CellCommand): Map<String, Double> {
         val task = WorkloadTask.of(cmd.scenario)
-        return TaskIterations.measure(cmd, task, if (task.isGridFs) MooringJavaGridFs(task, cmd.target) else MooringJavaWorkload(task, cmd.target))
+        val ops = when {
+            task.isParallel -> MooringJavaParallel(task, cmd.target, ParallelTaskOps.files(task, TaskIterations.operationsOf(cmd, task)), ParallelTaskOps.outDir(task, "mooring-java"))
+            task.isGridFs -> MooringJavaGridFs(task, cmd.target)
+            else -> MooringJavaWorkload(task, cmd.target)
+        }
+        return TaskIterations.measure(cmd, task, ops)
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> = throw NotApplicable("ping scenarios and workload tasks only (cold start: see mooring)")

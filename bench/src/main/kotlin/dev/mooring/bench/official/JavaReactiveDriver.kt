@@ -2,6 +2,7 @@ package dev.mooring.bench.official
 
 import dev.mooring.bench.workload.WorkloadTask
 import dev.mooring.bench.workload.TaskIterations
+import dev.mooring.bench.workload.ParallelTaskOps
 import com.mongodb.connection.ClusterType
 import com.mongodb.event.ClusterDescriptionChangedEvent
 import com.mongodb.event.ClusterListener
@@ -91,7 +92,12 @@ class JavaReactiveDriver : LibraryDriver {
     override fun workload(cmd: CellCommand): Map<String, Double> {
         val task = WorkloadTask.of(cmd.scenario)
         if (task == WorkloadTask.GRIDFS_DOWNLOAD && cmd.server == "mongo-java-server") throw NotApplicable(GRIDFS_DOWNLOAD_MJS)
-        return TaskIterations.measure(cmd, task, if (task.isGridFs) ReactiveGridFs(task, cmd.target) else ReactiveWorkload(task, cmd.target))
+        val ops = when {
+            task.isParallel -> ReactiveParallel(task, cmd.target, ParallelTaskOps.files(task, TaskIterations.operationsOf(cmd, task)), ParallelTaskOps.outDir(task, "java-reactive"))
+            task.isGridFs -> ReactiveGridFs(task, cmd.target)
+            else -> ReactiveWorkload(task, cmd.target)
+        }
+        return TaskIterations.measure(cmd, task, ops)
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> {

@@ -2,6 +2,7 @@ package dev.mooring.bench.official
 
 import dev.mooring.bench.workload.WorkloadTask
 import dev.mooring.bench.workload.TaskIterations
+import dev.mooring.bench.workload.ParallelTaskOps
 import com.mongodb.client.MongoClients
 import com.mongodb.event.ClusterDescriptionChangedEvent
 import com.mongodb.event.ClusterListener
@@ -37,7 +38,12 @@ class JavaSyncDriver : LibraryDriver {
     /** A workload task through the sync driver ([SyncWorkload]). */
     override fun workload(cmd: CellCommand): Map<String, Double> {
         val task = WorkloadTask.of(cmd.scenario)
-        return TaskIterations.measure(cmd, task, if (task.isGridFs) SyncGridFs(task, cmd.target) else SyncWorkload(task, cmd.target))
+        val ops = when {
+            task.isParallel -> SyncParallel(task, cmd.target, ParallelTaskOps.files(task, TaskIterations.operationsOf(cmd, task)), ParallelTaskOps.outDir(task, "java-sync"))
+            task.isGridFs -> SyncGridFs(task, cmd.target)
+            else -> SyncWorkload(task, cmd.target)
+        }
+        return TaskIterations.measure(cmd, task, ops)
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> {

@@ -4,6 +4,7 @@ import dev.mooring.bench.worker.CellCommand
 import dev.mooring.bench.worker.LibraryDriver
 import dev.mooring.bench.worker.NotApplicable
 import dev.mooring.bench.workload.TaskIterations
+import dev.mooring.bench.workload.ParallelTaskOps
 import dev.mooring.bench.workload.WorkloadTask
 
 /**
@@ -14,8 +15,13 @@ import dev.mooring.bench.workload.WorkloadTask
 class KotlinCoroutineDriver : LibraryDriver {
     override fun workload(cmd: CellCommand): Map<String, Double> {
         val task = WorkloadTask.of(cmd.scenario)
-        if (task.isGridFs) throw NotApplicable("the Kotlin coroutine driver has no GridFS API")
-        return TaskIterations.measure(cmd, task, if (task.isOdm) CoroutineOdm(task, cmd.target, TaskIterations.operationsOf(cmd, task)) else CoroutineWorkload(task, cmd.target))
+        if (task.isGridFs || task.isGridFsMulti) throw NotApplicable("the Kotlin coroutine driver has no GridFS API")
+        val ops = when {
+            task.isParallel -> CoroutineParallel(task, cmd.target, ParallelTaskOps.files(task, TaskIterations.operationsOf(cmd, task)), ParallelTaskOps.outDir(task, "kotlin-coroutine"))
+            task.isOdm -> CoroutineOdm(task, cmd.target, TaskIterations.operationsOf(cmd, task))
+            else -> CoroutineWorkload(task, cmd.target)
+        }
+        return TaskIterations.measure(cmd, task, ops)
     }
 
     override fun ping(cmd: CellCommand): Map<String, Double> = throw NotApplicable(WORKLOADS_ONLY)

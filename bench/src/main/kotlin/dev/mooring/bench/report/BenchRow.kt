@@ -42,12 +42,15 @@ enum class Library(val key: String, val official: Boolean) {
         MOORING_DEFAULT, MOORING_ONE_LOOP -> scenario.isPing
         MOORING_JAVA -> scenario.isPing || (scenario.isWorkload && !scenario.isOdm)
         FLOOR -> scenario.isPing || scenario.hasFloor
-        KOTLIN_COROUTINE -> scenario.isWorkload && scenario != Scenario.GRIDFS_UPLOAD && scenario != Scenario.GRIDFS_DOWNLOAD // no GridFS API
+        KOTLIN_COROUTINE -> scenario.isWorkload && scenario !in NO_GRIDFS_API
         MOORING -> true
         JAVA_SYNC, JAVA_REACTIVE -> !scenario.isOdm
     }
 
     companion object {
+        /** The GridFS tasks: the official Kotlin coroutine driver has no GridFS API. */
+        private val NO_GRIDFS_API = setOf(Scenario.GRIDFS_UPLOAD, Scenario.GRIDFS_DOWNLOAD, Scenario.GRIDFS_MULTI_FILE_UPLOAD, Scenario.GRIDFS_MULTI_FILE_DOWNLOAD)
+
         fun of(key: String): Library = entries.firstOrNull { it.key == key }
             ?: throw IllegalArgumentException("unknown library '$key' (expected one of ${entries.joinToString { it.key }})")
     }
@@ -87,7 +90,11 @@ enum class Scenario(val key: String, val isWorkload: Boolean = false, val hasFlo
     ODM_NESTED_LARGE_MODEL_CREATION("odm-nested-large-model-creation", isWorkload = true, isOdm = true),
     ODM_NESTED_LARGE_MODEL_UPDATE_NESTED("odm-nested-large-model-update-nested", isWorkload = true, isOdm = true),
     ODM_NESTED_FIND_NESTED_BY_FILTER("odm-nested-large-model-find-nested-by-filter", isWorkload = true, isOdm = true),
-    ODM_NESTED_FIND_NESTED_ARRAY_BY_FILTER("odm-nested-large-model-find-nested-array-by-filter", isWorkload = true, isOdm = true);
+    ODM_NESTED_FIND_NESTED_ARRAY_BY_FILTER("odm-nested-large-model-find-nested-array-by-filter", isWorkload = true, isOdm = true),
+    LDJSON_MULTI_FILE_IMPORT("ldjson-multi-file-import", isWorkload = true),
+    LDJSON_MULTI_FILE_EXPORT("ldjson-multi-file-export", isWorkload = true),
+    GRIDFS_MULTI_FILE_UPLOAD("gridfs-multi-file-upload", isWorkload = true),
+    GRIDFS_MULTI_FILE_DOWNLOAD("gridfs-multi-file-download", isWorkload = true);
 
     val isPing: Boolean get() = this == PING_RESPONDER || this == PING_MONGO_JAVA_SERVER
 

@@ -1,6 +1,7 @@
 package dev.mooring.bench.server
 
 import com.github.luben.zstd.Zstd
+import dev.mooring.bench.workload.WorkloadTask
 import org.bson.BsonArray
 import org.bson.BsonDocument
 import org.bson.BsonInt32
@@ -31,7 +32,12 @@ import java.nio.channels.ServerSocketChannel
  *   document, as above), `nErrors: 0`, `nUpserted: 0` and an exhausted results cursor with an empty
  *   first batch (the drivers ask for errors only); the hello reply says wire version 25 (8.0) so
  *   the drivers send it;
- * - `create`, `drop`, `dropDatabase`, `killCursors`, `createIndexes`: `ok: 1`.
+ * - `create`, `drop`, `dropDatabase`, `killCursors`, `createIndexes`: `ok: 1`;
+ * - `find` on `perftest.corpus_export` (the LDJSON export's collection, [exportDocuments] given), whatever its
+ *   filter: a cursor over all of [exportDocuments] (the first LDJSON file's documents), its first batch the
+ *   command's `batchSize` (101 by default), each `getMore` its `batchSize` or as many as fit in 16 MiB. Each such
+ *   find opens a cursor of its own id (its position kept by id, so a `getMore` may come on any connection); the
+ *   batches are encoded once per (offset, size, first or next, open or closed) and only the cursor id is patched in.
  *
  * With zstd (`compressors=zstd` in the client's URI) the hello reply agrees to `zstd` when the
  * client offers it, and a compressed request is answered compressed. Batches are encoded once per
@@ -42,7 +48,12 @@ class CannedServer private constructor(
     selector: Selector,
     private val document: RawBsonDocument,
     private val corpusSize: Int,
+    private val exportDocuments: List<RawBsonDocument>,
 ) : PingResponder(server, selector) {
+    /** Open export cursors: id → the offset of the next document (selector thread only). */
+    private val exportCursors = HashMap<Long, Int>()
+    private var nextExportCursor = EXPORT_CURSOR_BASE
+    private val exportBatches = HashMap<List<Int>, Pair<ByteArray, Int>>()
     private val batches = HashMap<Long, ByteArray>()
     private val oneDocument: ByteArray = batch(1, first = true, open = false)
 
@@ -54,13 +65,17 @@ class CannedServer private constructor(
 
     override fun command(c: Conn, name: String, buf: ByteBuffer, start: Int, length: Int): ByteArray? = when (name) {
         "find" -> find(c, body(buf, start, length))
-        "getMore" -> getMore(c, body(buf, start, length))
+        "getMore" -> body(buf, start, length).let { cmd ->
+            val id = cmd["getMore"]?.asNumber()?.longValue() ?: 0
+            if (id >= EXPORT_CURSOR_BASE) exportGetMore(id, cmd) else getMore(c, cmd)
+        }
         "insert" -> okN(statements(buf, start, length, "documents"))
         "update" -> statements(buf, start, length, "updates").let { n -> bytes(BsonDocument("n", BsonInt32(n)).append("nModified", BsonInt32(n)).append("ok", BsonInt32(1))) }
         "delete" -> okN(statements(buf, start, length, "deletes"))
         "bulkWrite" -> bulkWrite(buf, start, length)
         "killCursors" -> {
             c.cursorRemaining = 0
+            (body(buf, start, length)["cursors"] as? BsonArray)?.forEach { exportCursors.remove(it.asNumber().longValue()) }
             okReply
         }
         "create", "drop", "dropDatabase", "createIndexes" -> okReply
@@ -68,6 +83,7 @@ class CannedServer private constructor(
     }
 
     private fun find(c: Conn, cmd: RawBsonDocument): ByteArray {
+        if (exportDocuments.isNotEmpty() && (cmd["find"] as? BsonString)?.value == WorkloadTask.EXPORT_COLLECTION) return exportFind(cmd)
         val filter = cmd["filter"] as? BsonDocument
         if (filter != null && filter.containsKey("_id")) return oneDocument
         val size = (cmd["batchSize"]?.asNumber()?.intValue() ?: DEFAULT_FIRST_BATCH).coerceIn(0, corpusSize)
@@ -95,6 +111,56 @@ class CannedServer private constructor(
                     .append("ok", BsonInt32(1)),
             )
         }
+    }
+
+    /** The export find: a new cursor over [exportDocuments], its first batch. */
+    private fun exportFind(cmd: RawBsonDocument): ByteArray {
+        val id = nextExportCursor++
+        val size = (cmd["batchSize"]?.asNumber()?.intValue() ?: DEFAULT_FIRST_BATCH).coerceIn(0, exportDocuments.size)
+        return exportBatch(id, 0, size, first = true)
+    }
+
+    private fun exportGetMore(id: Long, cmd: RawBsonDocument): ByteArray {
+        val offset = exportCursors[id] ?: return bytes(
+            BsonDocument("ok", BsonInt32(0)).append("errmsg", BsonString("cursor id $id not found")).append("code", BsonInt32(CURSOR_NOT_FOUND)),
+        )
+        var fit = 0
+        var bytes = 0
+        while (offset + fit < exportDocuments.size) {
+            bytes += exportDocuments[offset + fit].byteBuffer.remaining()
+            if (fit > 0 && bytes > MAX_BATCH_BYTES) break
+            fit++
+        }
+        val asked = cmd["batchSize"]?.asNumber()?.intValue()?.takeIf { it > 0 } ?: fit
+        return exportBatch(id, offset, minOf(asked, fit), first = false)
+    }
+
+    /**
+     * The export cursor [id]'s batch of [size] documents from [offset]: encoded once per shape with a placeholder id,
+     * copied and the id written in; the cursor is forgotten when the batch ends it.
+     */
+    private fun exportBatch(id: Long, offset: Int, size: Int, first: Boolean): ByteArray {
+        val open = offset + size < exportDocuments.size
+        if (open) exportCursors[id] = offset + size else exportCursors.remove(id)
+        val (template, idAt) = exportBatches.getOrPut(listOf(offset, size, if (first) 1 else 0, if (open) 1 else 0)) {
+            val encoded = bytes(
+                BsonDocument("cursor", BsonDocument(if (first) "firstBatch" else "nextBatch", BsonArray(exportDocuments.subList(offset, offset + size)))
+                    .append("id", BsonInt64(if (open) ID_PLACEHOLDER else 0))
+                    .append("ns", BsonString("perftest.$WorkloadTask.EXPORT_COLLECTION")))
+                    .append("ok", BsonInt32(1)),
+            )
+            encoded to (if (open) indexOfLong(encoded, ID_PLACEHOLDER) else -1)
+        }
+        if (idAt < 0) return template
+        val reply = template.copyOf()
+        ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).putLong(idAt, id)
+        return reply
+    }
+
+    private fun indexOfLong(bytes: ByteArray, value: Long): Int {
+        val b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)
+        for (i in bytes.size - 8 downTo 0) if (b.getLong(i) == value) return i
+        throw IllegalStateException("no cursor id placeholder in the encoded batch")
     }
 
     /** How many statements a write command carries in [field]: its document sequence, else its body's array. */
@@ -219,6 +285,9 @@ class CannedServer private constructor(
 
     companion object {
         const val CURSOR_ID = 4242L
+        private const val EXPORT_CURSOR_BASE = 1L shl 40
+        private const val ID_PLACEHOLDER = 0x5EED_CAFE_F00D_BEEFL
+        private const val CURSOR_NOT_FOUND = 43
         private const val DEFAULT_FIRST_BATCH = 101
         private const val MAX_BATCH_BYTES = 16 * 1024 * 1024 - 16 * 1024
         private const val ZSTD = 3
@@ -228,10 +297,13 @@ class CannedServer private constructor(
         private val helloPlain: ByteArray = bytes(cannedHello())
         private val helloZstd: ByteArray = bytes(cannedHello().append("compression", BsonArray(listOf(BsonString("zstd")))))
 
-        /** Serves [corpusSize] copies of [document] on 127.0.0.1:[port] (0 = ephemeral). Start serving with [run]. */
-        fun bind(document: BsonDocument, corpusSize: Int = 10_000, port: Int = 0): CannedServer {
+        /**
+         * Serves [corpusSize] copies of [document] on 127.0.0.1:[port] (0 = ephemeral), and [exportDocuments] to a find
+         * on `perftest.corpus_export`. Start serving with [run].
+         */
+        fun bind(document: BsonDocument, corpusSize: Int = 10_000, port: Int = 0, exportDocuments: List<BsonDocument> = emptyList()): CannedServer {
             val (server, selector) = listen(port)
-            return CannedServer(server, selector, RawBsonDocument(bytes(document)), corpusSize)
+            return CannedServer(server, selector, RawBsonDocument(bytes(document)), corpusSize, exportDocuments.map { RawBsonDocument(bytes(it)) })
         }
     }
 }

@@ -1,6 +1,9 @@
 package dev.mooring.bench.server
 
 import dev.mooring.bench.workload.Datasets
+import dev.mooring.bench.workload.Ldjson
+import org.bson.BsonDocument
+import org.bson.BsonInt32
 import dev.mooring.bench.workload.WorkloadTask
 import de.bwaldvogel.mongo.MongoServer
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend
@@ -16,13 +19,15 @@ import java.net.Socket
 
 /**
  * The server JVM of the benchmarks. `ServerMain <kind>` with kind `mongo-java-server`,
- * `responder`, `canned` (the workload tasks' [CannedServer]) or `replset`; prints one `READY <target>` line on stdout (a `mongodb://…/?` URI,
+ * `responder`, `canned` (the workload tasks' [CannedServer]; `canned ldjson-export` also serves the LDJSON export) or `replset`; prints one `READY <target>` line on stdout (a `mongodb://…/?` URI,
  * or for `replset` the `host:port` of its control port) and serves until stdin closes.
  */
 object ServerMain {
     @JvmStatic
     fun main(args: Array<String>) {
-        require(args.size == 1) { "usage: ServerMain mongo-java-server|responder|canned|replset" }
+        require(args.size == 1 || (args.size == 2 && args[0] == "canned" && args[1] == LDJSON_EXPORT)) {
+            "usage: ServerMain mongo-java-server|responder|canned [$LDJSON_EXPORT]|replset"
+        }
         val closer: AutoCloseable = when (args[0]) {
             "mongo-java-server" -> {
                 val server = MongoServer(MemoryBackend())
@@ -37,7 +42,8 @@ object ServerMain {
                 r
             }
             "canned" -> {
-                val r = CannedServer.bind(Datasets.document(WorkloadTask.FIND_MANY))
+                val export = if (args.getOrNull(1) == LDJSON_EXPORT) exportDocuments() else emptyList()
+                val r = CannedServer.bind(Datasets.document(WorkloadTask.FIND_MANY), exportDocuments = export)
                 Thread(r::run, "canned").apply { isDaemon = true }.start()
                 println("READY mongodb://127.0.0.1:${r.port}/?")
                 r
@@ -59,6 +65,16 @@ object ServerMain {
         while (System.`in`.read() >= 0) Unit
         closer.close()
     }
+
+    /** The argument after `canned` that has it serve the LDJSON export's find ([exportDocuments]). */
+    const val LDJSON_EXPORT = "ldjson-export"
+
+    /**
+     * What the canned server answers an LDJSON export's find with: the first LDJSON_MULTI file's 5,000 documents, `_id`
+     * their line (as the export's setup numbers them on a real server), for every export file.
+     */
+    private fun exportDocuments(): List<BsonDocument> =
+        Ldjson.read(Datasets.parallelFiles(WorkloadTask.LDJSON_MULTI_FILE_EXPORT).first()).onEachIndexed { i, d -> d["_id"] = BsonInt32(i) }
 
     private fun serveControl(control: ServerSocket, sim: ReplicaSetSimulator) {
         while (!control.isClosed) {

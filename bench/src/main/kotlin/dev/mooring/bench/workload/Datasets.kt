@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap
  */
 object Datasets {
     private const val ARCHIVE = "single_and_multi_document.tgz"
+    private const val PARALLEL_ARCHIVE = "parallel.tgz"
     private val parsed = ConcurrentHashMap<String, BsonDocument>()
     private val files = ConcurrentHashMap<String, ByteArray>()
     private val texts = ConcurrentHashMap<String, String>()
@@ -28,6 +29,9 @@ object Datasets {
         }
         throw IllegalStateException("no $ARCHIVE found: set -Dbench.data=<dir of the benchmark datasets> (../shared/bench-data)")
     }
+
+    /** Scratch space beside the unpacked data (`bench/target`): where the parallel tasks write their output files. */
+    fun scratchDir(): File = unpackDir().parentFile
 
     /** Where the archive is unpacked (`bench.unpacked`, else `bench/target/bench-data` of the working tree). */
     private fun unpackDir(): File = File(System.getProperty("bench.unpacked") ?: "bench/target/bench-data").absoluteFile
@@ -51,6 +55,27 @@ object Datasets {
         check(p.waitFor() == 0) { "unpacking $archive failed: $out" }
         check(f.isFile) { "$archive has no $name" }
         return f
+    }
+
+    /**
+     * The files of a parallel task's directory ([WorkloadTask.file], `parallel/ldjson_multi` or `parallel/gridfs_multi`
+     * of `parallel.tgz`), sorted by name. The whole archive (827 MB) is unpacked on first use, once: a marker file
+     * written after `tar` succeeds says it is complete.
+     */
+    @Synchronized
+    fun parallelFiles(task: WorkloadTask): List<File> {
+        require(task.isParallel) { "${task.scenario.key} is not a parallel task" }
+        val marker = File(unpackDir(), "parallel/.unpacked")
+        if (!marker.isFile) {
+            unpackDir().mkdirs()
+            val p = ProcessBuilder("tar", "-xzf", File(archiveDir(), PARALLEL_ARCHIVE).path, "-C", unpackDir().path).redirectErrorStream(true).start()
+            val out = p.inputStream.readBytes().decodeToString()
+            check(p.waitFor() == 0) { "unpacking $PARALLEL_ARCHIVE failed: $out" }
+            marker.writeText("")
+        }
+        val files = File(unpackDir(), task.file).listFiles { f -> f.isFile }?.sortedBy { it.name }.orEmpty()
+        check(files.size == task.operations) { "$PARALLEL_ARCHIVE: ${task.file} has ${files.size} files, expected ${task.operations}" }
+        return files
     }
 
     /** [task]'s file as text (an ODM task's JSON model), read once per JVM. */

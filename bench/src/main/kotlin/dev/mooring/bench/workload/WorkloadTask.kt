@@ -9,7 +9,14 @@ import dev.mooring.bench.report.Scenario
  * ([datasetBytes]: the source file's size times the operations, as the spec gives it). The score
  * is [datasetBytes] in MB ÷ the median iteration's wall time.
  */
-enum class WorkloadTask(val scenario: Scenario, val file: String, val operations: Int, val datasetBytes: Long) {
+enum class WorkloadTask(
+    val scenario: Scenario,
+    val file: String,
+    val operations: Int,
+    val datasetBytes: Long,
+    /** Documents one operation moves: 1, or for the LDJSON tasks the 5,000 documents of a file. */
+    private val documentsPerOperation: Int = 1,
+) {
     /** 10,000 finds by sequential `_id` (1..10,000), one document back each. */
     FIND_ONE_BY_ID(Scenario.FIND_ONE_BY_ID, "tweet.json", 10_000, 16_220_000),
 
@@ -80,7 +87,22 @@ enum class WorkloadTask(val scenario: Scenario, val file: String, val operations
     ODM_NESTED_FIND_NESTED_BY_FILTER(Scenario.ODM_NESTED_FIND_NESTED_BY_FILTER, "nested-models/large_doc_nested.json", 10_000, 80_000_000),
 
     /** For each of 10,000 saved models' first `embedded_str_doc_array` item's `unique_id`, a find of the parent model. */
-    ODM_NESTED_FIND_NESTED_ARRAY_BY_FILTER(Scenario.ODM_NESTED_FIND_NESTED_ARRAY_BY_FILTER, "nested-models/large_doc_nested.json", 10_000, 80_000_000);
+    ODM_NESTED_FIND_NESTED_ARRAY_BY_FILTER(Scenario.ODM_NESTED_FIND_NESTED_ARRAY_BY_FILTER, "nested-models/large_doc_nested.json", 10_000, 80_000_000),
+
+    // ---- benchmarking.md "Parallel": an operation is one file of the `parallel` tarball's directory; the size is the
+    // spec's (565 MB for the 100 LDJSON files, 262.144 MB for the 50 GridFS files), scaled by the share of files a cell uses ----
+
+    /** The 100 LDJSON files (5,000 documents each) read, parsed and inserted unordered into `corpus`, concurrently. */
+    LDJSON_MULTI_FILE_IMPORT(Scenario.LDJSON_MULTI_FILE_IMPORT, "parallel/ldjson_multi", 100, 565_000_000, documentsPerOperation = 5_000),
+
+    /** The 500,000 documents dumped into 100 LDJSON files of 5,000, written and flushed, concurrently. */
+    LDJSON_MULTI_FILE_EXPORT(Scenario.LDJSON_MULTI_FILE_EXPORT, "parallel/ldjson_multi", 100, 565_000_000, documentsPerOperation = 5_000),
+
+    /** The 50 files of 5 MiB uploaded from disk into the default bucket, concurrently. */
+    GRIDFS_MULTI_FILE_UPLOAD(Scenario.GRIDFS_MULTI_FILE_UPLOAD, "parallel/gridfs_multi", 50, 262_144_000),
+
+    /** The 50 files downloaded from the default bucket into files, written and flushed, concurrently. */
+    GRIDFS_MULTI_FILE_DOWNLOAD(Scenario.GRIDFS_MULTI_FILE_DOWNLOAD, "parallel/gridfs_multi", 50, 262_144_000);
 
     /** An ODM task (odm-benchmarking.md): `@Serializable` models, Mooring and the coroutine driver only ([dev.mooring.bench.workload.OdmTaskOps]). */
     val isOdm: Boolean get() = scenario.isOdm
@@ -94,8 +116,23 @@ enum class WorkloadTask(val scenario: Scenario, val file: String, val operations
         get() = this == ODM_FLAT_SMALL_MODEL_FIND_BY_FILTER || this == ODM_FLAT_SMALL_MODEL_FIND_FOREIGN_KEY_BY_FILTER ||
             this == ODM_NESTED_FIND_NESTED_BY_FILTER || this == ODM_NESTED_FIND_NESTED_ARRAY_BY_FILTER
 
-    /** Documents one iteration moves (for allocation per document): the copies of the dataset's document; for GridFS the one file. */
-    val documents: Int get() = operations
+    /**
+     * Documents one iteration moves (for allocation per document): the copies of the dataset's document; for GridFS the
+     * one file; for the parallel tasks the 500,000 LDJSON documents or the 50 GridFS files.
+     */
+    val documents: Int get() = operations * documentsPerOperation
+
+    /**
+     * A task of the spec's parallel suite ([dev.mooring.bench.workload.ParallelTaskOps]): an operation is one file of
+     * [file]'s directory, and a cell may use fewer files ([dev.mooring.bench.worker.CellCommand.operations]).
+     */
+    val isParallel: Boolean get() = isLdjson || isGridFsMulti
+
+    /** LDJSON multi-file import or export. */
+    val isLdjson: Boolean get() = this == LDJSON_MULTI_FILE_IMPORT || this == LDJSON_MULTI_FILE_EXPORT
+
+    /** GridFS multi-file upload or download: mongo-java-server only and no coroutine-driver cell, as [isGridFs]. */
+    val isGridFsMulti: Boolean get() = this == GRIDFS_MULTI_FILE_UPLOAD || this == GRIDFS_MULTI_FILE_DOWNLOAD
 
     /** A `Collection::bulkWrite` or `Client::bulkWrite` task. */
     val isBulkWrite: Boolean get() = isCollectionBulkWrite || isClientBulkWrite
@@ -124,13 +161,19 @@ enum class WorkloadTask(val scenario: Scenario, val file: String, val operations
     val collections: List<String>
         get() = if (this == SMALL_DOC_CLIENT_BULK_WRITE_MIXED) List(MIXED_NAMESPACES) { "corpus_${it + 1}" } else listOf(collection)
 
-    /** The spec's database and collection. */
+    /** The spec's database and collection (the LDJSON export's: [EXPORT_COLLECTION]). */
     val database: String get() = "perftest"
-    val collection: String get() = "corpus"
+    val collection: String get() = if (this == LDJSON_MULTI_FILE_EXPORT) EXPORT_COLLECTION else "corpus"
 
     companion object {
         /** The numbered collections of the client mixed task. */
         const val MIXED_NAMESPACES = 10
+
+        /**
+         * The LDJSON export's collection, instead of the spec's `corpus`: the canned server answers a find on
+         * `perftest.corpus_export` with LDJSON documents and one on `perftest.corpus` with TWEETs (find-many).
+         */
+        const val EXPORT_COLLECTION = "corpus_export"
 
         fun of(scenario: Scenario): WorkloadTask = entries.firstOrNull { it.scenario == scenario }
             ?: throw IllegalArgumentException("${scenario.key} is not a workload task")
