@@ -304,10 +304,45 @@ class WorkloadSpec : FunSpec({
         val quick = BenchPlan.quick()
         quick.compresses(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, "zstd") shouldBe false
         quick.compresses(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, "none") shouldBe true
-        quick.compresses(Scenario.SMALL_DOC_CLIENT_BULK_WRITE_MIXED, "zstd") shouldBe true
+        quick.compresses(Scenario.SMALL_DOC_CLIENT_BULK_WRITE_MIXED, "zstd") shouldBe false // quick mode has no zstd cell at all
+        BenchPlan.full().compresses(Scenario.SMALL_DOC_CLIENT_BULK_WRITE_MIXED, "zstd") shouldBe true
         quick.iterations(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED) shouldBe (1 to 2)
         quick.iterations(Scenario.FIND_MANY) shouldBe (1 to 4)
         BenchPlan.full().compresses(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, "zstd") shouldBe true
+    }
+
+    test("quick mode scales find one and small insertOne down, runs no zstd cell; full mode runs the workload cells in its first repetition only") {
+        val quick = BenchPlan.quick()
+        val full = BenchPlan.full()
+        for (server in listOf("canned", "mongo-java-server")) {
+            quick.operations(Scenario.FIND_ONE_BY_ID, server) shouldBe 2_000
+            quick.operations(Scenario.SMALL_DOC_INSERT_ONE, server) shouldBe 2_000
+            quick.operations(Scenario.LARGE_DOC_INSERT_ONE, server) shouldBe 0
+            quick.operations(Scenario.SMALL_DOC_BULK_INSERT, server) shouldBe 0
+            full.operations(Scenario.FIND_ONE_BY_ID, server) shouldBe 0
+            full.operations(Scenario.SMALL_DOC_INSERT_ONE, server) shouldBe 0
+        }
+        for (task in quick.workloads) quick.compresses(task, "zstd") shouldBe false
+        full.workloadRepetitions shouldBe 1
+        full.repetitions shouldBe 3
+        quick.workloadRepetitions shouldBe quick.repetitions
+        // a task of one command carrying many documents is never scaled: its documents are its size
+        shouldThrow<IllegalArgumentException> { SyncWorkload(WorkloadTask.LARGE_DOC_BULK_INSERT, "mongodb://127.0.0.1:1", 5) }
+
+        System.setProperty("bench.unpacked", Files.createTempDirectory("bench-data").toString())
+        val server = CannedServer.bind(BsonDocument("text", BsonString("t")), corpusSize = 10_000)
+        val thread = Thread(server::run, "canned-test").apply { isDaemon = true; start() }
+        try {
+            val uri = "mongodb://127.0.0.1:${server.port}/"
+            for (task in listOf(WorkloadTask.FIND_ONE_BY_ID, WorkloadTask.SMALL_DOC_INSERT_ONE)) {
+                val row = TaskIterations.measure(CellCommand(task.scenario, count = 1, target = uri, operations = 2_000), task, MooringWorkload(task, uri, 2_000))
+                row.getValue("operations") shouldBe 2_000.0
+                row.getValue("iterations") shouldBe 1.0
+            }
+        } finally {
+            server.close()
+            thread.join(5_000)
+        }
     }
 
     test("the Java facade runs the find and insert tasks' phases against the canned server, as a Java caller would") {
@@ -623,12 +658,13 @@ class WorkloadSpec : FunSpec({
             Library.entries.filter { it.measures(task.scenario) && it != Library.KOTLIN_COROUTINE }.toSet() shouldBe
                 setOf(Library.MOORING, Library.MOORING_JAVA, Library.JAVA_SYNC, Library.JAVA_REACTIVE)
             BenchPlan.quick().iterations(task.scenario) shouldBe (1 to 2)
-            BenchPlan.full().iterations(task.scenario) shouldBe (1 to 1)
+            BenchPlan.full().iterations(task.scenario) shouldBe (1 to 3)
             BenchPlan.quick().compresses(task.scenario, "zstd") shouldBe false
             BenchPlan.quick().compresses(task.scenario, "none") shouldBe true
             BenchPlan.full().compresses(task.scenario, "zstd") shouldBe true
         }
-        BenchPlan.quick().compresses(Scenario.FIND_MANY, "zstd") shouldBe true
+        BenchPlan.quick().compresses(Scenario.FIND_MANY, "zstd") shouldBe false
+        BenchPlan.full().compresses(Scenario.FIND_MANY, "zstd") shouldBe true
         val quick = BenchPlan.quick()
         val full = BenchPlan.full()
         quick.operations(Scenario.LDJSON_MULTI_FILE_IMPORT, "canned") shouldBe 5

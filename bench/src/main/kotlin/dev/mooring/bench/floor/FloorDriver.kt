@@ -59,7 +59,7 @@ class FloorDriver : LibraryDriver {
     override fun workload(cmd: CellCommand): Map<String, Double> {
         if (!cmd.scenario.hasFloor) throw NotApplicable("the floor runs the decoding tasks only")
         val task = WorkloadTask.of(cmd.scenario)
-        return TaskIterations.measure(cmd, task, FloorFind(task, cmd.target, cmd.compressor == "zstd"))
+        return TaskIterations.measure(cmd, task, FloorFind(task, cmd.target, cmd.compressor == "zstd", TaskIterations.operationsOf(cmd, task)))
     }
 
     override fun coldStart(cmd: CellCommand): Map<String, Double> = throw NotApplicable(NO_CLIENT)

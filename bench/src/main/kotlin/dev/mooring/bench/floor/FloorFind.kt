@@ -27,7 +27,7 @@ import java.nio.channels.SocketChannel
  * and compressed replies are decompressed, as a client with `compressors=zstd` does. The
  * collection is filled in setup through the official sync driver (setup is not measured).
  */
-internal class FloorFind(private val task: WorkloadTask, private val target: String, private val zstd: Boolean) : TaskOps {
+internal class FloorFind(private val task: WorkloadTask, private val target: String, private val zstd: Boolean, private val operations: Int = task.operations) : TaskOps {
     private lateinit var channel: SocketChannel
     private var findRequests: List<ByteBuffer> = emptyList()
     private val header = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN)
@@ -35,10 +35,10 @@ internal class FloorFind(private val task: WorkloadTask, private val target: Str
     private var requestId = 1
 
     override fun setup() {
-        SyncWorkload(task, target).use { it.setup() }
+        SyncWorkload(task, target, operations).use { it.setup() }
         channel = SocketChannel.open(FloorDriver.serverAddress(target)).apply { socket().tcpNoDelay = true }
         findRequests = when (task) {
-            WorkloadTask.FIND_ONE_BY_ID -> (1..task.operations).map { id ->
+            WorkloadTask.FIND_ONE_BY_ID -> (1..operations).map { id ->
                 message(BsonDocument("find", BsonString(task.collection)).append("filter", BsonDocument("_id", BsonInt32(id)))
                     .append("limit", BsonInt32(1)).append("singleBatch", org.bson.BsonBoolean.TRUE).append("\$db", BsonString(task.database)))
             }

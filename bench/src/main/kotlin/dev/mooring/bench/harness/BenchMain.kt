@@ -158,7 +158,7 @@ object BenchMain {
                     cells += CellCommand(Scenario.POOL_ONLY, callers, plan.poolOnlyConnections, "", plan.cellWarmupMs / 2, plan.poolMeasureMs)
                 }
                 repeat(plan.waitersDrainsPerRepetition) { cells += CellCommand(Scenario.WAITERS_100K, plan.waiters, 10, count = plan.waiters) }
-                for (task in plan.workloads) {
+                for (task in if (rep < plan.workloadRepetitions) plan.workloads else emptyList()) {
                     for ((server, compressor) in WORKLOAD_SERVERS.filter { (server, compressor) -> runsOn(task, server) && plan.compresses(task, compressor) }) {
                         val s = if (server == "canned") Scenario.FIND_MANY else Scenario.PING_MONGO_JAVA_SERVER
                         val base = targets.getValue(s)

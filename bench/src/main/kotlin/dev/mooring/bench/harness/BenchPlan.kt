@@ -1,6 +1,7 @@
 package dev.mooring.bench.harness
 
 import dev.mooring.bench.report.Scenario
+import dev.mooring.bench.workload.DocumentTaskOps
 import dev.mooring.bench.workload.WorkloadTask
 
 /** What one run measures and for how long. */
@@ -65,6 +66,18 @@ data class BenchPlan(
     val parallelIterations: Int = 2,
     /** Whether the parallel LDJSON tasks also run with zstd on the canned server (quick mode: no, to keep it short). */
     val parallelZstd: Boolean = true,
+    /** Whether any workload task has a zstd cell on the canned server (quick mode: no; full mode runs them all). */
+    val zstdWorkloads: Boolean = true,
+    /**
+     * The operations per iteration of find one by `_id` and small doc insertOne (one command each) when the plan scales
+     * them down (quick mode); null: the spec's 10,000.
+     */
+    val singleDocOperations: Int? = null,
+    /**
+     * The repetitions that run the workload cells (the first ones): a workload cell already takes the median of its
+     * [workloadIterations], so full mode runs them once, not in each of its [repetitions] of the ping matrix.
+     */
+    val workloadRepetitions: Int = repetitions,
 ) {
     /** The workload tasks this plan runs. */
     val workloads: List<Scenario> get() = Scenario.entries.filter { it.isWorkload && includes(it) }
@@ -84,6 +97,7 @@ data class BenchPlan(
         val t = WorkloadTask.of(task)
         return when {
             task.isOdm -> odmOperations ?: 0
+            t in DocumentTaskOps.scalable -> singleDocOperations ?: 0
             t.isLdjson -> (if (server == "mongo-java-server") ldjsonFilesMongoJavaServer ?: ldjsonFiles else ldjsonFiles) ?: 0
             t.isGridFsMulti -> gridFsMultiFiles ?: 0
             else -> 0
@@ -92,7 +106,7 @@ data class BenchPlan(
 
     /** Whether [task] has a cell with [compressor] in this plan. */
     fun compresses(task: Scenario, compressor: String): Boolean =
-        compressor == "none" || (task !in slowWorkloads && (parallelZstd || !WorkloadTask.of(task).isParallel))
+        compressor == "none" || (zstdWorkloads && task !in slowWorkloads && (parallelZstd || !WorkloadTask.of(task).isParallel))
 
     fun includes(s: Scenario): Boolean = only == null || s in only || (s == Scenario.FAILOVER_POLL && Scenario.FAILOVER_STREAM in only)
 
@@ -107,6 +121,7 @@ data class BenchPlan(
             slowWorkloads = setOf(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED) + Scenario.entries.filter { it.isOdm },
             odmOperations = 2_000,
             ldjsonFiles = 5, gridFsMultiFiles = 10, parallelWarmupIterations = 1, parallelIterations = 2, parallelZstd = false,
+            zstdWorkloads = false, singleDocOperations = 2_000,
         )
 
         fun full() = BenchPlan(
@@ -116,7 +131,8 @@ data class BenchPlan(
             cellWarmupMs = 1_000, pingMeasureMs = 3_000, poolMeasureMs = 2_000, jvmWarmupMs = 10_000,
             waiters = 100_000, coldStartRuns = 3, failoverElections = 20,
             workloadWarmupIterations = 3, workloadIterations = 10,
-            ldjsonFilesMongoJavaServer = 20, parallelWarmupIterations = 1, parallelIterations = 1,
+            ldjsonFilesMongoJavaServer = 20, parallelWarmupIterations = 1, parallelIterations = 3,
+            workloadRepetitions = 1,
         )
 
         /** A very short run that only checks the harness end to end (numbers are meaningless). */

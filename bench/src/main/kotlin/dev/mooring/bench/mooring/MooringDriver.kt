@@ -102,7 +102,7 @@ class MooringDriver(private val callersOnEventLoops: Boolean, private val eventL
             task.isParallel -> MooringParallel(task, cmd.target, ParallelTaskOps.files(task, TaskIterations.operationsOf(cmd, task)), ParallelTaskOps.outDir(task, "mooring"))
             task.isGridFs -> MooringGridFs(task, cmd.target)
             task.isOdm -> MooringOdm(task, cmd.target, TaskIterations.operationsOf(cmd, task))
-            else -> MooringWorkload(task, cmd.target)
+            else -> MooringWorkload(task, cmd.target, TaskIterations.operationsOf(cmd, task))
         }
         return TaskIterations.measure(cmd, task, ops)
     }

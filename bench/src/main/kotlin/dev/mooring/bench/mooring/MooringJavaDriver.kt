@@ -52,7 +52,7 @@ class MooringJavaDriver : LibraryDriver {
         val ops = when {
             task.isParallel -> MooringJavaParallel(task, cmd.target, ParallelTaskOps.files(task, TaskIterations.operationsOf(cmd, task)), ParallelTaskOps.outDir(task, "mooring-java"))
             task.isGridFs -> MooringJavaGridFs(task, cmd.target)
-            else -> MooringJavaWorkload(task, cmd.target)
+            else -> MooringJavaWorkload(task, cmd.target, TaskIterations.operationsOf(cmd, task))
         }
         return TaskIterations.measure(cmd, task, ops)
     }

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicReference
  * `createCollection`: a Java user runs the `create` command. It does not add an `_id` to the
  * caller's document (the driver below it sends one with the `_id` it generates).
  */
-internal class MooringJavaWorkload(task: WorkloadTask, target: String) : DocumentTaskOps(task, null) {
+internal class MooringJavaWorkload(task: WorkloadTask, target: String, operations: Int = task.operations) : DocumentTaskOps(task, null, operations) {
     private val cluster: JavaMongoCluster = MongoClusters.create(target)
     private val db = cluster.getDatabase(task.database)
     private val collection = db.getCollection(task.collection)

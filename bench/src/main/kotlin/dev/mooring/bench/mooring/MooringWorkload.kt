@@ -25,7 +25,7 @@ import org.bson.BsonInt32
  * collection), its callers on `Dispatchers.Default` as a Kotlin service's are. Mooring does not
  * add an `_id` to the caller's document (it sends one with the `_id` it generates).
  */
-internal class MooringWorkload(task: WorkloadTask, target: String) : DocumentTaskOps(task, Dispatchers.Default) {
+internal class MooringWorkload(task: WorkloadTask, target: String, operations: Int = task.operations) : DocumentTaskOps(task, Dispatchers.Default, operations) {
     private val cluster = MongoCluster(target)
     private val db: MongoDatabase = cluster.database(task.database)
     private val collection: MongoCollection<BsonDocument> = db.collection(task.collection)

@@ -95,7 +95,7 @@ class JavaReactiveDriver : LibraryDriver {
         val ops = when {
             task.isParallel -> ReactiveParallel(task, cmd.target, ParallelTaskOps.files(task, TaskIterations.operationsOf(cmd, task)), ParallelTaskOps.outDir(task, "java-reactive"))
             task.isGridFs -> ReactiveGridFs(task, cmd.target)
-            else -> ReactiveWorkload(task, cmd.target)
+            else -> ReactiveWorkload(task, cmd.target, TaskIterations.operationsOf(cmd, task))
         }
         return TaskIterations.measure(cmd, task, ops)
     }

@@ -41,7 +41,7 @@ class JavaSyncDriver : LibraryDriver {
         val ops = when {
             task.isParallel -> SyncParallel(task, cmd.target, ParallelTaskOps.files(task, TaskIterations.operationsOf(cmd, task)), ParallelTaskOps.outDir(task, "java-sync"))
             task.isGridFs -> SyncGridFs(task, cmd.target)
-            else -> SyncWorkload(task, cmd.target)
+            else -> SyncWorkload(task, cmd.target, TaskIterations.operationsOf(cmd, task))
         }
         return TaskIterations.measure(cmd, task, ops)
     }

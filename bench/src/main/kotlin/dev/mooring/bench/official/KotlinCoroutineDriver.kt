@@ -19,7 +19,7 @@ class KotlinCoroutineDriver : LibraryDriver {
         val ops = when {
             task.isParallel -> CoroutineParallel(task, cmd.target, ParallelTaskOps.files(task, TaskIterations.operationsOf(cmd, task)), ParallelTaskOps.outDir(task, "kotlin-coroutine"))
             task.isOdm -> CoroutineOdm(task, cmd.target, TaskIterations.operationsOf(cmd, task))
-            else -> CoroutineWorkload(task, cmd.target)
+            else -> CoroutineWorkload(task, cmd.target, TaskIterations.operationsOf(cmd, task))
         }
         return TaskIterations.measure(cmd, task, ops)
     }

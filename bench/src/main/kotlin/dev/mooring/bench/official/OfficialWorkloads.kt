@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicReference
 import com.mongodb.client.MongoClients as SyncClients
 
 /** A workload task through the official sync driver, on the calling (platform) thread. */
-internal class SyncWorkload(task: WorkloadTask, target: String) : DocumentTaskOps(task, null) {
+internal class SyncWorkload(task: WorkloadTask, target: String, operations: Int = task.operations) : DocumentTaskOps(task, null, operations) {
     private val client = SyncClients.create(OfficialClients.settings(target, null))
     private val db = client.getDatabase(task.database)
     private val collection = db.getCollection(task.collection, BsonDocument::class.java)
@@ -66,7 +66,7 @@ internal class SyncWorkload(task: WorkloadTask, target: String) : DocumentTaskOp
  * [Subscriber] that requests everything and counts (no Reactor, no coroutines), the calling
  * thread waiting on a latch.
  */
-internal class ReactiveWorkload(task: WorkloadTask, target: String) : DocumentTaskOps(task, null) {
+internal class ReactiveWorkload(task: WorkloadTask, target: String, operations: Int = task.operations) : DocumentTaskOps(task, null, operations) {
     private val client = ReactiveClients.create(OfficialClients.settings(target, null))
     private val db = client.getDatabase(task.database)
     private val collection = db.getCollection(task.collection, BsonDocument::class.java)
@@ -121,7 +121,7 @@ internal class ReactiveWorkload(task: WorkloadTask, target: String) : DocumentTa
  * A workload task through the official Kotlin coroutine driver (`mongodb-driver-kotlin-coroutine`,
  * a wrapper of the reactive-streams driver), its callers on `Dispatchers.Default` as Mooring's.
  */
-internal class CoroutineWorkload(task: WorkloadTask, target: String) : DocumentTaskOps(task, Dispatchers.Default) {
+internal class CoroutineWorkload(task: WorkloadTask, target: String, operations: Int = task.operations) : DocumentTaskOps(task, Dispatchers.Default, operations) {
     private val client = CoroutineClient.create(OfficialClients.settings(target, null))
     private val db = client.getDatabase(task.database)
     private val collection = db.getCollection<BsonDocument>(task.collection)

@@ -24,7 +24,12 @@ import kotlin.coroutines.EmptyCoroutineContext
  * client mixed task drops the database and creates `corpus_1` … `corpus_10`); the timed phase is one ordered bulk
  * write, whose acknowledged writes (inserted + matched + deleted) must be one per model.
  */
-abstract class DocumentTaskOps(protected val task: WorkloadTask, private val dispatcher: CoroutineDispatcher?) : TaskOps {
+abstract class DocumentTaskOps(
+    protected val task: WorkloadTask,
+    private val dispatcher: CoroutineDispatcher?,
+    /** The operations of a find-one or insert-one iteration: the task's, unless the plan scales it down ([DocumentTaskOps.scalable]). */
+    private val operations: Int = task.operations,
+) : TaskOps {
     protected abstract suspend fun dropDatabase()
     protected abstract suspend fun dropCollection()
     protected abstract suspend fun createCollection(name: String)
@@ -47,6 +52,7 @@ abstract class DocumentTaskOps(protected val task: WorkloadTask, private val dis
     protected open val insertAddsId: Boolean get() = true
 
     init {
+        require(operations == task.operations || task in scalable) { "${task.scenario.key} runs its own ${task.operations} operations, not $operations" }
         require(!task.isOdm) { "${task.scenario.key} is an ODM task: OdmTaskOps runs it (Mooring and the coroutine driver only)" }
     }
 
@@ -60,7 +66,7 @@ abstract class DocumentTaskOps(protected val task: WorkloadTask, private val dis
     override fun setup() = blocking {
         dropDatabase()
         when (task) {
-            WorkloadTask.FIND_ONE_BY_ID -> insertMany(List(task.operations) { i -> BsonDocument("_id", BsonInt32(i + 1)).also { d -> document.forEach { (k, v) -> d[k] = v } } })
+            WorkloadTask.FIND_ONE_BY_ID -> insertMany(List(operations) { i -> BsonDocument("_id", BsonInt32(i + 1)).also { d -> document.forEach { (k, v) -> d[k] = v } } })
             WorkloadTask.FIND_MANY -> insertMany(List(task.operations) { document.clone() })
             else -> Unit
         }
@@ -88,9 +94,9 @@ abstract class DocumentTaskOps(protected val task: WorkloadTask, private val dis
 
     override fun doTask() = blocking {
         when (task) {
-            WorkloadTask.FIND_ONE_BY_ID -> for (id in 1..task.operations) check(findOneById(id)) { "no document with _id $id" }
+            WorkloadTask.FIND_ONE_BY_ID -> for (id in 1..operations) check(findOneById(id)) { "no document with _id $id" }
             WorkloadTask.FIND_MANY -> findAll().let { n -> check(n == task.operations) { "find returned $n documents, expected ${task.operations}" } }
-            WorkloadTask.SMALL_DOC_INSERT_ONE, WorkloadTask.LARGE_DOC_INSERT_ONE -> repeat(task.operations) {
+            WorkloadTask.SMALL_DOC_INSERT_ONE, WorkloadTask.LARGE_DOC_INSERT_ONE -> repeat(operations) {
                 insertOne(document)
                 if (insertAddsId) document.remove("_id")
             }
@@ -100,5 +106,10 @@ abstract class DocumentTaskOps(protected val task: WorkloadTask, private val dis
                 check(n == bulkSize) { "${task.scenario.key}: $n writes acknowledged, expected $bulkSize" }
             }
         }
+    }
+
+    companion object {
+        /** The tasks of one command per operation that a plan may scale down (quick mode): find one by `_id`, small doc insertOne. */
+        val scalable: Set<WorkloadTask> = setOf(WorkloadTask.FIND_ONE_BY_ID, WorkloadTask.SMALL_DOC_INSERT_ONE)
     }
 }
