@@ -20,6 +20,7 @@ import dev.mooring.bench.official.SyncParallel
 import dev.mooring.bench.workload.ParallelTaskOps
 import dev.mooring.bench.mooring.MooringJavaGridFs
 import dev.mooring.bench.mooring.MooringJavaWorkload
+import dev.mooring.bench.floor.FloorFind
 import dev.mooring.bench.mooring.MooringWorkload
 import dev.mooring.bench.mooring.MooringOdm
 import dev.mooring.bench.official.CoroutineOdm
@@ -339,6 +340,9 @@ class WorkloadSpec : FunSpec({
                 row.getValue("operations") shouldBe 2_000.0
                 row.getValue("iterations") shouldBe 1.0
             }
+            // the floor's scaled find one reads as many documents as it asked for (it checks its own count)
+            val floor = TaskIterations.measure(CellCommand(Scenario.FIND_ONE_BY_ID, count = 1, target = uri, operations = 2_000), WorkloadTask.FIND_ONE_BY_ID, FloorFind(WorkloadTask.FIND_ONE_BY_ID, uri, false, 2_000))
+            floor.getValue("operations") shouldBe 2_000.0
         } finally {
             server.close()
             thread.join(5_000)

@@ -65,7 +65,7 @@ internal class FloorFind(private val task: WorkloadTask, private val target: Str
                 cursorId = next.second
             }
         }
-        check(n == task.operations) { "the floor read $n documents, expected ${task.operations}" }
+        check(n == operations) { "the floor read $n documents, expected $operations" }
     }
 
     /** The batch's documents, each touched as a `RawBsonDocument` view, and the cursor id. */
