@@ -312,7 +312,7 @@ class WorkloadSpec : FunSpec({
         BenchPlan.full().compresses(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, "zstd") shouldBe true
     }
 
-    test("quick mode scales find one and small insertOne down, runs no zstd cell; full mode runs the workload cells in its first repetition only") {
+    test("quick mode scales find one, small insertOne and the collection mixed bulk write down, runs no zstd cell; full mode runs the workload cells in its first repetition only") {
         val quick = BenchPlan.quick()
         val full = BenchPlan.full()
         for (server in listOf("canned", "mongo-java-server")) {
@@ -322,7 +322,10 @@ class WorkloadSpec : FunSpec({
             quick.operations(Scenario.SMALL_DOC_BULK_INSERT, server) shouldBe 0
             full.operations(Scenario.FIND_ONE_BY_ID, server) shouldBe 0
             full.operations(Scenario.SMALL_DOC_INSERT_ONE, server) shouldBe 0
+            quick.operations(Scenario.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, server) shouldBe 2_000
         }
+        // a scaled mixed task: an insert, a replace and a delete per copy, as the whole task
+        BulkOp.of(WorkloadTask.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED, BsonDocument("x", BsonString("y")), copies = false, count = 2_000).size shouldBe 6_000
         for (task in quick.workloads) quick.compresses(task, "zstd") shouldBe false
         full.workloadRepetitions shouldBe 1
         full.repetitions shouldBe 3

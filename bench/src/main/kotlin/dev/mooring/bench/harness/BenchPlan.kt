@@ -69,8 +69,9 @@ data class BenchPlan(
     /** Whether any workload task has a zstd cell on the canned server (quick mode: no; full mode runs them all). */
     val zstdWorkloads: Boolean = true,
     /**
-     * The operations per iteration of find one by `_id` and small doc insertOne (one command each) when the plan scales
-     * them down (quick mode); null: the spec's 10,000.
+     * The operations per iteration of the tasks of one command per operation ([DocumentTaskOps.scalable]: find one by
+     * `_id`, small doc insertOne, the collection mixed bulk write's copies) when the plan scales them down (quick mode);
+     * null: the spec's 10,000.
      */
     val singleDocOperations: Int? = null,
     /**

@@ -23,13 +23,14 @@ sealed interface BulkOp {
         /**
          * [task]'s models over [document]: an insert per copy, or (mixed tasks) an insert, a replace and a delete per
          * copy, copy i on `task.collections[i % size]`. With [copies] every model gets its own copy of [document]
-         * (for libraries that add the generated `_id` to the caller's document).
+         * (for libraries that add the generated `_id` to the caller's document). [count] copies: the task's own unless a
+         * plan scales it down.
          */
-        fun of(task: WorkloadTask, document: BsonDocument, copies: Boolean): List<BulkOp> {
+        fun of(task: WorkloadTask, document: BsonDocument, copies: Boolean, count: Int = task.operations): List<BulkOp> {
             val names = task.collections
             fun doc() = if (copies) document.clone() else document
-            return buildList(if (task.isMixed) task.operations * 3 else task.operations) {
-                for (i in 0 until task.operations) {
+            return buildList(if (task.isMixed) count * 3 else count) {
+                for (i in 0 until count) {
                     val ns = names[i % names.size]
                     add(Insert(ns, doc()))
                     if (task.isMixed) {

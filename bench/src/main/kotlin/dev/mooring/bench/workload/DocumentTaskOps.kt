@@ -83,7 +83,7 @@ abstract class DocumentTaskOps(
             for (name in task.collections) createCollection(name)
         }
         if (task.isBulkWrite && (insertAddsId || bulk == null)) {
-            val ops = BulkOp.of(task, document, copies = insertAddsId)
+            val ops = BulkOp.of(task, document, copies = insertAddsId, count = operations)
             bulkSize = BulkOp.expectedAcknowledged(ops)
             bulk = if (task.isClientBulkWrite) clientBulkWrite(ops) else collectionBulkWrite(ops)
         }
@@ -109,7 +109,10 @@ abstract class DocumentTaskOps(
     }
 
     companion object {
-        /** The tasks of one command per operation that a plan may scale down (quick mode): find one by `_id`, small doc insertOne. */
-        val scalable: Set<WorkloadTask> = setOf(WorkloadTask.FIND_ONE_BY_ID, WorkloadTask.SMALL_DOC_INSERT_ONE)
+        /**
+         * The tasks of one command per operation that a plan may scale down (quick mode): find one by `_id`, small doc
+         * insertOne, and the collection mixed bulk write (an ordered bulk write of alternating kinds: one command per model).
+         */
+        val scalable: Set<WorkloadTask> = setOf(WorkloadTask.FIND_ONE_BY_ID, WorkloadTask.SMALL_DOC_INSERT_ONE, WorkloadTask.SMALL_DOC_COLLECTION_BULK_WRITE_MIXED)
     }
 }
