@@ -337,11 +337,7 @@ internal class SocketConnection(
     private fun prepare(requestId: Int, flagBits: Int, body: BsonDocument, trailer: BodyTrailer?): ByteArray? {
         // a command carrying large encoded documents gets a buffer of its size at once, not a chain of doubling ones
         val carried = CommandBody.carriedBytes(body)
-        val out = if (carried > MAX_KEPT_SEND_BUFFER) {
-            BasicOutputBuffer(carried + LARGE_MESSAGE_ROOM).also { sendBuffer = it }
-        } else {
-            sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
-        }
+        val out = (if (carried > MAX_KEPT_SEND_BUFFER) BasicOutputBuffer(carried + LARGE_MESSAGE_ROOM) else sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE)).also { sendBuffer = it }
         out.truncateToPosition(0)
         try {
             OpMsgCodec.encodeRequestInto(requestId, flagBits, body, trailer, limits, out)
