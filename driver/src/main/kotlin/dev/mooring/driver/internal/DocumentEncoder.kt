@@ -8,6 +8,7 @@ import org.bson.RawBsonDocument
 import org.bson.codecs.BsonDocumentCodec
 import org.bson.codecs.Codec
 import org.bson.codecs.EncoderContext
+import org.bson.codecs.configuration.CodecRegistry
 import org.bson.io.BasicOutputBuffer
 import org.bson.types.ObjectId
 
@@ -33,11 +34,15 @@ internal class DocumentEncoder {
     /**
      * [document] as BSON bytes with an `_id` (crud.md "Generated identifiers"), and that `_id`: the
      * document's own, else a new ObjectId as the first field. For a `BsonDocument` encoded by the
-     * `BsonDocumentCodec` the `_id` is looked up in its map and a generated one is written first
-     * during the encoding; other documents are encoded, then given one by [DocumentCodec.withId].
+     * default `BsonDocumentCodec` (its own registry of value codecs, which [writeWithId] writes the
+     * values with) the `_id` is looked up in its map and a generated one is written first during
+     * the encoding; other documents, and a `BsonDocumentCodec` given another registry, are encoded
+     * by their codec, then given one by [DocumentCodec.withId].
      */
     fun <T : Any> encodeWithId(document: T, codec: Codec<T>): Pair<RawBsonDocument, BsonValue> {
-        if (document is BsonDocument && document !is RawBsonDocument && codec.javaClass == BsonDocumentCodec::class.java) {
+        if (document is BsonDocument && document !is RawBsonDocument && codec.javaClass == BsonDocumentCodec::class.java &&
+            (codec as BsonDocumentCodec).codecRegistry === VALUE_REGISTRY
+        ) {
             document["_id"]?.let { return encode(document, codec) to it }
             val id = BsonObjectId(ObjectId())
             return write { writeWithId(it, document, id) } to id
@@ -67,15 +72,16 @@ internal class DocumentEncoder {
     private companion object {
         val ENCODER: EncoderContext = EncoderContext.builder().build()
 
+        /** The default `BsonDocumentCodec`'s registry (one shared instance, whatever codec object reports it). */
+        val VALUE_REGISTRY: CodecRegistry = BsonDocumentCodec().codecRegistry
+
         /**
          * The codecs `BsonDocumentCodec` writes a document's values with, per value class (the
          * registry's own lookup allocates a cache key and a child registry per value).
          */
         val VALUE_CODECS = object : ClassValue<Codec<BsonValue>>() {
-            private val registry = BsonDocumentCodec().codecRegistry
-
             @Suppress("UNCHECKED_CAST")
-            override fun computeValue(type: Class<*>): Codec<BsonValue> = registry.get(type) as Codec<BsonValue>
+            override fun computeValue(type: Class<*>): Codec<BsonValue> = VALUE_REGISTRY.get(type) as Codec<BsonValue>
         }
 
         const val MIN_HINT = 256

@@ -10,6 +10,14 @@ import org.bson.BsonObjectId
 import org.bson.BsonRegularExpression
 import org.bson.RawBsonDocument
 import org.bson.codecs.BsonDocumentCodec
+import org.bson.codecs.configuration.CodecRegistries
+import org.bson.codecs.DecoderContext
+import org.bson.codecs.EncoderContext
+import org.bson.codecs.Codec
+import org.bson.BsonReader
+import org.bson.BsonWriter
+import org.bson.BsonInt32
+import org.bson.BsonString
 
 class TopLevelIdSpec : FunSpec({
     fun raw(json: String) = RawBsonDocument(BsonDocument.parse(json), BsonDocumentCodec())
@@ -71,5 +79,21 @@ class TopLevelIdSpec : FunSpec({
         val expected = BsonDocument("_id", id).also { d -> doc.forEach { (k, v) -> d[k] = v } }
         encoded shouldBe RawBsonDocument(expected, BsonDocumentCodec())
         encoded.byteBuffer.remaining() shouldBe RawBsonDocument(expected, BsonDocumentCodec()).byteBuffer.remaining()
+    }
+
+    test("a BsonDocumentCodec given its own registry writes the values with it, _id generated or not") {
+        // a registry whose string codec upper-cases: the document must be written by it, not by the default value codecs
+        val upper = object : Codec<BsonString> {
+            override fun encode(writer: BsonWriter, value: BsonString, encoderContext: EncoderContext) = writer.writeString(value.value.uppercase())
+            override fun decode(reader: BsonReader, decoderContext: DecoderContext): BsonString = BsonString(reader.readString())
+            override fun getEncoderClass(): Class<BsonString> = BsonString::class.java
+        }
+        val codec = BsonDocumentCodec(CodecRegistries.fromRegistries(CodecRegistries.fromCodecs(upper), BsonDocumentCodec().codecRegistry))
+        val (encoded, id) = DocumentEncoder().encodeWithId(BsonDocument("s", BsonString("a")), codec)
+        encoded.getString("s").value shouldBe "A"
+        encoded["_id"] shouldBe id
+        val (own, ownId) = DocumentEncoder().encodeWithId(BsonDocument("_id", BsonInt32(7)).append("s", BsonString("b")), codec)
+        own.getString("s").value shouldBe "B"
+        ownId shouldBe BsonInt32(7)
     }
 })
