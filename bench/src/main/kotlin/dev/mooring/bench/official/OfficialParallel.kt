@@ -244,8 +244,7 @@ internal class CoroutineParallel(task: WorkloadTask, target: String, files: List
 
     override fun importFiles(files: List<File>): Long = blocking {
         Concurrently.coroutines(files.size) { i ->
-            val lines = withContext(Dispatchers.IO) { files[i].readLines() }
-            val docs = lines.filter { it.isNotBlank() }.map(BsonDocument::parse)
+            val docs = Ldjson.parse(withContext(Dispatchers.IO) { files[i].readLines() })
             collection.insertMany(docs, UNORDERED).insertedIds.size.toLong()
         }.sum()
     }

@@ -8,7 +8,10 @@ import java.io.OutputStreamWriter
 /** LDJSON (one JSON document per line) as the parallel tasks read and write it, the same way for every library. */
 object Ldjson {
     /** [file]'s lines, each parsed with `BsonDocument.parse` (org.bson's JSON reader, which every library here decodes into). */
-    fun read(file: File): MutableList<BsonDocument> = file.readLines().filter { it.isNotBlank() }.mapTo(ArrayList(), BsonDocument::parse)
+    fun read(file: File): MutableList<BsonDocument> = parse(file.readLines())
+
+    /** [lines] (a file's, read by the caller where it reads from disk), the blank ones skipped, each parsed as [read] does. */
+    fun parse(lines: List<String>): MutableList<BsonDocument> = lines.filter { it.isNotBlank() }.mapTo(ArrayList(), BsonDocument::parse)
 
     /**
      * Writes documents to [file] as LDJSON (`toJson()`, relaxed extended JSON, one line each); [close] flushes and
