@@ -1,5 +1,6 @@
 package dev.mooring.java
 
+import dev.mooring.cmap.CommandFailedEvent
 import dev.mooring.cmap.CommandStartedEvent
 import dev.mooring.driver.ChangeStreamDocument
 import dev.mooring.driver.ChangeStreamOptions
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
 import org.bson.BsonDocument
 import org.bson.BsonInt32
 
@@ -30,6 +32,13 @@ class JavaChangeStreamSpec : FunSpec({
         ReplicaSetSimulator.start(dataMembers = 2, clusterTime = true).use { rs ->
             MongoClusters.create(rs.seedUri("serverSelectionTimeoutMS=5000")).use { cluster ->
                 val items = cluster.getDatabase("shop").getCollection("items")
+                // the getMore the fail point resets: the inserts come after it, so they reach the subscriber through the resumed cursor
+                val reset = CountDownLatch(1)
+                cluster.addCommandListener(object : CommandListener {
+                    override fun commandFailed(event: CommandFailedEvent) {
+                        if (event.commandName == "getMore") reset.countDown()
+                    }
+                })
                 val stream = items.watch(emptyList(), ChangeStreamOptions(maxAwaitTimeMS = 50), null)
                 val received = CopyOnWriteArrayList<ChangeStreamDocument<BsonDocument>>()
                 val two = CountDownLatch(2)
@@ -52,14 +61,18 @@ class JavaChangeStreamSpec : FunSpec({
                 // the stream is open once the server sent its first postBatchResumeToken
                 while (stream.getResumeToken() == null) delay(10)
                 rs.primary!!.configureFailPoint(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['getMore'], closeConnection: true}}"))
+                // a getMore sent before the fail point was set may still return events: insert only once the reset happened
+                // (else the events could come before it, and the cancel below land in the resume, before a live cursor exists)
+                withContext(Dispatchers.IO) { reset.await(30, TimeUnit.SECONDS) } shouldBe true
                 items.insertOne(BsonDocument("_id", BsonInt32(1))).join()
                 items.insertOne(BsonDocument("_id", BsonInt32(2))).join()
                 withContext(Dispatchers.IO) { two.await(30, TimeUnit.SECONDS) } shouldBe true
                 received.map { it.documentKey.shouldNotBeNull()["_id"] } shouldContainExactly listOf(BsonInt32(1), BsonInt32(2))
-                // the cursor the reset left behind is the server's to time out (its killCursors may fail): count the live one
+                // the cursor the reset left behind is the server's to time out (its killCursors, right after the reset, finds
+                // the pool cleared): count the live one, the resumed cursor the events came through
                 val open = rs.members.sumOf { it.openCursors }
                 subscription!!.cancel()
-                while (rs.members.sumOf { it.openCursors } >= open) delay(10)
+                withTimeout(10_000) { while (rs.members.sumOf { it.openCursors } >= open) delay(10) }
                 stream.getResumeToken() shouldBe received.last().resumeToken
             }
         }
