@@ -77,4 +77,47 @@ class JavaChangeStreamSpec : FunSpec({
             }
         }
     }
+
+    test("a subscriber without demand gets no getMore sent for it: the stream's next getMore waits for its request") {
+        ReplicaSetSimulator.start(dataMembers = 2, clusterTime = true).use { rs ->
+            MongoClusters.create(rs.seedUri("serverSelectionTimeoutMS=5000")).use { cluster ->
+                val getMores = java.util.concurrent.atomic.AtomicInteger()
+                cluster.addCommandListener(object : CommandListener {
+                    override fun commandStarted(event: CommandStartedEvent) {
+                        if (event.commandName == "getMore") getMores.incrementAndGet()
+                    }
+                })
+                val items = cluster.getDatabase("shop").getCollection("items")
+                val stream = items.watch(emptyList(), ChangeStreamOptions(maxAwaitTimeMS = 20), null)
+                val received = java.util.concurrent.LinkedBlockingQueue<ChangeStreamDocument<BsonDocument>>()
+                var subscription: Flow.Subscription? = null
+                stream.subscribe(object : Flow.Subscriber<ChangeStreamDocument<BsonDocument>> {
+                    override fun onSubscribe(s: Flow.Subscription) {
+                        subscription = s
+                        s.request(1)
+                    }
+
+                    override fun onNext(item: ChangeStreamDocument<BsonDocument>) {
+                        received += item
+                    }
+
+                    override fun onError(throwable: Throwable) = Unit
+
+                    override fun onComplete() = Unit
+                })
+                while (stream.getResumeToken() == null) delay(10)
+                items.insertOne(BsonDocument("_id", BsonInt32(1))).join()
+                withContext(Dispatchers.IO) { received.poll(30, TimeUnit.SECONDS) }.shouldNotBeNull().documentKey.shouldNotBeNull()["_id"] shouldBe BsonInt32(1)
+                // the demand is used up: at most the getMore already in flight when the event was delivered, none after it
+                delay(100)
+                val sent = getMores.get()
+                delay(400) // 20 awaits of 20 ms: a stream that ignored the demand would have sent getMores all along
+                getMores.get() shouldBe sent
+                subscription!!.request(1)
+                items.insertOne(BsonDocument("_id", BsonInt32(2))).join()
+                withContext(Dispatchers.IO) { received.poll(30, TimeUnit.SECONDS) }.shouldNotBeNull().documentKey.shouldNotBeNull()["_id"] shouldBe BsonInt32(2)
+                subscription!!.cancel()
+            }
+        }
+    }
 })

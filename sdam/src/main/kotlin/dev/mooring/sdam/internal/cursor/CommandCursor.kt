@@ -19,6 +19,7 @@ import dev.mooring.sdam.internal.topology.ReadPreferenceCommand
 import dev.mooring.sdam.internal.tracing.traceCommand
 import dev.mooring.sdam.internal.retry.OverloadRetry
 import dev.mooring.sdam.internal.operation.RawDataField
+import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.withContext
@@ -133,10 +134,15 @@ internal class CommandCursor(
         val OPENED_REPLY = AttemptReply<Opened> { it.reply }
     }
 
-    /** Fetches the next batch (possibly empty for a tailable cursor); releases the pin and the session when the cursor is drained. */
+    /**
+     * Fetches the next batch (possibly empty for a tailable cursor); releases the pin and the session when the cursor is
+     * drained. A caller running under [GetMoreDemand] (the Java facade's publishers) is held here until it has demand:
+     * every cursor's getMore, a change stream's included, waits for it in this one place.
+     */
     suspend fun getMore(): List<BsonDocument> {
         val r = checkNotNull(route) { "the cursor is not open" }
         check(!exhausted) { "the cursor is exhausted" }
+        currentCoroutineContext()[GetMoreDemand]?.await()
         val getMore = BsonDocument("getMore", BsonInt64(id)).append("collection", BsonString(ns.substringAfter('.')))
         listOfNotNull(options.batchSize, leftUnderLimit).minOrNull()?.let { getMore["batchSize"] = BsonInt32(it) }
         val reply = timeout.getMore(continuesNext = lastGetMoreEmpty) { t ->

@@ -2,7 +2,6 @@ package dev.mooring.sdam.internal.cursor
 
 import dev.mooring.sdam.CursorCloseCancellation
 import kotlinx.coroutines.NonCancellable
-import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.flow.transform
@@ -31,8 +30,6 @@ internal object CursorFlow {
             while (true) {
                 emit(CursorPage(batch, cursor.exhausted))
                 if (cursor.exhausted) break
-                // a collector running under GetMoreDemand (the Java facade's publishers) holds the getMore until it has demand
-                currentCoroutineContext()[GetMoreDemand]?.await()
                 batch = try {
                     cursor.getMore()
                 } catch (e: Throwable) {

@@ -7,8 +7,9 @@ import kotlin.coroutines.CoroutineContext
 /**
  * Not API ([InternalMooringApi], for the Java facade's publishers): a coroutine context element a
  * cursor flow's collector runs under to hold each getMore until [await] returns (a Reactive Streams
- * subscriber has demand again). A cursor flow collected under it sends a getMore only after
- * [await], and ends right after a batch the server reported exhausted: a subscriber whose demand
+ * subscriber has demand again). Every cursor's getMore run under it, a change stream's included,
+ * is sent only after [await] ([CommandCursor.getMore]), and a cursor flow ends right after a batch
+ * the server reported exhausted: a subscriber whose demand
  * ends with the last document gets its completion without another request. Immutable; [await]
  * runs on the collector's coroutine.
  */
