@@ -137,4 +137,35 @@ class MeasurementSpec : FunSpec({
         without.toJson().containsKey("serverPid") shouldBe false
         CellCommand.fromJson(without.toJson()) shouldBe without
     }
+    test("a window's allocation counts thread by thread: a thread that dies inside it does not make it negative, one started in it counts") {
+        val meter = dev.mooring.bench.measure.ResourceMeter()
+        val sink = java.util.concurrent.atomic.AtomicReference<Any>()
+        val allocatedBefore = java.util.concurrent.CountDownLatch(1)
+        val dieNow = java.util.concurrent.CountDownLatch(1)
+        val retiring = Thread {
+            repeat(64) { sink.set(ByteArray(1 shl 20)) } // 64 MB allocated before the window
+            allocatedBefore.countDown()
+            dieNow.await()
+        }.apply { start() }
+        allocatedBefore.await()
+        val start = meter.snapshot()
+        dieNow.countDown()
+        retiring.join() // dies inside the window
+        val freshAllocated = java.util.concurrent.CountDownLatch(1)
+        val freshExit = java.util.concurrent.CountDownLatch(1)
+        val fresh = Thread {
+            repeat(4) { sink.set(ByteArray(1 shl 20)) } // 4 MB allocated by a thread started inside the window
+            freshAllocated.countDown()
+            freshExit.await()
+        }.apply { start() }
+        freshAllocated.await()
+        val end = meter.snapshot() // the new thread still alive
+        freshExit.countDown()
+        fresh.join()
+        val allocated = end.allocatedSince(start)
+        // the dead thread's 64 MB is not subtracted (the old sum of live threads' totals gave about -60 MB here);
+        // the new thread's 4 MB is counted
+        allocated shouldBeGreaterThanOrEqual (4L shl 20)
+        end.allocatedByThread.containsKey(retiring.id) shouldBe false
+    }
 })

@@ -86,7 +86,7 @@ class CallerWindow(val callers: Int, serverPid: Long? = null) {
         if (withWait) out["maxWaitUs"] = maxWaitNanos.get() / 1e3
         out["jain"] = Fairness.jain(counts)
         out["cpuUsPerOp"] = (e.cpuNanos - s.cpuNanos) / 1e3 / ops
-        out["allocBytesPerOp"] = (e.allocatedBytes - s.allocatedBytes).toDouble() / ops
+        out["allocBytesPerOp"] = e.allocatedSince(s).toDouble() / ops
         if (s.serverCpuNanos >= 0) out["serverCpuUsPerOp"] = (e.serverCpuNanos - s.serverCpuNanos) / 1e3 / ops
         out["ops"] = ops.toDouble()
         return out

@@ -44,7 +44,7 @@ object TaskIterations {
             val b = meter.snapshot()
             wall[i] = b.wallNanos - a.wallNanos
             cpu += b.cpuNanos - a.cpuNanos
-            alloc += b.allocatedBytes - a.allocatedBytes
+            alloc += b.allocatedSince(a)
             if (a.serverCpuNanos >= 0) serverCpu += b.serverCpuNanos - a.serverCpuNanos
         }
         summarize(task, wall, cpu, if (cmd.serverPid != null) serverCpu else null, alloc, operationsOf(cmd, task))
