@@ -5,6 +5,7 @@ import dev.mooring.cmap.internal.connection.ClientMetadata
 import dev.mooring.cmap.internal.connection.Handshake
 import dev.mooring.cmap.internal.auth.AuthHooks
 import dev.mooring.cmap.internal.auth.Authenticators
+import dev.mooring.cmap.internal.connection.SendBufferPool
 import dev.mooring.cmap.internal.connection.SocketConnection
 import dev.mooring.cmap.internal.connection.EventLoopGroup
 import dev.mooring.cmap.internal.connection.SocketRegistry
@@ -139,7 +140,7 @@ public class DefaultConnectionFactory internal constructor(
     /** A pooled connection: full handshake, wire-version check, then [authenticator]. No I/O here. */
     override fun create(address: ServerAddress, id: Long, generation: Int): ExhaustConnection {
         check(!closed.get()) { "connection factory is closed" }
-        return track(SocketConnection(address, id, generation, settings, loops, poolHandshake, effectiveAuthenticator, tls, sockets, null, forget))
+        return track(SocketConnection(address, id, generation, settings, loops, poolHandshake, effectiveAuthenticator, tls, sockets, null, forget, sendBuffers))
     }
 
     /**
@@ -154,6 +155,9 @@ public class DefaultConnectionFactory internal constructor(
         check(!closed.get()) { "connection factory is closed" }
         return track(SocketConnection(address, 0, 0, settings, loops, monitorHandshake, null, tls, sockets, monitorEstablishGate, forget))
     }
+
+    /** The buffers of large messages, shared by the pooled connections of this factory (see [SendBufferPool]). */
+    internal val sendBuffers: SendBufferPool = SendBufferPool()
 
     /** Connections created and not yet closed, so [close] can close them deterministically. */
     private val open: MutableSet<SocketConnection> = java.util.concurrent.ConcurrentHashMap.newKeySet()

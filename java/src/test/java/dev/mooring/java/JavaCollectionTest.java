@@ -123,6 +123,41 @@ class JavaCollectionTest extends CollectionTestSupport {
     }
 
     @Test
+    void documentsWithoutIdGetAGeneratedOneFirstAndTheCallersDocumentsAreNotChanged() {
+        try (JavaMongoCluster cluster = MongoClusters.create(uri)) {
+            JavaMongoDatabase db = cluster.getDatabase("ids");
+            JavaMongoCollection<BsonDocument> docs = db.getCollection("docs");
+            BsonDocument one = doc("{name: 'one', tags: ['a', 'b'], nested: {x: 1}}");
+            BsonDocument before = one.clone();
+            org.bson.BsonValue id = ((dev.mooring.driver.InsertOneResult.Acknowledged) docs.insertOne(one).join()).getInsertedId();
+            assertTrue(id.isObjectId(), id.toString());
+            assertEquals(before, one, "the caller's document is not changed");
+
+            // a large document, and documents that carry their own _id, through insertMany
+            String text = "x".repeat(200_000);
+            List<BsonDocument> many = List.of(doc("{_id: 7, name: 'seven'}"), new BsonDocument("name", new BsonString("large")).append("text", new BsonString(text)));
+            InsertManyResult result = docs.insertMany(many).join();
+            java.util.Map<Integer, org.bson.BsonValue> ids = result.getInsertedIds();
+            assertEquals(new BsonInt32(7), ids.get(0));
+            assertTrue(ids.get(1).isObjectId(), ids.toString());
+            assertNull(many.get(1).get("_id"), "the caller's document is not changed");
+
+            List<BsonDocument> stored = all(docs.find(new BsonDocument()));
+            assertEquals(3, stored.size());
+            BsonDocument first = stored.stream().filter(d -> d.getString("name").getValue().equals("one")).findFirst().orElseThrow();
+            assertEquals("_id", first.getFirstKey(), "the generated _id is the first field");
+            assertEquals(id, first.get("_id"));
+            BsonDocument withoutId = first.clone();
+            withoutId.remove("_id");
+            assertEquals(before, withoutId);
+            BsonDocument large = stored.stream().filter(d -> d.getString("name").getValue().equals("large")).findFirst().orElseThrow();
+            assertEquals(ids.get(1), large.get("_id"));
+            assertEquals(text, large.getString("text").getValue());
+            db.drop().join();
+        }
+    }
+
+    @Test
     void bulkWriteOfEveryKindAndItsErrorsByIndex() {
         try (JavaMongoCluster cluster = MongoClusters.create(uri)) {
             JavaMongoCollection<City> cities = cluster.getDatabase("geo").getCollection("cities", City.class);

@@ -152,6 +152,7 @@ private val INTERNAL_API_OPT_INS = setOf(
     "dev.mooring.cmap.internal.connection.DriverVersion",
     "dev.mooring.cmap.internal.connection.OperationSocketTimeout",
     "dev.mooring.sdam.internal.HelperCommand",
+    "dev.mooring.driver.internal.CallerEncoding",
     "dev.mooring.cmap.internal.pool.CheckOutGuard",
     "dev.mooring.cmap.internal.wire.AppendedCommand",
     "dev.mooring.sdam.internal.cursor.CursorPage",

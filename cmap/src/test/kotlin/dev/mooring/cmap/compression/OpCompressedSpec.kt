@@ -39,6 +39,31 @@ class OpCompressedSpec : FunSpec({
             }
         }
 
+        test("${c.name} (${c}): compressInto writes within maxCompressedLength, from an offset into an offset, what decompresses to the input") {
+            checkAll(20, Arb.byteArray(Arb.int(0..20_000), Arb.byte()), Arb.int(0..7)) { data, pad ->
+                // random bytes do not compress: the worst case of the bound
+                val source = ByteArray(pad) + data + ByteArray(pad)
+                val dest = ByteArray(pad + c.maxCompressedLength(data.size))
+                val n = c.compressInto(source, pad, data.size, dest, pad)
+                (n <= c.maxCompressedLength(data.size)) shouldBe true
+                c.decompress(dest.copyOfRange(pad, pad + n), data.size).toList() shouldBe data.toList()
+            }
+        }
+
+        test("${c.name} (${c}): wrapInto wraps a message held in the first bytes of a larger buffer as wrap does") {
+            val plain = OpMsgCodec.encode(OpMsg(77, 0, 0, BsonDocument("insert", BsonString("c")).append("x", BsonString("z".repeat(5000)))))
+            val buffer = plain + ByteArray(100) { 9 }
+            val dest = ByteArray(OpCompressed.maxWrappedLength(plain.size, c) + 10) { 5 }
+            val n = OpCompressed.wrapInto(buffer, plain.size, c, dest)
+            val wrapped = dest.copyOf(n)
+            val h = header(wrapped)
+            h.messageLength shouldBe n
+            h.requestId shouldBe 77
+            val u = OpCompressed.unwrap(h, wrapped.copyOfRange(16, n), 48_000_000)
+            u.body.toList() shouldBe plain.copyOfRange(16, plain.size).toList()
+            wrapped.toList() shouldBe OpCompressed.wrap(plain, c).toList()
+        }
+
         test("${c.name}: a wrapped OP_MSG unwraps to the same message, ids kept") {
             val msg = OpMsg(1234, 99, 0, BsonDocument("find", BsonString("c")).append("x", BsonString("y".repeat(3000))))
             val plain = OpMsgCodec.encode(msg)

@@ -16,7 +16,7 @@ class CommandBodyCarriedBytesSpec : FunSpec({
     val big = RawBsonDocument(BsonDocument().apply { repeat(2_000) { append("f$it", BsonString("v$it")) } }, BsonDocumentCodec())
     val bigSize = big.byteBuffer.remaining()
 
-    test("an insert's documents and a bulkWrite's ops documents count with their bytes when the first is large; nothing else does") {
+    test("an insert's documents and a bulkWrite's ops documents count with their bytes when the first is large; other values do not") {
         val insert = BsonDocument("insert", BsonString("c")).append("documents", BsonArray(listOf(big, big)))
         CommandBody.carriedBytes(insert) shouldBeGreaterThanOrEqual 2 * bigSize
         CommandBody.carriedBytes(insert) shouldBeLessThan 2 * bigSize + 1_000
@@ -28,8 +28,19 @@ class CommandBodyCarriedBytesSpec : FunSpec({
         CommandBody.carriedBytes(bulk) shouldBeLessThan bigSize + 1_000
 
         CommandBody.carriedBytes(BsonDocument("find", BsonString("c")).append("filter", big)) shouldBe 0
-        val small = RawBsonDocument(BsonDocument("a", BsonInt32(1)), BsonDocumentCodec())
-        CommandBody.carriedBytes(BsonDocument("insert", BsonString("c")).append("documents", BsonArray(listOf(small, big)))) shouldBe 0
         CommandBody.carriedBytes(BsonDocument("ping", BsonInt32(1))) shouldBe 0
+        CommandBody.carriedBytes(BsonDocument("aggregate", BsonString("c")).append("pipeline", BsonArray(listOf(BsonDocument("\$match", BsonDocument()))))) shouldBe 0
+    }
+
+    test("an array whose first document is small is estimated as that document's bytes times its length, at most maxMessageSizeBytes") {
+        val small = RawBsonDocument(BsonDocument("a", BsonInt32(1)), BsonDocumentCodec())
+        val smallSize = small.byteBuffer.remaining()
+        val batch = BsonDocument("insert", BsonString("c")).append("documents", BsonArray(List(10_000) { small }))
+        CommandBody.carriedBytes(batch) shouldBeGreaterThanOrEqual 10_000 * smallSize
+        CommandBody.carriedBytes(batch) shouldBeLessThan 10_000 * (smallSize + 100)
+        // the estimate follows the first: a large one later in the batch is left to the buffer's growth
+        CommandBody.carriedBytes(BsonDocument("insert", BsonString("c")).append("documents", BsonArray(listOf(small, big)))) shouldBeLessThan 1_000
+        CommandBody.carriedBytes(batch, maxMessageSizeBytes = 4_096) shouldBe 4_096
+        CommandBody.carriedBytes(BsonDocument("insert", BsonString("c")).append("documents", BsonArray(List(100) { big })), maxMessageSizeBytes = 48_000_000) shouldBeLessThan 48_000_001
     }
 })

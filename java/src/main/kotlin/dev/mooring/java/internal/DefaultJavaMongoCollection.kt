@@ -27,6 +27,7 @@ import dev.mooring.driver.UpdateOptions
 import dev.mooring.driver.UpdateResult
 import dev.mooring.driver.WriteModel
 import dev.mooring.java.JavaMongoCollection
+import dev.mooring.driver.internal.CallerEncoding
 import dev.mooring.sdam.ClientSession
 import dev.mooring.sdam.ReadPreference
 import dev.mooring.sdam.WriteConcern
@@ -75,16 +76,21 @@ internal class DefaultJavaMongoCollection<T : Any>(
 
     private fun copy(c: MongoCollection<T>) = DefaultJavaMongoCollection(facade, c, registry)
 
+    /** Encodes the documents of this collection's writes on the caller's thread (one per collection object: its size hint). */
+    private val encoding = CallerEncoding()
+
     /**
      * [document] encoded now, on the caller's thread (later changes to it don't matter, a codec's
      * error is thrown by the call): a [RawBsonDocument], which the driver sends as it is
-     * ([MongoCollection]'s contract), handed to it in the place of a [T].
+     * ([MongoCollection]'s contract), handed to it in the place of a [T]. An insert's document
+     * ([forInsert]) is given its generated `_id` as it is encoded.
      */
     @Suppress("UNCHECKED_CAST")
-    private fun encodedNow(document: T): T = (document as? RawBsonDocument ?: RawBsonDocument(document, collection.codec)) as T
+    private fun encodedNow(document: T, forInsert: Boolean = false): T =
+        (if (forInsert) encoding.encodeForInsert(document, collection.codec) else encoding.encode(document, collection.codec)) as T
 
     private fun encodedNow(model: WriteModel<T>): WriteModel<T> = when (model) {
-        is WriteModel.InsertOne -> WriteModel.InsertOne(encodedNow(model.document))
+        is WriteModel.InsertOne -> WriteModel.InsertOne(encodedNow(model.document, forInsert = true))
         is WriteModel.ReplaceOne -> WriteModel.ReplaceOne(model.filter, encodedNow(model.replacement), model.collation, model.hint, model.upsert, model.sort)
         is WriteModel.UpdateOne, is WriteModel.UpdateMany, is WriteModel.DeleteOne, is WriteModel.DeleteMany -> model
     }
@@ -139,14 +145,14 @@ internal class DefaultJavaMongoCollection<T : Any>(
     override fun insertOne(document: T): CompletableFuture<InsertOneResult> = insertOne(document, InsertOneOptions(), null)
 
     override fun insertOne(document: T, options: InsertOneOptions, session: ClientSession?): CompletableFuture<InsertOneResult> {
-        val encoded = encodedNow(document)
+        val encoded = encodedNow(document, forInsert = true)
         return facade.operation { collection.insertOne(encoded, options, session) }
     }
 
     override fun insertMany(documents: List<T>): CompletableFuture<InsertManyResult> = insertMany(documents, InsertManyOptions(), null)
 
     override fun insertMany(documents: List<T>, options: InsertManyOptions, session: ClientSession?): CompletableFuture<InsertManyResult> {
-        val encoded = documents.map { encodedNow(it) }
+        val encoded = documents.map { encodedNow(it, forInsert = true) }
         return facade.operation { collection.insertMany(encoded, options, session) }
     }
 

@@ -68,6 +68,8 @@ internal class SocketConnection(
     private val establishGate: kotlinx.coroutines.sync.Semaphore? = null,
     /** Called once when this connection closes (the factory forgets it). */
     private val onClosed: (SocketConnection) -> Unit = {},
+    /** Where the buffers of large messages come from and go back to (the factory's, shared by its connections); null: new ones, dropped. */
+    private val sendBuffers: SendBufferPool? = null,
 ) : ExhaustConnection, ObservedCommand, LoopBound {
     private val closed = AtomicBoolean(false)
     private val busy = AtomicBoolean(false)
@@ -94,8 +96,8 @@ internal class SocketConnection(
     @Volatile override var description: ConnectionDescription? = null
         private set
 
-    /** The encode buffer reused by every command of this connection (guarded by [busy]). */
-    private var sendBuffer: BasicOutputBuffer? = null
+    /** The buffers this connection encodes its requests into (guarded by [busy]). */
+    private val buffers = MessageBuffers(sendBuffers)
 
 
     override val isClosed: Boolean get() = closed.get()
@@ -255,9 +257,9 @@ internal class SocketConnection(
         try {
             val trailer = trailerFor(database)
             val requestId = RequestIds.next()
-            val compressed = prepare(requestId, OpMsg.EXHAUST_ALLOWED, command, trailer)
+            val length = prepare(requestId, OpMsg.EXHAUST_ALLOWED, command, trailer)
             sent = true
-            guarded(settings.socketTimeoutMS, "sending", command) { writePrepared(compressed) }
+            guarded(settings.socketTimeoutMS, "sending", command) { writePrepared(length) }
             var expected = requestId
             while (true) {
                 val reply = guarded(readTimeoutMS, "awaiting an exhaust reply", null) { readOpMsg(expected) }
@@ -328,45 +330,28 @@ internal class SocketConnection(
 
     /**
      * Encodes the request OP_MSG ([requestId], [flagBits], [body] with [trailer], no sequences)
-     * for sending, the one encode path of this connection: into the reusable [sendBuffer] (returns
-     * null; no [OpMsg] object), then, when a compressor was negotiated and OP_COMPRESSED.md allows
-     * compressing this command, wrapped into a new array (returned; never larger than
-     * maxMessageSizeBytes: incompressible data that would grow past it is sent uncompressed).
+     * for sending ([MessageBuffers.prepare], compressed when a compressor was negotiated and the
+     * command may be); returns the length of the message left in [MessageBuffers.outgoing].
      * Encoding errors are [MongoMessageEncodingException]s.
      */
-    private fun prepare(requestId: Int, flagBits: Int, body: BsonDocument, trailer: BodyTrailer?): ByteArray? {
-        // a command carrying large encoded documents gets a buffer of its size at once, not a chain of doubling ones
-        val carried = CommandBody.carriedBytes(body)
-        val out = (if (carried > MAX_KEPT_SEND_BUFFER) BasicOutputBuffer(carried + LARGE_MESSAGE_ROOM) else sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE)).also { sendBuffer = it }
-        out.truncateToPosition(0)
-        try {
-            OpMsgCodec.encodeRequestInto(requestId, flagBits, body, trailer, limits, out)
-        } catch (e: WireFormatException) {
-            throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
-        }
-        val c = compressor ?: return null
-        if (!OpCompressed.mayCompress(CommandBody.firstKey(body, trailer))) return null
-        val wrapped = OpCompressed.wrap(out.toByteArray(), c)
-        if (wrapped.size > limits.maxMessageSizeBytes) return null // writePrepared sends the buffer (and drops it when large)
-        if (out.internalBuffer.size > MAX_KEPT_SEND_BUFFER) sendBuffer = null // as writePrepared does for a large message
-        return wrapped
+    private fun prepare(requestId: Int, flagBits: Int, body: BsonDocument, trailer: BodyTrailer?): Int = try {
+        buffers.prepare(requestId, flagBits, body, trailer, limits, compressor)
+    } catch (e: WireFormatException) {
+        throw MongoMessageEncodingException("cannot send to $address: ${e.message}", e)
     }
 
-    /** Writes what [prepare] produced. Only tail calls on the usual path, so it costs no continuation. */
-    private suspend fun writePrepared(compressed: ByteArray?) {
-        if (compressed != null) return transport().write(compressed)
-        val out = sendBuffer!!
-        if (out.internalBuffer.size <= MAX_KEPT_SEND_BUFFER) return transport().write(out.internalBuffer, 0, out.position)
-        return writeAndDropBuffer(out)
+    /** Writes the [length] bytes [prepare] left. Only tail calls on the usual path, so it costs no continuation. */
+    private suspend fun writePrepared(length: Int) {
+        val out = buffers.outgoing!!
+        if (buffers.isKept(out)) return transport().write(out.internalBuffer, 0, length)
+        return writeLarge(out, length)
     }
 
-    /** Writes an unusually large message and drops the buffer it grew. */
-    private suspend fun writeAndDropBuffer(out: BasicOutputBuffer) {
-        try {
-            transport().write(out.internalBuffer, 0, out.position)
-        } finally {
-            sendBuffer = null
-        }
+    /** Writes a large message, then gives its buffer back (a failed write drops it). */
+    private suspend fun writeLarge(out: BasicOutputBuffer, length: Int) {
+        buffers.writing(out)
+        transport().write(out.internalBuffer, 0, length)
+        buffers.written(out)
     }
 
     private fun checkOk(doc: BsonDocument): BsonDocument {
@@ -485,16 +470,5 @@ internal class SocketConnection(
                 return MongoNetworkException("network error ${describe(action, command)} on $address: $reason", address, generation, handshakeCompleted, e)
             }
         }
-    }
-
-    private companion object {
-        /** The reusable encode buffer starts this large and grows as needed. */
-        const val SEND_BUFFER_SIZE = 512
-
-        /** A buffer grown past this (by an unusually large message) is not kept. */
-        const val MAX_KEPT_SEND_BUFFER = 64 * 1024
-
-        /** Room for a large message's header and command fields besides the documents it carries. */
-        const val LARGE_MESSAGE_ROOM = 16 * 1024
     }
 }

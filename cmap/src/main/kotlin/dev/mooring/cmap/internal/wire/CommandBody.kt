@@ -58,23 +58,31 @@ internal object CommandBody {
     }
 
     /**
-     * The bytes of the encoded documents ([RawBsonDocument]s) the command carries in its top-level
-     * arrays, directly (an insert's `documents`) or as a field of an array's documents (a
-     * bulkWrite's `ops` entries' `document`), plus per such document room for its entry: what an
-     * encode buffer needs besides the command's own small fields. An array counts only when its
-     * first element carries a document of at least [LARGE_DOCUMENT] bytes (small documents are
-     * not worth a pass over a batch of many); only those two levels are visited; nothing is encoded.
+     * About the bytes of the encoded documents ([RawBsonDocument]s) the command carries in its
+     * top-level arrays, directly (an insert's `documents`) or as a field of an array's documents
+     * (a bulkWrite's `ops` entries' `document`), plus per such document room for its entry: what
+     * an encode buffer needs besides the command's own small fields, at most [maxMessageSizeBytes].
+     * An array whose first element carries a document of at least [LARGE_DOCUMENT] bytes is
+     * counted element by element; any other is estimated as its first element's bytes times its
+     * length (a batch's documents tend to be alike; a pass over many small ones would cost more
+     * than the buffer growing once when the estimate is short). Only those two levels are
+     * visited; nothing is encoded.
      */
-    fun carriedBytes(body: BsonDocument): Int {
+    fun carriedBytes(body: BsonDocument, maxMessageSizeBytes: Int = Int.MAX_VALUE): Int {
         val base = (body as? AppendedCommand)?.takeIf { it.isLazy }?.base ?: body
         var bytes = 0L
         for (v in base.values) {
             if (v !is BsonArray || v.isEmpty()) continue
             val items = v.values
-            if (carried(items[0]) < LARGE_DOCUMENT) continue
+            val first = carried(items[0])
+            if (first == 0L) continue
+            if (first < LARGE_DOCUMENT) {
+                bytes += first * items.size
+                continue
+            }
             for (item in items) bytes += carried(item)
         }
-        return bytes.coerceAtMost(Int.MAX_VALUE.toLong()).toInt()
+        return bytes.coerceAtMost(maxMessageSizeBytes.toLong()).toInt()
     }
 
     /** The bytes [item] (an array element) carries as encoded documents, with their entry's room. */

@@ -29,19 +29,35 @@ internal object OpCompressed {
      * result keeps the message's requestID and responseTo.
      */
     internal fun wrap(message: ByteArray, compressor: Compressor): ByteArray {
-        if (message.size < MessageHeader.HEADER_LENGTH) throw WireFormatException("message to compress has no header")
+        val out = ByteArray(maxWrappedLength(message.size, compressor))
+        return out.copyOf(wrapInto(message, message.size, compressor, out))
+    }
+
+    /** The most bytes [wrapInto] writes for a message of [messageLength] bytes. */
+    internal fun maxWrappedLength(messageLength: Int, compressor: Compressor): Int =
+        MessageHeader.HEADER_LENGTH + PREFIX_LENGTH + compressor.maxCompressedLength(maxOf(0, messageLength - MessageHeader.HEADER_LENGTH))
+
+    /**
+     * Wraps the encoded message in [message]'s first [length] bytes (header included) with
+     * [compressor] into [dest] from 0 ([dest] has room for [maxWrappedLength]); returns the
+     * wrapped message's length. It keeps the message's requestID and responseTo. Nothing is
+     * copied but into [dest].
+     */
+    internal fun wrapInto(message: ByteArray, length: Int, compressor: Compressor, dest: ByteArray): Int {
+        if (length < MessageHeader.HEADER_LENGTH) throw WireFormatException("message to compress has no header")
         val header = ByteBuffer.wrap(message, 0, MessageHeader.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
         header.int
         val requestId = header.int
         val responseTo = header.int
         val opCode = header.int
-        val bodyLength = message.size - MessageHeader.HEADER_LENGTH
-        val compressed = compressor.compress(message.copyOfRange(MessageHeader.HEADER_LENGTH, message.size))
-        val total = MessageHeader.HEADER_LENGTH + PREFIX_LENGTH + compressed.size
-        val out = ByteBuffer.allocate(total).order(ByteOrder.LITTLE_ENDIAN)
+        val bodyLength = length - MessageHeader.HEADER_LENGTH
+        val start = MessageHeader.HEADER_LENGTH + PREFIX_LENGTH
+        val compressed = compressor.compressInto(message, MessageHeader.HEADER_LENGTH, bodyLength, dest, start)
+        val total = start + compressed
+        val out = ByteBuffer.wrap(dest, 0, start).order(ByteOrder.LITTLE_ENDIAN)
         out.putInt(total).putInt(requestId).putInt(responseTo).putInt(OpCode.OP_COMPRESSED)
-        out.putInt(opCode).putInt(bodyLength).put(compressor.id.toByte()).put(compressed)
-        return out.array()
+        out.putInt(opCode).putInt(bodyLength).put(compressor.id.toByte())
+        return total
     }
 
     /** A message after unwrapping: the header it would have had uncompressed, its bytes, and the body. */

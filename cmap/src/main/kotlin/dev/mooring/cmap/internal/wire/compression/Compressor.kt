@@ -14,6 +14,16 @@ internal interface Compressor {
     /** Compresses [source] (a message without its 16-byte header). */
     fun compress(source: ByteArray): ByteArray
 
+    /** The most bytes [compressInto] writes for [length] bytes of input. */
+    fun maxCompressedLength(length: Int): Int
+
+    /**
+     * Compresses [length] bytes of [source] from [offset] into [dest] from [destOffset], which has
+     * room for [maxCompressedLength] of them; returns the bytes written. Nothing is allocated in
+     * proportion to the input (the message's own buffer and the wrapping's are the only copies).
+     */
+    fun compressInto(source: ByteArray, offset: Int, length: Int, dest: ByteArray, destOffset: Int): Int
+
     /**
      * Decompresses [source] into exactly [uncompressedSize] bytes. Throws
      * [dev.mooring.cmap.internal.wire.WireFormatException] when the data is corrupt or does not

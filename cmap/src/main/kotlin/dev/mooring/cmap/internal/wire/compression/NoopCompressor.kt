@@ -11,6 +11,13 @@ internal object NoopCompressor : Compressor {
 
     override fun compress(source: ByteArray): ByteArray = source.copyOf()
 
+    override fun maxCompressedLength(length: Int): Int = length
+
+    override fun compressInto(source: ByteArray, offset: Int, length: Int, dest: ByteArray, destOffset: Int): Int {
+        System.arraycopy(source, offset, dest, destOffset, length)
+        return length
+    }
+
     override fun decompress(source: ByteArray, uncompressedSize: Int): ByteArray {
         if (source.size != uncompressedSize) {
             throw WireFormatException("noop OP_COMPRESSED holds ${source.size} bytes, uncompressedSize says $uncompressedSize")

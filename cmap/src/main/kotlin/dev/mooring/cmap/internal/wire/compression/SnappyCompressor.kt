@@ -17,6 +17,11 @@ internal object SnappyCompressor : Compressor {
 
     override fun compress(source: ByteArray): ByteArray = Snappy.compress(source)
 
+    override fun maxCompressedLength(length: Int): Int = Snappy.maxCompressedLength(length)
+
+    override fun compressInto(source: ByteArray, offset: Int, length: Int, dest: ByteArray, destOffset: Int): Int =
+        Snappy.compress(source, offset, length, dest, destOffset)
+
     override fun decompress(source: ByteArray, uncompressedSize: Int): ByteArray {
         val length = try {
             Snappy.uncompressedLength(source)

@@ -33,6 +33,30 @@ internal class ZlibCompressor(internal val level: Int = -1) : Compressor {
         }
     }
 
+    /** zlib's compressBound (deflate's worst case plus the zlib wrapping), as Deflater writes it. */
+    override fun maxCompressedLength(length: Int): Int {
+        val bound = length.toLong() + (length shr 12) + (length shr 14) + (length shr 25) + 13
+        check(bound <= Int.MAX_VALUE) { "$length bytes are too many to compress in one message" }
+        return bound.toInt()
+    }
+
+    override fun compressInto(source: ByteArray, offset: Int, length: Int, dest: ByteArray, destOffset: Int): Int {
+        val deflater = Deflater(level)
+        try {
+            deflater.setInput(source, offset, length)
+            deflater.finish()
+            var n = 0
+            while (!deflater.finished()) {
+                val got = deflater.deflate(dest, destOffset + n, dest.size - destOffset - n)
+                check(got > 0 || destOffset + n < dest.size) { "zlib output of $length bytes exceeded its bound" }
+                n += got
+            }
+            return n
+        } finally {
+            deflater.end()
+        }
+    }
+
     override fun decompress(source: ByteArray, uncompressedSize: Int): ByteArray {
         val inflater = Inflater()
         try {

@@ -16,6 +16,19 @@ internal object ZstdCompressor : Compressor {
 
     override fun compress(source: ByteArray): ByteArray = Zstd.compress(source)
 
+    override fun maxCompressedLength(length: Int): Int {
+        val bound = Zstd.compressBound(length.toLong())
+        check(bound <= Int.MAX_VALUE) { "$length bytes are too many to compress in one message" }
+        return bound.toInt()
+    }
+
+    override fun compressInto(source: ByteArray, offset: Int, length: Int, dest: ByteArray, destOffset: Int): Int {
+        // zstd's default level, as Zstd.compress(source) uses
+        val n = Zstd.compressByteArray(dest, destOffset, dest.size - destOffset, source, offset, length, Zstd.defaultCompressionLevel())
+        check(!Zstd.isError(n)) { "zstd could not compress $length bytes: ${Zstd.getErrorName(n)}" }
+        return n.toInt()
+    }
+
     override fun decompress(source: ByteArray, uncompressedSize: Int): ByteArray {
         val out = ByteArray(uncompressedSize)
         val n = try {
