@@ -42,9 +42,13 @@ internal class MessageBuffers(
         val out = if (carried > MAX_KEPT_SEND_BUFFER) takeLarge(carried + LARGE_MESSAGE_ROOM) else sendBuffer ?: BasicOutputBuffer(SEND_BUFFER_SIZE).also { sendBuffer = it }
         out.truncateToPosition(0)
         outgoing = out
-        OpMsgCodec.encodeRequestInto(requestId, flagBits, body, trailer, limits, out)
-        // the kept buffer grew past the size kept: it is a large one now, given to the pool once written
-        if (out === sendBuffer && out.internalBuffer.size > MAX_KEPT_SEND_BUFFER) sendBuffer = null
+        try {
+            OpMsgCodec.encodeRequestInto(requestId, flagBits, body, trailer, limits, out)
+        } finally {
+            // the kept buffer grew past the size kept (also by a message that then failed, too large):
+            // it is a large one now, not kept; given to the pool once written
+            if (out === sendBuffer && out.internalBuffer.size > MAX_KEPT_SEND_BUFFER) sendBuffer = null
+        }
         val c = compressor ?: return out.position
         if (!OpCompressed.mayCompress(CommandBody.firstKey(body, trailer))) return out.position
         val bound = OpCompressed.maxWrappedLength(out.position, c)
