@@ -11,9 +11,6 @@ internal interface Compressor {
     /** The compressorId byte of OP_COMPRESSED. */
     val id: Int
 
-    /** Compresses [source] (a message without its 16-byte header). */
-    fun compress(source: ByteArray): ByteArray
-
     /** The most bytes [compressInto] writes for [length] bytes of input. */
     fun maxCompressedLength(length: Int): Int
 

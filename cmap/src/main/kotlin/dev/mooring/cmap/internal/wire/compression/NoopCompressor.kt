@@ -9,8 +9,6 @@ internal object NoopCompressor : Compressor {
     override val name: String = "noop"
     override val id: Int = ID
 
-    override fun compress(source: ByteArray): ByteArray = source.copyOf()
-
     override fun maxCompressedLength(length: Int): Int = length
 
     override fun compressInto(source: ByteArray, offset: Int, length: Int, dest: ByteArray, destOffset: Int): Int {

@@ -15,8 +15,6 @@ internal object SnappyCompressor : Compressor {
     override val name: String = NAME
     override val id: Int = ID
 
-    override fun compress(source: ByteArray): ByteArray = Snappy.compress(source)
-
     override fun maxCompressedLength(length: Int): Int = Snappy.maxCompressedLength(length)
 
     override fun compressInto(source: ByteArray, offset: Int, length: Int, dest: ByteArray, destOffset: Int): Int =

@@ -1,7 +1,6 @@
 package dev.mooring.cmap.internal.wire.compression
 
 import dev.mooring.cmap.internal.wire.WireFormatException
-import java.io.ByteArrayOutputStream
 import java.util.zip.DataFormatException
 import java.util.zip.Deflater
 import java.util.zip.Inflater
@@ -15,23 +14,6 @@ internal class ZlibCompressor(internal val level: Int = -1) : Compressor {
 
     override val name: String = NAME
     override val id: Int = ID
-
-    override fun compress(source: ByteArray): ByteArray {
-        val deflater = Deflater(level)
-        try {
-            deflater.setInput(source)
-            deflater.finish()
-            val out = ByteArrayOutputStream(maxOf(64, source.size / 2))
-            val buf = ByteArray(8192)
-            while (!deflater.finished()) {
-                val n = deflater.deflate(buf)
-                out.write(buf, 0, n)
-            }
-            return out.toByteArray()
-        } finally {
-            deflater.end()
-        }
-    }
 
     /** zlib's compressBound (deflate's worst case plus the zlib wrapping), as Deflater writes it. */
     override fun maxCompressedLength(length: Int): Int {

@@ -14,8 +14,6 @@ internal object ZstdCompressor : Compressor {
     override val name: String = NAME
     override val id: Int = ID
 
-    override fun compress(source: ByteArray): ByteArray = Zstd.compress(source)
-
     override fun maxCompressedLength(length: Int): Int {
         val bound = Zstd.compressBound(length.toLong())
         check(bound <= Int.MAX_VALUE) { "$length bytes are too many to compress in one message" }
@@ -23,7 +21,7 @@ internal object ZstdCompressor : Compressor {
     }
 
     override fun compressInto(source: ByteArray, offset: Int, length: Int, dest: ByteArray, destOffset: Int): Int {
-        // zstd's default level, as Zstd.compress(source) uses
+        // zstd's default level
         val n = Zstd.compressByteArray(dest, destOffset, dest.size - destOffset, source, offset, length, Zstd.defaultCompressionLevel())
         check(!Zstd.isError(n)) { "zstd could not compress $length bytes: ${Zstd.getErrorName(n)}" }
         return n.toInt()
