@@ -47,6 +47,16 @@ class OpMsgCodecSpec : FunSpec({
         }
     }
 
+    test("an array's keys are its indexes in decimal, as the library writes them, past one, two, three and four digits") {
+        val items = org.bson.BsonArray((0 until 1_234).map { if (it % 2 == 0) BsonInt32(it) else BsonDocument("n", org.bson.BsonArray(listOf(BsonString("a"), BsonString("b")))) })
+        val cmd = BsonDocument("insert", BsonString("c")).append("items", items).append("\$db", BsonString("test"))
+        val bytes = OpMsgCodec.encode(OpMsg(1, 0, 0, cmd))
+        val library = org.bson.io.BasicOutputBuffer()
+        org.bson.codecs.BsonDocumentCodec().encode(org.bson.BsonBinaryWriter(library), cmd, org.bson.codecs.EncoderContext.builder().build())
+        // header (16), flagBits (4), section kind 0 (1), then the body
+        bytes.copyOfRange(21, bytes.size).toList() shouldBe library.toByteArray().toList()
+    }
+
     test("a kind-0 body round-trips with header fields intact") {
         val bytes = OpMsgCodec.encode(OpMsg(42, 7, 0, body))
         bytes.intLE(0) shouldBe bytes.size

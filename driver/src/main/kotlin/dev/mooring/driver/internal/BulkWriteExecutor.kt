@@ -61,13 +61,13 @@ internal class BulkWriteExecutor<T : Any>(
                 throw e
             }
             if (unacknowledged) {
-                batch.forEach { s -> s.insertedId?.let { acc.insertedIds[s.index] = it } }
+                batch.forEach { s -> s.insertedId?.let { acc.insertedIds.add(s.index, it) } }
                 continue
             }
             val stop = acc.add(batch, reply) && options.ordered
             if (stop) break
         }
-        if (unacknowledged) return BulkWriteResult.Unacknowledged(acc.insertedIds.toMap())
+        if (unacknowledged) return BulkWriteResult.Unacknowledged(acc.insertedIds.snapshot())
         val result = acc.result()
         if (acc.writeErrors.isNotEmpty() || acc.writeConcernErrors.isNotEmpty()) throw acc.exception("${defaults.databaseName}.$collection")
         return result
@@ -92,7 +92,7 @@ internal class BulkWriteExecutor<T : Any>(
         var modified = 0L
         var deleted = 0L
         val upsertedIds = LinkedHashMap<Int, BsonValue>()
-        val insertedIds = LinkedHashMap<Int, BsonValue>()
+        val insertedIds = IndexedIds()
         val writeErrors = ArrayList<WriteError>()
         val writeConcernErrors = ArrayList<WriteConcernError>()
         val labels = LinkedHashSet<String>()
@@ -107,11 +107,15 @@ internal class BulkWriteExecutor<T : Any>(
             when (batch[0].kind) {
                 WriteKind.INSERT -> {
                     inserted += n
-                    val failed = errors.map { it.index }.toSet()
-                    // an ordered batch stops at its first error: later statements were not run
-                    val firstFailed = errors.minOfOrNull { it.index }
-                    batch.forEach { s ->
-                        if (s.index !in failed && (firstFailed == null || !ordered || s.index < firstFailed)) s.insertedId?.let { insertedIds[s.index] = it }
+                    if (errors.isEmpty()) {
+                        batch.forEach { s -> s.insertedId?.let { insertedIds.add(s.index, it) } }
+                    } else {
+                        val failed = errors.map { it.index }.toSet()
+                        // an ordered batch stops at its first error: later statements were not run
+                        val firstFailed = errors.minOf { it.index }
+                        batch.forEach { s ->
+                            if (s.index !in failed && (!ordered || s.index < firstFailed)) s.insertedId?.let { insertedIds.add(s.index, it) }
+                        }
                     }
                 }
                 WriteKind.UPDATE -> {
@@ -133,7 +137,7 @@ internal class BulkWriteExecutor<T : Any>(
             MongoBulkWriteException(writeErrors.toList(), writeConcernErrors.toList(), result(), namespace).apply { labels.forEach { addErrorLabel(it) } }
 
         fun result(): BulkWriteResult.Acknowledged =
-            BulkWriteResult.Acknowledged(inserted, matched, modified, deleted, upsertedIds.size.toLong(), upsertedIds.toMap(), insertedIds.toMap())
+            BulkWriteResult.Acknowledged(inserted, matched, modified, deleted, upsertedIds.size.toLong(), upsertedIds.toMap(), insertedIds.snapshot())
     }
 
     companion object {

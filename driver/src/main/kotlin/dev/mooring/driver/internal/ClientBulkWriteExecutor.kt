@@ -35,7 +35,7 @@ internal class ClientBulkWriteExecutor(private val cluster: MongoCluster, timeou
         // bulk-write.md "ordered" and "errorsOnly and verboseResults": client-side errors with these exact messages
         require(!(unacknowledged && options.ordered)) { "Cannot request unacknowledged write concern and ordered writes" }
         require(!(unacknowledged && options.verboseResults == true)) { "Cannot request unacknowledged write concern and verbose results" }
-        val encoder = DocumentEncoder()
+        val encoder = DocumentEncoder().batch(models.size)
         val ops = models.mapIndexed { i, m -> ClientWriteOps.of(i, m, encoder) }
         val deadline = MultiCommandDeadline(timeoutMS)
         val limits = ServerLimitsSource().get(cluster, deadline.next())

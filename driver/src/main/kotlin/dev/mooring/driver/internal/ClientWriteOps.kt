@@ -7,36 +7,59 @@ import org.bson.BsonDocument
 import org.bson.BsonInt32
 import org.bson.BsonString
 import org.bson.BsonValue
+import org.bson.RawBsonDocument
 import org.bson.codecs.Codec
 import org.bson.conversions.Bson
 
-/** The three operations of a `bulkWrite` command's `ops` (bulk-write.md "Operations"). */
-internal enum class ClientOpKind { INSERT, UPDATE, DELETE }
+/** The three operations of a `bulkWrite` command's `ops` (bulk-write.md "Operations"), each with its entry's first key. */
+internal enum class ClientOpKind(val key: String) { INSERT("insert"), UPDATE("update"), DELETE("delete") }
 
 /**
- * One model of a client bulk write as an `ops` entry: [kind], the fields after the first
- * ([fields]; the first is the kind's name with the namespace's nsInfo index, known per command),
- * the caller's [index] of the model, its [namespace], whether it writes many documents ([multi]:
- * its command is not retryable), an insert's `_id`, and the entry's encoded [size] (an index is
- * always an Int32, so the size does not depend on it). Immutable.
+ * One model of a client bulk write as an `ops` entry: [kind], the fields after the first (an
+ * insert's encoded [insertDocument], else [fields]; the first is the kind's name with the
+ * namespace's nsInfo index, known per command), the caller's [index] of the model, its
+ * [namespace], whether it writes many documents ([multi]: its command is not retryable), an
+ * insert's `_id`, and the entry's encoded [size] (an index is always an Int32, so the size does
+ * not depend on it). Immutable.
  */
-internal class ClientWriteOp(
+internal class ClientWriteOp private constructor(
     val index: Int,
     val namespace: String,
     val kind: ClientOpKind,
-    private val fields: BsonDocument,
+    private val fields: BsonDocument?,
+    private val insertDocument: RawBsonDocument?,
     val multi: Boolean,
     val insertedId: BsonValue?,
+    /**
+     * Computed ([BsonSizes] for [fields]; an insert from its document's size), not by encoding
+     * the entry: an insert's document is encoded once, by its codec.
+     */
+    val size: Int,
 ) {
     /** The `ops` entry with [nsIndex], the namespace's position in its command's nsInfo. */
-    fun document(nsIndex: Int): BsonDocument =
-        BsonDocument(kind.name.lowercase(), BsonInt32(nsIndex)).also { it.putAll(fields) }
+    fun document(nsIndex: Int): BsonDocument = when (insertDocument) {
+        null -> BsonDocument(kind.key, BsonInt32(nsIndex)).also { it.putAll(fields!!) }
+        else -> BsonDocument(4).append(kind.key, BsonInt32(nsIndex)).append(DOCUMENT, insertDocument)
+    }
 
-    /**
-     * Computed ([BsonSizes]: the fields' document plus the first element, the kind's name with an
-     * Int32), not by encoding the entry: an insert's document is encoded once, by its codec.
-     */
-    val size: Int = (1 + kind.name.length + 1 + 4) + BsonSizes.document(fields)
+    companion object {
+        private const val DOCUMENT = "document"
+
+        /** The entry's first element: type, the kind's name and its NUL, an Int32. */
+        private fun first(kind: ClientOpKind) = 1 + kind.key.length + 1 + 4
+
+        /** An insert of [document] ([documentSize] bytes) whose `_id` is [id]. */
+        fun insert(index: Int, namespace: String, document: RawBsonDocument, documentSize: Int, id: BsonValue?): ClientWriteOp =
+            ClientWriteOp(
+                index, namespace, ClientOpKind.INSERT, null, document, false, id,
+                // the entry's length and terminator, its first element, then `document`'s element
+                4 + first(ClientOpKind.INSERT) + 1 + DOCUMENT.length + 1 + documentSize + 1,
+            )
+
+        /** An update or delete whose entry's fields after the first are [fields]. */
+        fun of(index: Int, namespace: String, kind: ClientOpKind, fields: BsonDocument, multi: Boolean): ClientWriteOp =
+            ClientWriteOp(index, namespace, kind, fields, null, multi, null, first(kind) + BsonSizes.document(fields))
+    }
 }
 
 /**
@@ -46,17 +69,17 @@ internal class ClientWriteOp(
  * anything is sent); `multi` is always sent; optional fields only when given. Stateless.
  */
 internal object ClientWriteOps {
-    /** [m] as the op at [index]; its documents encoded by [encoder] (one per bulk write: its size hint). */
-    fun of(index: Int, m: ClientNamespacedWriteModel<*>, encoder: DocumentEncoder): ClientWriteOp {
+    /** [m] as the op at [index]; its documents encoded by [encoder] (one per bulk write: its documents share arrays). */
+    fun of(index: Int, m: ClientNamespacedWriteModel<*>, encoder: DocumentEncoder.Batch): ClientWriteOp {
         @Suppress("UNCHECKED_CAST")
         val model = m as ClientNamespacedWriteModel<Any>
         return of(index, model.namespace, model.model, model.codec, encoder)
     }
 
-    private fun of(index: Int, ns: String, model: WriteModel<Any>, codec: Codec<Any>, encoder: DocumentEncoder): ClientWriteOp = when (model) {
+    private fun of(index: Int, ns: String, model: WriteModel<Any>, codec: Codec<Any>, encoder: DocumentEncoder.Batch): ClientWriteOp = when (model) {
         is WriteModel.InsertOne -> {
-            val (doc, id) = encoder.encodeWithId(model.document, codec)
-            ClientWriteOp(index, ns, ClientOpKind.INSERT, BsonDocument("document", doc), false, id)
+            val doc = encoder.encodeForInsert(model.document, codec)
+            ClientWriteOp.insert(index, ns, doc, encoder.lastSize, encoder.lastId)
         }
         is WriteModel.UpdateOne -> update(index, ns, model.filter, WriteStatements.updateValue(model.update), false, model.upsert, model.arrayFilters, model.collation, model.hint, model.sort)
         is WriteModel.UpdateMany -> update(index, ns, model.filter, WriteStatements.updateValue(model.update), true, model.upsert, model.arrayFilters, model.collation, model.hint, null)
@@ -85,14 +108,14 @@ internal object ClientWriteOps {
         arrayFilters?.let { d["arrayFilters"] = it.toArray() }
         d.optDoc("collation", collation).opt("hint", hint).opt("upsert", upsert).optDoc("sort", sort)
         d["multi"] = BsonBoolean.valueOf(multi)
-        return ClientWriteOp(index, ns, ClientOpKind.UPDATE, d, multi, null)
+        return ClientWriteOp.of(index, ns, ClientOpKind.UPDATE, d, multi)
     }
 
     private fun delete(index: Int, ns: String, filter: Bson, multi: Boolean, collation: Bson?, hint: dev.mooring.driver.Hint?): ClientWriteOp {
         val d = BsonDocument("filter", filter.toDoc())
         d.optDoc("collation", collation).opt("hint", hint)
         d["multi"] = BsonBoolean.valueOf(multi)
-        return ClientWriteOp(index, ns, ClientOpKind.DELETE, d, multi, null)
+        return ClientWriteOp.of(index, ns, ClientOpKind.DELETE, d, multi)
     }
 
     /** The nsInfo entry of [namespace]. */

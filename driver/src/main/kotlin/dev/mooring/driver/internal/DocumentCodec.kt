@@ -38,6 +38,9 @@ internal class DocumentCodec<T : Any>(val documentClass: KClass<T>, val codec: C
      */
     fun encodeWithId(document: T): Pair<RawBsonDocument, BsonValue> = encoder.encodeWithId(document, codec)
 
+    /** An encoder for the [expected] documents of one call ([DocumentEncoder.Batch], with this collection's size hint). */
+    fun batch(expected: Int): DocumentEncoder.Batch = encoder.batch(expected)
+
     /** [document] into [T]; [DocumentDecodingException] naming the namespace and field when the codec fails. */
     fun decode(document: BsonDocument): T {
         if (documentClass == BsonDocument::class && codec is BsonDocumentCodec) {
@@ -90,7 +93,7 @@ internal class DocumentCodec<T : Any>(val documentClass: KClass<T>, val codec: C
 
         /** [raw] with an `_id` field: as is when it has one, else with a new ObjectId prepended (crud.md "Generated identifiers"). */
         fun withId(raw: RawBsonDocument): Pair<RawBsonDocument, BsonValue> {
-            if (TopLevelId.present(raw)) raw["_id"]?.let { return raw to it }
+            TopLevelId.find(raw)?.let { return raw to it }
             return prependId(raw)
         }
 

@@ -1,6 +1,12 @@
 package dev.mooring.driver.internal
 
+import org.bson.BsonInt32
+import org.bson.BsonInt64
+import org.bson.BsonObjectId
+import org.bson.BsonString
+import org.bson.BsonValue
 import org.bson.RawBsonDocument
+import org.bson.types.ObjectId
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
 
@@ -11,8 +17,32 @@ import java.nio.ByteOrder
  * allocated 4.8 MB to find that it had no `_id`). Stateless.
  */
 internal object TopLevelId {
-    fun present(raw: RawBsonDocument): Boolean {
+    fun present(raw: RawBsonDocument): Boolean = raw.byteBuffer.asNIO().order(ByteOrder.LITTLE_ENDIAN).let { idElement(it) >= 0 }
+
+    /**
+     * The document's top-level `_id`, or null: an ObjectId, int32, int64 or string read from its
+     * bytes (an insert's generated or own `_id` is one of these, and first in the document), any
+     * other type decoded by `RawBsonDocument.get`.
+     */
+    fun find(raw: RawBsonDocument): BsonValue? {
         val b = raw.byteBuffer.asNIO().order(ByteOrder.LITTLE_ENDIAN)
+        val at = idElement(b)
+        if (at < 0) return null
+        val value = at + 1 + 4 // the type byte, then "_id" and its NUL
+        return when (b.get(at).toInt() and 0xff) {
+            0x07 -> BsonObjectId(ObjectId(ByteArray(12).also { b.get(value, it) }))
+            0x10 -> BsonInt32(b.getInt(value))
+            0x12 -> BsonInt64(b.getLong(value))
+            0x02 -> {
+                val length = b.getInt(value) - 1
+                BsonString(String(ByteArray(length).also { b.get(value + 4, it) }, Charsets.UTF_8))
+            }
+            else -> raw["_id"]
+        }
+    }
+
+    /** The position in [b] of the type byte of the top-level `_id` element of the document at [b]'s position, or -1. */
+    private fun idElement(b: ByteBuffer): Int {
         val start = b.position()
         val end = start + b.getInt(start) - 1 // the document's terminating 0
         var p = start + 4
@@ -20,12 +50,12 @@ internal object TopLevelId {
             val type = b.get(p).toInt() and 0xff
             p++
             val isId = b.get(p) == '_'.code.toByte() && b.get(p + 1) == 'i'.code.toByte() && b.get(p + 2) == 'd'.code.toByte() && b.get(p + 3) == 0.toByte()
-            if (isId) return true
+            if (isId) return p - 1
             while (b.get(p) != 0.toByte()) p++
             p++
             p += valueSize(b, p, type)
         }
-        return false
+        return -1
     }
 
     /** The size of the value of BSON [type] at [p]. */

@@ -28,38 +28,42 @@ internal class WriteStatement(
     val multi: Boolean,
     val insertedId: BsonValue?,
     /** True when the statement carries a `hint`. */
-    val hinted: Boolean = false,
-) {
-    val size: Int = document.sizeInBytes
-}
+    val hinted: Boolean,
+    /** [document]'s size in bytes. */
+    val size: Int,
+)
 
 /**
  * Turns write models into [WriteStatement]s (crud.md's rules for each model), checking every
  * document against [maxBsonObjectSize] before anything is sent. Stateless.
  */
 internal object WriteStatements {
-    fun <T : Any> of(models: List<WriteModel<T>>, codec: DocumentCodec<T>, maxBsonObjectSize: Int): List<WriteStatement> =
-        models.mapIndexed { i, m -> of(i, m, codec, maxBsonObjectSize) }
+    /** [models] as statements, their documents encoded together ([DocumentEncoder.Batch]). */
+    fun <T : Any> of(models: List<WriteModel<T>>, codec: DocumentCodec<T>, maxBsonObjectSize: Int): List<WriteStatement> {
+        val batch = codec.batch(models.size)
+        return models.mapIndexed { i, m -> of(i, m, codec, batch, maxBsonObjectSize) }
+    }
 
-    private fun <T : Any> of(index: Int, model: WriteModel<T>, codec: DocumentCodec<T>, max: Int): WriteStatement = when (model) {
+    private fun <T : Any> of(index: Int, model: WriteModel<T>, codec: DocumentCodec<T>, batch: DocumentEncoder.Batch, max: Int): WriteStatement = when (model) {
         is WriteModel.InsertOne -> {
-            val (doc, id) = codec.encodeWithId(model.document)
-            checkSize(doc, max, index)
-            WriteStatement(index, WriteKind.INSERT, doc, false, id)
+            val doc = batch.encodeForInsert(model.document, codec.codec)
+            checkSize(batch.lastSize, max, index)
+            WriteStatement(index, WriteKind.INSERT, doc, false, batch.lastId, false, batch.lastSize)
         }
-        is WriteModel.UpdateOne -> update(index, model.filter.toDoc(), updateValue(model.update), false, model.upsert, model.arrayFilters, model.collation, model.hint, model.sort)
-        is WriteModel.UpdateMany -> update(index, model.filter.toDoc(), updateValue(model.update), true, model.upsert, model.arrayFilters, model.collation, model.hint, null)
+        is WriteModel.UpdateOne -> update(batch, index, model.filter.toDoc(), updateValue(model.update), false, model.upsert, model.arrayFilters, model.collation, model.hint, model.sort)
+        is WriteModel.UpdateMany -> update(batch, index, model.filter.toDoc(), updateValue(model.update), true, model.upsert, model.arrayFilters, model.collation, model.hint, null)
         is WriteModel.ReplaceOne -> {
-            val replacement = codec.encode(model.replacement)
+            val replacement = batch.encode(model.replacement, codec.codec)
             checkReplacement(replacement)
-            checkSize(replacement, max, index)
-            update(index, model.filter.toDoc(), replacement, false, model.upsert, null, model.collation, model.hint, model.sort)
+            checkSize(batch.lastSize, max, index)
+            update(batch, index, model.filter.toDoc(), replacement, false, model.upsert, null, model.collation, model.hint, model.sort)
         }
-        is WriteModel.DeleteOne -> delete(index, model.filter.toDoc(), 1, model.collation, model.hint)
-        is WriteModel.DeleteMany -> delete(index, model.filter.toDoc(), 0, model.collation, model.hint)
+        is WriteModel.DeleteOne -> delete(batch, index, model.filter.toDoc(), 1, model.collation, model.hint)
+        is WriteModel.DeleteMany -> delete(batch, index, model.filter.toDoc(), 0, model.collation, model.hint)
     }
 
     private fun update(
+        batch: DocumentEncoder.Batch,
         index: Int,
         filter: BsonDocument,
         u: BsonValue,
@@ -75,13 +79,13 @@ internal object WriteStatements {
         s.opt("upsert", upsert)
         arrayFilters?.let { s["arrayFilters"] = it.toArray() }
         s.optDoc("collation", collation).opt("hint", hint).optDoc("sort", sort)
-        return WriteStatement(index, WriteKind.UPDATE, raw(s), multi, null, hint != null)
+        return WriteStatement(index, WriteKind.UPDATE, batch.encode(s, CODEC), multi, null, hint != null, batch.lastSize)
     }
 
-    private fun delete(index: Int, filter: BsonDocument, limit: Int, collation: org.bson.conversions.Bson?, hint: dev.mooring.driver.Hint?): WriteStatement {
+    private fun delete(batch: DocumentEncoder.Batch, index: Int, filter: BsonDocument, limit: Int, collation: org.bson.conversions.Bson?, hint: dev.mooring.driver.Hint?): WriteStatement {
         val s = BsonDocument("q", filter).append("limit", BsonInt32(limit))
         s.optDoc("collation", collation).opt("hint", hint)
-        return WriteStatement(index, WriteKind.DELETE, raw(s), limit == 0, null, hint != null)
+        return WriteStatement(index, WriteKind.DELETE, batch.encode(s, CODEC), limit == 0, null, hint != null, batch.lastSize)
     }
 
     /** crud.md "Update vs. Replace Validation": an update document is non-empty and starts with an operator. */
@@ -101,11 +105,9 @@ internal object WriteStatements {
         }
     }
 
-    private fun checkSize(doc: RawBsonDocument, max: Int, index: Int) {
-        require(doc.sizeInBytes <= max) { "the document at index $index is ${doc.sizeInBytes} bytes, larger than the server's maxBsonObjectSize $max" }
+    private fun checkSize(size: Int, max: Int, index: Int) {
+        require(size <= max) { "the document at index $index is $size bytes, larger than the server's maxBsonObjectSize $max" }
     }
-
-    private fun raw(d: BsonDocument): RawBsonDocument = RawBsonDocument(d, CODEC)
 
     private val CODEC = BsonDocumentCodec()
 }

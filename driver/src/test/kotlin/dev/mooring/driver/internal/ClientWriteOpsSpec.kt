@@ -19,7 +19,7 @@ import org.bson.BsonReader
 class ClientWriteOpsSpec : FunSpec({
     fun encodedSize(d: BsonDocument) = RawBsonDocument(d, BsonDocumentCodec()).sizeInBytes
     val codec = BsonDocumentCodec()
-    fun op(model: WriteModel<BsonDocument>) = ClientWriteOps.of(3, ClientNamespacedWriteModel.of("db.c", model, codec), DocumentEncoder())
+    fun op(model: WriteModel<BsonDocument>) = ClientWriteOps.of(3, ClientNamespacedWriteModel.of("db.c", model, codec), DocumentEncoder().batch(1))
 
     test("an op's size is the size of its ops entry as sent, for every kind and option") {
         val filter = BsonDocument.parse("{a: {\$gt: 1}, 'ü': 'ß'}")
@@ -52,7 +52,7 @@ class ClientWriteOpsSpec : FunSpec({
             override fun decode(reader: BsonReader, decoderContext: DecoderContext): BsonDocument = error("not used")
             override fun getEncoderClass(): Class<BsonDocument> = BsonDocument::class.java
         }
-        val o = ClientWriteOps.of(0, ClientNamespacedWriteModel.of("db.c", WriteModel.InsertOne(BsonDocument("x", BsonInt32(1))), opaque), DocumentEncoder())
+        val o = ClientWriteOps.of(0, ClientNamespacedWriteModel.of("db.c", WriteModel.InsertOne(BsonDocument("x", BsonInt32(1))), opaque), DocumentEncoder().batch(1))
         encodes shouldBe 1
         o.insertedId shouldBe BsonInt32(9)
         o.size shouldBe encodedSize(o.document(0))
@@ -64,7 +64,7 @@ class ClientWriteOpsSpec : FunSpec({
             0x55, 'a'.code.toByte(), 0, 1, 2, 3, 4, 5, 6,
             0,
         )
-        val raw = ClientWriteOps.of(0, ClientNamespacedWriteModel.of("db.c", WriteModel.InsertOne(RawBsonDocument(bytes)), org.bson.codecs.RawBsonDocumentCodec()), DocumentEncoder())
+        val raw = ClientWriteOps.of(0, ClientNamespacedWriteModel.of("db.c", WriteModel.InsertOne(RawBsonDocument(bytes)), org.bson.codecs.RawBsonDocumentCodec()), DocumentEncoder().batch(1))
         raw.insertedId shouldBe BsonInt32(9)
         raw.size shouldBe 1 + "insert".length + 1 + 4 + 4 + 1 + "document".length + 1 + bytes.size + 1
     }

@@ -35,6 +35,24 @@ class TopLevelIdSpec : FunSpec({
         TopLevelId.present(raw("{}")) shouldBe false
     }
 
+    test("find reads a top-level _id of every kind, the first one when there are two, and null without one") {
+        val oid = BsonObjectId()
+        val values = listOf(oid, BsonInt32(-7), org.bson.BsonInt64(1L shl 40), BsonString("é-ünïcode"), BsonString(""),
+            BsonDocument("x", BsonInt32(1)), org.bson.BsonDouble(2.5), BsonBinary(byteArrayOf(9)), org.bson.BsonNull.VALUE)
+        for (v in values) {
+            TopLevelId.find(RawBsonDocument(BsonDocument("a", BsonString("before")).append("_id", v).append("z", BsonInt32(1)), BsonDocumentCodec())) shouldBe v
+            TopLevelId.find(RawBsonDocument(BsonDocument("_id", v), BsonDocumentCodec())) shouldBe v
+        }
+        // two top-level _id fields (only raw bytes can hold them): the first, as RawBsonDocument.get reads it
+        val twice = byteArrayOf(23, 0, 0, 0, 0x10, '_'.code.toByte(), 'i'.code.toByte(), 'd'.code.toByte(), 0, 1, 0, 0, 0,
+            0x10, '_'.code.toByte(), 'i'.code.toByte(), 'd'.code.toByte(), 0, 2, 0, 0, 0, 0)
+        TopLevelId.find(RawBsonDocument(twice)) shouldBe RawBsonDocument(twice)["_id"]
+        TopLevelId.find(raw("{a: {_id: 1}, b: [{_id: 2}]}")) shouldBe null
+        // a document inside a larger array, as a batch's documents are
+        val bytes = RawBsonDocument(BsonDocument("_id", BsonInt32(42)), BsonDocumentCodec()).byteBuffer.let { bb -> ByteArray(bb.remaining()).also { bb.get(it) } }
+        TopLevelId.find(RawBsonDocument(ByteArray(5) + bytes + ByteArray(3), 5, bytes.size)) shouldBe BsonInt32(42)
+    }
+
     test("a BsonDocument without _id is encoded with a new ObjectId first, the caller's document unchanged") {
         val codec = DocumentCodec.of(BsonDocument::class, EmptySerializersModule(), "db.c")
         val doc = BsonDocument.parse("{a: 1, b: {c: [1, 2]}}")

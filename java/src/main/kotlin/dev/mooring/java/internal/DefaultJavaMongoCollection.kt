@@ -89,11 +89,6 @@ internal class DefaultJavaMongoCollection<T : Any>(
     private fun encodedNow(document: T, forInsert: Boolean = false): T =
         (if (forInsert) encoding.encodeForInsert(document, collection.codec) else encoding.encode(document, collection.codec)) as T
 
-    private fun encodedNow(model: WriteModel<T>): WriteModel<T> = when (model) {
-        is WriteModel.InsertOne -> WriteModel.InsertOne(encodedNow(model.document, forInsert = true))
-        is WriteModel.ReplaceOne -> WriteModel.ReplaceOne(model.filter, encodedNow(model.replacement), model.collation, model.hint, model.upsert, model.sort)
-        is WriteModel.UpdateOne, is WriteModel.UpdateMany, is WriteModel.DeleteOne, is WriteModel.DeleteMany -> model
-    }
 
     // ---- reads
 
@@ -152,7 +147,8 @@ internal class DefaultJavaMongoCollection<T : Any>(
     override fun insertMany(documents: List<T>): CompletableFuture<InsertManyResult> = insertMany(documents, InsertManyOptions(), null)
 
     override fun insertMany(documents: List<T>, options: InsertManyOptions, session: ClientSession?): CompletableFuture<InsertManyResult> {
-        val encoded = documents.map { encodedNow(it, forInsert = true) }
+        @Suppress("UNCHECKED_CAST")
+        val encoded = encoding.encodeAllForInsert(documents, collection.codec) as List<T>
         return facade.operation { collection.insertMany(encoded, options, session) }
     }
 
@@ -205,7 +201,7 @@ internal class DefaultJavaMongoCollection<T : Any>(
     override fun bulkWrite(models: List<WriteModel<T>>): CompletableFuture<BulkWriteResult> = bulkWrite(models, BulkWriteOptions(), null)
 
     override fun bulkWrite(models: List<WriteModel<T>>, options: BulkWriteOptions, session: ClientSession?): CompletableFuture<BulkWriteResult> {
-        val encoded = models.map { encodedNow(it) }
+        val encoded = encoding.encodeModels(models, collection.codec)
         return facade.operation { collection.bulkWrite(encoded, options, session) }
     }
 

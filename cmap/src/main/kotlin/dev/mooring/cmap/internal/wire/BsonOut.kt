@@ -51,6 +51,24 @@ internal object BsonOut {
         val type = value.bsonType
         out.write(type.value)
         out.writeCString(name)
+        value(out, type, value, depth)
+    }
+
+    /** An array's element at [index]: its key written as ASCII digits, no string made for it. */
+    private fun element(out: BasicOutputBuffer, index: Int, value: BsonValue, depth: Int) {
+        val type = value.bsonType
+        out.write(type.value)
+        digits(out, index)
+        out.write(0)
+        value(out, type, value, depth)
+    }
+
+    private fun digits(out: BasicOutputBuffer, i: Int) {
+        if (i >= 10) digits(out, i / 10)
+        out.write('0'.code + i % 10)
+    }
+
+    private fun value(out: BasicOutputBuffer, type: BsonType, value: BsonValue, depth: Int) {
         when (type) {
             BsonType.INT32 -> out.writeInt32(value.asInt32().value)
             BsonType.INT64 -> out.writeInt64(value.asInt64().value)
@@ -61,7 +79,7 @@ internal object BsonOut {
             BsonType.ARRAY -> {
                 val start = startDocument(out, depth + 1)
                 var i = 0
-                for (item in value.asArray().values) element(out, index(i++), item, depth + 1)
+                for (item in value.asArray().values) element(out, i++, item, depth + 1)
                 endDocument(out, start)
             }
             BsonType.BINARY -> {
@@ -109,8 +127,4 @@ internal object BsonOut {
             else -> throw BsonSerializationException("cannot write a BSON value of type $type")
         }
     }
-
-    private val INDEXES = Array(64) { it.toString() }
-
-    private fun index(i: Int): String = if (i < INDEXES.size) INDEXES[i] else i.toString()
 }
