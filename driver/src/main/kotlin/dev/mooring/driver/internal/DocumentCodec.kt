@@ -32,12 +32,6 @@ internal class DocumentCodec<T : Any>(val documentClass: KClass<T>, val codec: C
     /** [document] as BSON bytes. */
     fun encode(document: T): RawBsonDocument = encoder.encode(document, codec)
 
-    /**
-     * [document] as BSON bytes with an `_id` (crud.md "Generated identifiers"), and that `_id`
-     * ([DocumentEncoder.encodeWithId]; the caller's document is not changed).
-     */
-    fun encodeWithId(document: T): Pair<RawBsonDocument, BsonValue> = encoder.encodeWithId(document, codec)
-
     /** An encoder for the [expected] documents of one call ([DocumentEncoder.Batch], with this collection's size hint). */
     fun batch(expected: Int): DocumentEncoder.Batch = encoder.batch(expected)
 

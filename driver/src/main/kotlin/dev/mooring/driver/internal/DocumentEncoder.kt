@@ -29,13 +29,6 @@ internal class DocumentEncoder {
     /** [document] as BSON bytes, encoded by [codec] (a [RawBsonDocument] is returned as is). */
     fun <T : Any> encode(document: T, codec: Codec<T>): RawBsonDocument = batch(1).encode(document, codec)
 
-    /**
-     * [document] as BSON bytes with an `_id` (crud.md "Generated identifiers"), and that `_id`
-     * ([Batch.encodeForInsert]).
-     */
-    fun <T : Any> encodeWithId(document: T, codec: Codec<T>): Pair<RawBsonDocument, BsonValue> =
-        batch(1).let { b -> b.encodeForInsert(document, codec) to b.lastId!! }
-
     /** An encoder for the [expected] documents of one call (a bulk write's statements). */
     fun batch(expected: Int): Batch = Batch(expected)
 
@@ -83,8 +76,10 @@ internal class DocumentEncoder {
                 val id = BsonObjectId(ObjectId())
                 return write { writeWithId(it, document, id) }.also { lastId = id }
             }
-            val (raw, id) = DocumentCodec.withId(encode(document, codec))
-            lastSize = raw.sizeInBytes
+            val encoded = encode(document, codec)
+            val (raw, id) = DocumentCodec.withId(encoded)
+            // a copy with the generated _id prepended has another size; the document as is keeps the one encode read
+            if (raw !== encoded) lastSize = raw.sizeInBytes
             lastId = id
             return raw
         }

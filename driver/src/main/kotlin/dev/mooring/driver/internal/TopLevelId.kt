@@ -17,8 +17,6 @@ import java.nio.ByteOrder
  * allocated 4.8 MB to find that it had no `_id`). Stateless.
  */
 internal object TopLevelId {
-    fun present(raw: RawBsonDocument): Boolean = raw.byteBuffer.asNIO().order(ByteOrder.LITTLE_ENDIAN).let { idElement(it) >= 0 }
-
     /**
      * The document's top-level `_id`, or null: an ObjectId, int32, int64 or string read from its
      * bytes (an insert's generated or own `_id` is one of these, and first in the document), any

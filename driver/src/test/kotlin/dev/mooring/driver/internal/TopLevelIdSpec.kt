@@ -19,6 +19,12 @@ import org.bson.BsonWriter
 import org.bson.BsonInt32
 import org.bson.BsonString
 
+/** [document] as an insert encodes it, with its `_id` (a batch of one). */
+private fun <T : Any> DocumentCodec<T>.insertEncoded(document: T): Pair<RawBsonDocument, org.bson.BsonValue> = DocumentEncoder().insertEncoded(document, codec)
+
+private fun <T : Any> DocumentEncoder.insertEncoded(document: T, codec: Codec<T>): Pair<RawBsonDocument, org.bson.BsonValue> =
+    batch(1).let { b -> b.encodeForInsert(document, codec) to b.lastId!! }
+
 class TopLevelIdSpec : FunSpec({
     fun raw(json: String) = RawBsonDocument(BsonDocument.parse(json), BsonDocumentCodec())
 
@@ -28,11 +34,11 @@ class TopLevelIdSpec : FunSpec({
                ts: {${'$'}timestamp: {t: 1, i: 2}}, dec: {${'$'}numberDecimal: "1.5"}, oid: {${'$'}oid: "5f0000000000000000000000"},
                mn: {${'$'}minKey: 1}, mx: {${'$'}maxKey: 1}, code: {${'$'}code: "f()"}}""",
         ).append("bin", BsonBinary(byteArrayOf(1, 2, 3))).append("re", BsonRegularExpression("a.*", "i"))
-        TopLevelId.present(RawBsonDocument(before.clone(), BsonDocumentCodec())) shouldBe false
-        TopLevelId.present(RawBsonDocument(before.clone().append("_id", org.bson.BsonInt32(7)), BsonDocumentCodec())) shouldBe true
-        TopLevelId.present(raw("{_id: 1, a: 2}")) shouldBe true
-        TopLevelId.present(raw("{_idx: 1, _i: 2, id: 3}")) shouldBe false
-        TopLevelId.present(raw("{}")) shouldBe false
+        TopLevelId.find(RawBsonDocument(before.clone(), BsonDocumentCodec())) shouldBe null
+        TopLevelId.find(RawBsonDocument(before.clone().append("_id", org.bson.BsonInt32(7)), BsonDocumentCodec())) shouldBe org.bson.BsonInt32(7)
+        TopLevelId.find(raw("{_id: 1, a: 2}")) shouldBe org.bson.BsonInt32(1)
+        TopLevelId.find(raw("{_idx: 1, _i: 2, id: 3}")) shouldBe null
+        TopLevelId.find(raw("{}")) shouldBe null
     }
 
     test("find reads a top-level _id of every kind, the first one when there are two, and null without one") {
@@ -56,7 +62,7 @@ class TopLevelIdSpec : FunSpec({
     test("a BsonDocument without _id is encoded with a new ObjectId first, the caller's document unchanged") {
         val codec = DocumentCodec.of(BsonDocument::class, EmptySerializersModule(), "db.c")
         val doc = BsonDocument.parse("{a: 1, b: {c: [1, 2]}}")
-        val (encoded, id) = codec.encodeWithId(doc)
+        val (encoded, id) = codec.insertEncoded(doc)
         id.shouldBeInstanceOf<BsonObjectId>()
         encoded.firstKey shouldBe "_id"
         encoded["_id"] shouldBe id
@@ -64,7 +70,7 @@ class TopLevelIdSpec : FunSpec({
         doc.containsKey("_id") shouldBe false
 
         val withOwn = BsonDocument.parse("{x: 1, _id: 'mine'}")
-        val (own, ownId) = codec.encodeWithId(withOwn)
+        val (own, ownId) = codec.insertEncoded(withOwn)
         ownId shouldBe org.bson.BsonString("mine")
         BsonDocument(own.entries.map { org.bson.BsonElement(it.key, it.value) }) shouldBe withOwn
     }
@@ -82,7 +88,7 @@ class TopLevelIdSpec : FunSpec({
         val codec = DocumentCodec.of(RawBsonDocument::class, EmptySerializersModule(), "db.c")
         val bytes = RawBsonDocument(BsonDocument.parse("{a: 1, b: 'two'}"), BsonDocumentCodec()).let { r -> ByteArray(r.byteBuffer.remaining()).also { r.byteBuffer.get(it) } }
         val padded = ByteArray(7) { 0x55 } + bytes + ByteArray(3) { 0x66 }
-        val (encoded, id) = codec.encodeWithId(RawBsonDocument(padded, 7, bytes.size))
+        val (encoded, id) = codec.insertEncoded(RawBsonDocument(padded, 7, bytes.size))
         encoded.firstKey shouldBe "_id"
         encoded["_id"] shouldBe id
         encoded.getInt32("a").value shouldBe 1
@@ -93,7 +99,7 @@ class TopLevelIdSpec : FunSpec({
         val codec = DocumentCodec.of(BsonDocument::class, EmptySerializersModule(), "db.c")
         val inner = RawBsonDocument(BsonDocument.parse("{r: [1, 2]}"), BsonDocumentCodec())
         val doc = BsonDocument.parse("{a: 1, b: {c: [1, {d: 'e'}]}, s: 'ü'}").append("raw", inner)
-        val (encoded, id) = codec.encodeWithId(doc)
+        val (encoded, id) = codec.insertEncoded(doc)
         val expected = BsonDocument("_id", id).also { d -> doc.forEach { (k, v) -> d[k] = v } }
         encoded shouldBe RawBsonDocument(expected, BsonDocumentCodec())
         encoded.byteBuffer.remaining() shouldBe RawBsonDocument(expected, BsonDocumentCodec()).byteBuffer.remaining()
@@ -107,10 +113,10 @@ class TopLevelIdSpec : FunSpec({
             override fun getEncoderClass(): Class<BsonString> = BsonString::class.java
         }
         val codec = BsonDocumentCodec(CodecRegistries.fromRegistries(CodecRegistries.fromCodecs(upper), BsonDocumentCodec().codecRegistry))
-        val (encoded, id) = DocumentEncoder().encodeWithId(BsonDocument("s", BsonString("a")), codec)
+        val (encoded, id) = DocumentEncoder().insertEncoded(BsonDocument("s", BsonString("a")), codec)
         encoded.getString("s").value shouldBe "A"
         encoded["_id"] shouldBe id
-        val (own, ownId) = DocumentEncoder().encodeWithId(BsonDocument("_id", BsonInt32(7)).append("s", BsonString("b")), codec)
+        val (own, ownId) = DocumentEncoder().insertEncoded(BsonDocument("_id", BsonInt32(7)).append("s", BsonString("b")), codec)
         own.getString("s").value shouldBe "B"
         ownId shouldBe BsonInt32(7)
     }
