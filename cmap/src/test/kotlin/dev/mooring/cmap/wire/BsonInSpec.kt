@@ -20,6 +20,25 @@ import java.nio.ByteOrder
 private fun reference(bytes: ByteArray): BsonDocument =
     BsonBinaryReader(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)).use { BsonDocumentCodec().decode(it, DecoderContext.builder().build()) }
 
+/**
+ * [times] copies of [bytes], each with one to three random bytes changed: each either fails with a
+ * [WireFormatException] naming the reply or decodes as the driver's reader decodes it.
+ */
+private fun corrupt(bytes: ByteArray, seed: Int, times: Int) {
+    val rnd = kotlin.random.Random(seed)
+    repeat(times) {
+        val bad = bytes.copyOf()
+        repeat(1 + rnd.nextInt(3)) { bad[4 + rnd.nextInt(bad.size - 5)] = rnd.nextInt(256).toByte() }
+        val ours = try {
+            ByteReader.decodeBson(bad, 0, bad.size, "reply")
+        } catch (e: WireFormatException) {
+            e.message shouldContain "reply"
+            null
+        }
+        if (ours != null) ours shouldBe reference(bad)
+    }
+}
+
 class BsonInSpec : FunSpec({
     val oid = org.bson.types.ObjectId()
     val all = BsonDocument("ok", org.bson.BsonDouble(1.0))
@@ -39,6 +58,7 @@ class BsonInSpec : FunSpec({
     val bytes = RawBsonDocument(all, BsonDocumentCodec()).let { it.byteBuffer.array().copyOf(it.byteBuffer.remaining()) }
 
     test("decodes every BSON type to the values the driver's reader gives") {
+        (bytes.size < dev.mooring.cmap.internal.wire.KeyCache.MIN_REPLY_BYTES) shouldBe true // the small reply's path; the batch's below
         val decoded = ByteReader.decodeBson(bytes, 0, bytes.size, "reply")
         decoded shouldBe reference(bytes)
         decoded.keys.toList() shouldBe all.keys.toList()
@@ -56,21 +76,30 @@ class BsonInSpec : FunSpec({
         val decoded = ByteReader.decodeBson(dup, 0, dup.size, "reply")
         decoded shouldBe reference(dup)
         decoded.keys.toList() shouldBe listOf("a", "b")
+        // the same in a reply large enough for a batch (elements gathered first, then put in order)
+        val out = org.bson.io.BasicOutputBuffer()
+        org.bson.BsonBinaryWriter(out).use { w ->
+            w.writeStartDocument()
+            w.writeInt32("a", 1)
+            w.writeInt32("b", 2)
+            w.writeString("pad", "x".repeat(3000))
+            w.writeStartDocument("d")
+            w.writeInt32("k", 1)
+            w.writeInt32("k", 2)
+            w.writeEndDocument()
+            w.writeInt32("a", 3)
+            w.writeEndDocument()
+        }
+        val big = out.toByteArray()
+        val bigDecoded = ByteReader.decodeBson(big, 0, big.size, "reply")
+        bigDecoded shouldBe reference(big)
+        bigDecoded.keys.toList() shouldBe listOf("a", "b", "pad", "d")
+        bigDecoded.getInt32("a").value shouldBe 3
+        bigDecoded.getDocument("d") shouldBe BsonDocument("k", BsonInt32(2))
     }
 
     test("corrupted documents either fail with WireFormatException or decode as the driver's reader decodes them") {
-        val rnd = kotlin.random.Random(20261125)
-        repeat(5000) {
-            val bad = bytes.copyOf()
-            repeat(1 + rnd.nextInt(3)) { bad[4 + rnd.nextInt(bad.size - 5)] = rnd.nextInt(256).toByte() }
-            val ours = try {
-                ByteReader.decodeBson(bad, 0, bad.size, "reply")
-            } catch (e: WireFormatException) {
-                e.message shouldContain "reply"
-                null
-            }
-            if (ours != null) ours shouldBe reference(bad)
-        }
+        corrupt(bytes, seed = 20261125, times = 5000)
     }
 
     test("a string without its NUL, a bad boolean and an unknown type are malformed BSON") {
@@ -82,5 +111,41 @@ class BsonInSpec : FunSpec({
         shouldThrow<WireFormatException> { ByteReader.decodeBson(b, 0, b.size, "reply") }
         b[4] = 0x20
         shouldThrow<WireFormatException> { ByteReader.decodeBson(b, 0, b.size, "reply") }.message shouldContain "malformed BSON"
+    }
+
+    test("a batch's repeated keys are one String each, and keys whose hashes collide decode each as itself") {
+        // "Aa" and "BB" hash alike, as do their concatenations: more of them than the cache probes
+        val colliding = listOf("AaAaAa", "AaAaBB", "AaBBAa", "BBAaAa", "AaBBBB", "BBAaBB", "BBBBAa", "BBBBBB")
+        val batch = org.bson.BsonArray((0 until 300).map { i ->
+            BsonDocument("_id", BsonInt32(i)).append("name", BsonString("n$i")).append("Aa", BsonInt32(1)).append("BB", BsonInt32(2))
+                .apply { colliding.forEachIndexed { k, key -> append(key, BsonInt32(k)) } }
+                .append("cl\u00e9 \ud83d\ude00", BsonString("x")).append("nested", BsonDocument("inner", BsonDocument("name", BsonInt32(i))))
+                .apply { (0 until 40).forEach { append("k${(it + i) % 40}", BsonInt32(it)) } }
+                .append("list", org.bson.BsonArray((0 until i % 25).map { BsonDocument("name", BsonInt32(it)) }))
+        })
+        val reply = BsonDocument("cursor", BsonDocument("firstBatch", batch).append("id", org.bson.BsonInt64(0))).append("every", all).append("ok", org.bson.BsonDouble(1.0))
+        val bytes = RawBsonDocument(reply, BsonDocumentCodec()).let { it.byteBuffer.array().copyOf(it.byteBuffer.remaining()) }
+        val decoded = ByteReader.decodeBson(bytes, 0, bytes.size, "reply")
+        decoded shouldBe reference(bytes)
+        decoded shouldBe reply
+        val docs = decoded.getDocument("cursor").getArray("firstBatch").map { it.asDocument() }
+        docs.map { d -> d.keys.toList() } shouldBe batch.map { d -> d.asDocument().keys.toList() }
+        for (key in listOf("name", "nested", "AaAaAa", "k7")) {
+            val instances = docs.map { d -> d.keys.first { it == key } }
+            instances.all { it === instances[0] } shouldBe true
+        }
+        val inner = docs.map { d -> d.getDocument("nested").getDocument("inner").keys.single() }
+        inner.all { it === docs[0].keys.first { k -> k == "name" } } shouldBe true
+    }
+
+    test("a corrupted batch either fails with WireFormatException or decodes as the driver's reader decodes it") {
+        val batch = org.bson.BsonArray((0 until 40).map { i ->
+            BsonDocument("_id", BsonInt32(i)).append("name", BsonString("n$i")).append("tags", org.bson.BsonArray(listOf(BsonString("a"), BsonInt32(i))))
+                .append("sub", BsonDocument("name", BsonString("s")).append("n", BsonInt32(i)))
+        })
+        val reply = BsonDocument("cursor", BsonDocument("firstBatch", batch))
+        val bytes = RawBsonDocument(reply, BsonDocumentCodec()).let { it.byteBuffer.array().copyOf(it.byteBuffer.remaining()) }
+        (bytes.size >= dev.mooring.cmap.internal.wire.KeyCache.MIN_REPLY_BYTES) shouldBe true
+        corrupt(bytes, seed = 20261129, times = 3000)
     }
 })

@@ -32,7 +32,7 @@ internal class ClientWriteOp private constructor(
 ) {
     /** The `ops` entry with [nsIndex], the namespace's position in its command's nsInfo. */
     fun document(nsIndex: Int): BsonDocument = when (insertDocument) {
-        null -> BsonDocument(kind.key, BsonInt32(nsIndex)).also { it.putAll(fields!!) }
+        null -> BsonDocument(capacityFor(1 + fields!!.size)).append(kind.key, BsonInt32(nsIndex)).also { it.putAll(fields) }
         else -> BsonDocument(4).append(kind.key, BsonInt32(nsIndex)).append(DOCUMENT, insertDocument)
     }
 

@@ -99,6 +99,12 @@ internal object WriteStatements {
 
     /** crud.md: a replacement document must not start with an update operator. */
     fun checkReplacement(replacement: BsonDocument) {
+        if (replacement is RawBsonDocument) {
+            // from its bytes: isEmpty and firstKey would each open a reader on it
+            val b = replacement.byteBuffer.asNIO()
+            val start = b.position()
+            if (b.remaining() <= 5 || b.get(start + 5) != '$'.code.toByte()) return
+        }
         if (!replacement.isEmpty()) {
             val first = replacement.firstKey
             require(!first.startsWith("$")) { "a replacement document must not contain update operators (first key '$first'); use updateOne to update a document" }
