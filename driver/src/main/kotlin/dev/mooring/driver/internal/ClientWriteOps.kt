@@ -51,7 +51,7 @@ internal object ClientWriteOps {
         hint: dev.mooring.driver.Hint?,
         sort: Bson?,
     ): ClientWriteOp {
-        val fields = 3 + arrayFilters.present() + collation.present() + hint.present() + upsert.present() + sort.present()
+        val fields = 3 + present(arrayFilters) + present(collation) + present(hint) + present(upsert) + present(sort)
         val d = BsonDocument(capacityFor(fields)).append("filter", filter.toDoc()).append("updateMods", mods)
         arrayFilters?.let { d["arrayFilters"] = it.toArray() }
         d.optDoc("collation", collation).opt("hint", hint).opt("upsert", upsert).optDoc("sort", sort)
@@ -60,14 +60,11 @@ internal object ClientWriteOps {
     }
 
     private fun delete(index: Int, ns: String, filter: Bson, multi: Boolean, collation: Bson?, hint: dev.mooring.driver.Hint?): ClientWriteOp {
-        val d = BsonDocument(capacityFor(2 + collation.present() + hint.present())).append("filter", filter.toDoc())
+        val d = BsonDocument(capacityFor(2 + present(collation) + present(hint))).append("filter", filter.toDoc())
         d.optDoc("collation", collation).opt("hint", hint)
         d["multi"] = BsonBoolean.valueOf(multi)
         return ClientWriteOp.of(index, ns, ClientOpKind.DELETE, d, multi)
     }
-
-    /** 1 for an option that is set (a field of the entry), else 0. */
-    private fun Any?.present(): Int = if (this == null) 0 else 1
 
     /** The nsInfo entry of [namespace]. */
     fun nsInfo(namespace: String): BsonDocument = BsonDocument("ns", BsonString(namespace))

@@ -7,3 +7,6 @@ package dev.mooring.driver.internal
  * document of two or three fields built per write model pays for in full.
  */
 internal fun capacityFor(elements: Int): Int = (elements * 4 + 2) / 3
+
+/** 1 for an optional field that is set ([option] not null), else 0: for counting a document's fields before creating it. */
+internal fun present(option: Any?): Int = if (option == null) 0 else 1

@@ -74,7 +74,8 @@ internal object WriteStatements {
         hint: dev.mooring.driver.Hint?,
         sort: org.bson.conversions.Bson?,
     ): WriteStatement {
-        val s = BsonDocument("q", filter).append("u", u)
+        val fields = 2 + (if (multi) 1 else 0) + present(upsert) + present(arrayFilters) + present(collation) + present(hint) + present(sort)
+        val s = BsonDocument(capacityFor(fields)).append("q", filter).append("u", u)
         if (multi) s["multi"] = BsonBoolean.TRUE
         s.opt("upsert", upsert)
         arrayFilters?.let { s["arrayFilters"] = it.toArray() }
@@ -83,7 +84,7 @@ internal object WriteStatements {
     }
 
     private fun delete(batch: DocumentEncoder.Batch, index: Int, filter: BsonDocument, limit: Int, collation: org.bson.conversions.Bson?, hint: dev.mooring.driver.Hint?): WriteStatement {
-        val s = BsonDocument("q", filter).append("limit", BsonInt32(limit))
+        val s = BsonDocument(capacityFor(2 + present(collation) + present(hint))).append("q", filter).append("limit", BsonInt32(limit))
         s.optDoc("collation", collation).opt("hint", hint)
         return WriteStatement(index, WriteKind.DELETE, batch.encode(s, CODEC), limit == 0, null, hint != null, batch.lastSize)
     }
